@@ -1,0 +1,173 @@
+"""The `planner` command line: parse, call, print, exit code. Heavy modules load inside commands.
+
+Exit codes: 0 done; 1 internal error; 2 bad input or usage; 3 no feasible plan.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Callable, List, Optional
+
+import typer
+
+from . import __version__
+
+app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
+                  help="Route LLM workloads to model offerings at minimum cost, within latency budgets, "
+                       "capability floors and portfolio limits.")
+catalog_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, help="List, check, import and diff catalogs.")
+app.add_typer(catalog_app, name="catalog")
+
+EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INFEASIBLE = 0, 1, 2, 3
+_state = {"debug": False}
+
+
+class Solver(str, Enum):
+    cbc = "cbc"
+    highs = "highs"
+
+
+class Format(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+def _err(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def _guard(fn: Callable[[], int | None]) -> None:
+    """Run a command body; turn known errors into one-line messages and exit codes."""
+    from .errors import InputError, PlannerError
+
+    try:
+        code = fn() or EXIT_OK
+    except InputError as exc:
+        if _state["debug"]:
+            raise
+        for line in exc.lines():
+            _err(line)
+        raise typer.Exit(EXIT_INPUT)
+    except PlannerError as exc:
+        if _state["debug"]:
+            raise
+        _err(f"error: {exc}")
+        raise typer.Exit(EXIT_INTERNAL)
+    except (typer.Exit, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: no traceback for users
+        if _state["debug"]:
+            raise
+        _err(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)")
+        raise typer.Exit(EXIT_INTERNAL)
+    raise typer.Exit(code)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"planner {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks instead of one-line errors."),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+) -> None:
+    _state["debug"] = debug
+
+
+@app.command()
+def solve(
+    workloads: Path = typer.Argument(..., help="Workloads file (YAML)."),
+    catalog: Optional[Path] = typer.Option(None, "--catalog", help="Catalog file; overrides the workloads file's."),
+    out: Path = typer.Option(Path("reports"), "--out", help="Folder for <name>.plan.json and <name>.html."),
+    solver: Solver = typer.Option(Solver.cbc, "--solver", help="LP solver: cbc (bundled) or highs."),
+    fmt: Format = typer.Option(Format.table, "--format", help="table: summary; json: the plan; csv: allocations."),
+) -> None:
+    """Solve for the cheapest routing; write the plan file and the HTML report."""
+
+    def run() -> int:
+        from .load import load_inputs
+        from .output import write_plan_outputs, print_plan
+
+        inputs = load_inputs(workloads, catalog)
+        from .solve import solve_inputs
+
+        plan = solve_inputs(inputs, solver.value)
+        paths = write_plan_outputs(plan, inputs, out)
+        print_plan(plan, fmt.value, paths)
+        return EXIT_OK if plan.status == "optimal" else EXIT_INFEASIBLE
+
+    _guard(run)
+
+
+@app.command()
+def explain(
+    workloads: Path = typer.Argument(..., help="Workloads file (YAML)."),
+    workload: str = typer.Option(..., "--workload", help="The workload id to explain."),
+    catalog: Optional[Path] = typer.Option(None, "--catalog", help="Catalog file; overrides the workloads file's."),
+    fmt: Format = typer.Option(Format.table, "--format", help="table, json or csv."),
+) -> None:
+    """Every option for one workload: latency, cost, capability, eligible or why not."""
+
+    def run() -> int:
+        from .errors import InputError
+        from .load import load_inputs
+        from .output import explain_rows, print_rows
+
+        inputs = load_inputs(workloads, catalog)
+        ids = [w.id for w in inputs.workloads.workloads]
+        if workload not in ids:
+            raise InputError.single(str(workloads), "--workload",
+                                    f"no workload '{workload}'; expected one of: {', '.join(ids)}")
+        rows = explain_rows(inputs, ids.index(workload))
+        print_rows(rows, fmt.value, title=f"{workload}: every option, cheapest first")
+        return EXIT_OK
+
+    _guard(run)
+
+
+@catalog_app.command("show")
+def catalog_show(
+    catalog: Path = typer.Argument(..., help="Catalog file (YAML)."),
+    fmt: Format = typer.Option(Format.table, "--format", help="table, json or csv."),
+) -> None:
+    """List a catalog's options (offering x mode) with prices, speeds and capability."""
+
+    def run() -> int:
+        from .load import load_catalog
+        from .output import catalog_rows, print_rows
+
+        cat = load_catalog(catalog)
+        print_rows(catalog_rows(cat), fmt.value, title=f"{cat.catalog} (as of {cat.as_of}, {cat.currency})")
+        return EXIT_OK
+
+    _guard(run)
+
+
+@catalog_app.command("validate")
+def catalog_validate(catalog: Path = typer.Argument(..., help="Catalog file (YAML).")) -> None:
+    """Check a catalog file; exit 0 when it is valid, 2 with every problem otherwise."""
+
+    def run() -> int:
+        from .load import load_catalog
+
+        cat = load_catalog(catalog)
+        modes = sum(len(o.modes) for o in cat.offerings)
+        print(f"{catalog}: ok: {len(cat.offerings)} offerings, {len(cat.offerings) + modes} options, "
+              f"{len({o.vendor for o in cat.offerings})} vendors")
+        return EXIT_OK
+
+    _guard(run)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

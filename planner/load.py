@@ -1,0 +1,247 @@
+"""YAML files -> schema objects, with the file, line and field path in every error."""
+
+from __future__ import annotations
+
+import types
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from .errors import InputError, Problem
+from .schema import Catalog, Scenario, WorkloadSet
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """A validated workloads file with the catalog it is planned against."""
+
+    workloads: WorkloadSet
+    catalog: Catalog
+    workloads_file: str
+    catalog_file: str
+
+    @property
+    def name(self) -> str:
+        return self.workloads.name or Path(self.workloads_file).name.split(".")[0]
+
+
+def read_yaml(path: str | Path) -> tuple[Any, dict[tuple, tuple[int, int]]]:
+    """Parse one YAML document safely; return the data and a map field path -> (line, column)."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError.single(str(path), "", "file not found")
+    if path.is_dir():
+        raise InputError.single(str(path), "", "is a directory, expected a YAML file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError.single(str(path), "", f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+    except OSError as exc:
+        raise InputError.single(str(path), "", f"cannot be read: {exc.strerror}")
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        what = " ".join(x for x in (exc.context, exc.problem) if x)
+        line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
+        raise InputError.single(str(path), "", f"YAML syntax error: {what}", line, col)
+    except yaml.YAMLError as exc:
+        raise InputError.single(str(path), "", f"YAML error: {exc}")
+    finally:
+        loader.dispose()
+    positions: dict[tuple, tuple[int, int]] = {}
+    if node is not None:
+        _walk(node, (), positions, str(path))
+    return data, positions
+
+
+def _walk(node: yaml.Node, loc: tuple, positions: dict, file: str) -> None:
+    positions.setdefault(loc, (node.start_mark.line + 1, node.start_mark.column + 1))
+    if isinstance(node, yaml.MappingNode):
+        seen: dict[Any, int] = {}
+        for key_node, value_node in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node.value)
+            if key in seen:
+                raise InputError.single(
+                    file, format_loc(loc + (key,)),
+                    f"duplicate key '{key}' (first on line {seen[key]})",
+                    key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            seen[key] = key_node.start_mark.line + 1
+            positions[loc + (key,)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            _walk(value_node, loc + (key,), positions, file)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _walk(item, loc + (i,), positions, file)
+
+
+def format_loc(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def validate(model: type[M], data: Any, file: str, positions: Optional[dict] = None) -> M:
+    """Validate parsed data against a schema model; every problem becomes one readable line."""
+    positions = positions or {}
+    if not isinstance(data, dict):
+        found = "an empty file" if data is None else f"a {type(data).__name__}"
+        raise InputError.single(file, "", f"expected a mapping of keys at the top level, found {found}")
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        problems = [_problem(model, data, err, positions) for err in exc.errors()]
+        raise InputError(file, problems) from None
+
+
+def _problem(model: type[BaseModel], data: Any, err: dict, positions: dict) -> Problem:
+    loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+    kind = err["type"]
+    value = err.get("input")
+    if kind == "extra_forbidden":
+        allowed = _fields_at(model, loc[:-1])
+        message = f"unknown key '{loc[-1]}'"
+        if allowed:
+            message += f"; expected one of: {', '.join(allowed)}"
+    elif kind == "missing":
+        message = "required field is missing"
+    else:
+        message = err["msg"]
+        for prefix in ("Value error, ", "Assertion failed, "):
+            message = message.removeprefix(prefix)
+        message = message.replace("Input should be", "should be")
+        if kind == "string_pattern_mismatch":
+            message = "should contain only letters, digits and . _ - @ / :"
+        message += f", found {_show(value)}"
+    ident = _owner_id(data, loc)
+    if ident:
+        message += f" (in {ident})"
+    line_col = None
+    for k in range(len(loc), -1, -1):
+        if loc[:k] in positions:
+            line_col = positions[loc[:k]]
+            break
+    line, col = line_col if line_col else (None, None)
+    return Problem(format_loc(loc), message, line, col)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, (dict, list)):
+        text = repr(value)
+        return text if len(text) <= 60 else text[:57] + "..."
+    if isinstance(value, str):
+        return repr(value if len(value) <= 60 else value[:57] + "...")
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (a boolean)"
+    return repr(value)
+
+
+def _owner_id(data: Any, loc: tuple) -> Optional[str]:
+    if len(loc) >= 3 and loc[0] in ("workloads", "offerings") and isinstance(loc[1], int):
+        try:
+            item = data[loc[0]][loc[1]]
+        except (KeyError, IndexError, TypeError):
+            return None
+        if isinstance(item, dict) and isinstance(item.get("id"), str):
+            return f"{loc[0][:-1]} '{item['id']}'"
+    return None
+
+
+def _fields_at(model: Any, loc: tuple) -> list[str]:
+    """Field names of the schema model found by following loc from the root model."""
+    tp: Any = model
+    for part in loc:
+        tp = _unwrap(tp)
+        if isinstance(part, int):
+            args = typing.get_args(tp)
+            tp = args[0] if args else None
+        elif isinstance(tp, type) and issubclass(tp, BaseModel):
+            field = tp.model_fields.get(part)
+            tp = field.annotation if field else None
+        else:
+            args = typing.get_args(tp)
+            tp = args[1] if len(args) == 2 else None
+        if tp is None:
+            return []
+    tp = _unwrap(tp)
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return list(tp.model_fields)
+    return []
+
+
+def _unwrap(tp: Any) -> Any:
+    """Optional[X] -> X; Annotated[X, ...] -> X."""
+    while True:
+        origin = typing.get_origin(tp)
+        if origin is typing.Annotated:
+            tp = typing.get_args(tp)[0]
+        elif origin in (typing.Union, types.UnionType):
+            args = [a for a in typing.get_args(tp) if a is not type(None)]
+            tp = args[0] if len(args) == 1 else tp
+            if len(args) != 1:
+                return tp
+        else:
+            return tp
+
+
+def load_catalog(path: str | Path) -> Catalog:
+    data, positions = read_yaml(path)
+    return validate(Catalog, data, str(path), positions)
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    data, positions = read_yaml(path)
+    return validate(Scenario, data, str(path), positions)
+
+
+def load_workloads(path: str | Path) -> WorkloadSet:
+    data, positions = read_yaml(path)
+    ws = validate(WorkloadSet, data, str(path), positions)
+    check_workloads(ws, str(path), positions)
+    return ws
+
+
+def check_workloads(ws: WorkloadSet, file: str, positions: Optional[dict] = None) -> None:
+    """Cross-field rules the schema cannot state field by field."""
+    positions = positions or {}
+    problems = []
+    known = ws.all_thresholds
+    for i, w in enumerate(ws.workloads):
+        t = w.latency.threshold
+        if t is not None and t not in known:
+            loc = ("workloads", i, "latency", "threshold")
+            line, col = positions.get(loc, (None, None))
+            problems.append(Problem(format_loc(loc),
+                                    f"unknown threshold '{t}'; expected one of: {', '.join(known)} "
+                                    f"(or set latency.budget_s) (in workload '{w.id}')", line, col))
+    if problems:
+        raise InputError(file, problems)
+
+
+def load_inputs(workloads_path: str | Path, catalog_path: Optional[str | Path] = None) -> Inputs:
+    """Load a workloads file and its catalog (the file's own, resolved next to it, or an override)."""
+    ws = load_workloads(workloads_path)
+    if catalog_path is None:
+        if ws.catalog is None:
+            raise InputError.single(str(workloads_path), "catalog",
+                                    "no catalog given; name one in the file or pass --catalog FILE")
+        resolved = Path(workloads_path).parent / ws.catalog
+        if not resolved.exists():
+            _, positions = read_yaml(workloads_path)
+            line, col = positions.get(("catalog",), (None, None))
+            raise InputError.single(str(workloads_path), "catalog",
+                                    f"catalog file not found: {resolved}", line, col)
+        catalog_path = resolved
+    catalog = load_catalog(catalog_path)
+    return Inputs(ws, catalog, str(workloads_path), str(catalog_path))

@@ -1,0 +1,238 @@
+"""The linear program of SPEC section 4, built from arrays.
+
+Variables are share[w, o] for the candidate (eligible, not dominated) pairs. Each constraint
+family is one small function that returns rows; `build_problem` walks the registry. Rows are
+kept in array form (column indices, coefficients) so the same problem can be handed to PuLP,
+made elastic for the infeasibility diagnosis, or re-solved with changed bounds.
+
+Scaling: money is divided by `scale` (a lower bound on the optimal cost), capacity rows by
+their limit and capability rows by 100, so every row and the objective are of order one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Optional
+
+import numpy as np
+
+from .pairs import Pairs
+from .schema import WorkloadSet
+
+TIE_BREAK = 1e-7  # weight of the latency tie-break relative to the scaled cost (at most 1e-7 of it)
+
+
+@dataclass
+class Row:
+    """One linear constraint: sum(coefs * share[cols]) <sense> rhs, in scaled units."""
+
+    name: str  # "<family>:<ids>", e.g. "tokens_per_minute:sol-fast"
+    family: str
+    cols: np.ndarray
+    coefs: np.ndarray
+    sense: str  # "<=", ">=" or "=="
+    rhs: float
+    limit: Optional[float] = None  # the limit in the user's units (tokens/min, share, currency...)
+    unit: str = ""
+    rhs_scale: float = 1.0  # d rhs / d limit; vendor rows: set once the total is known
+    relax_weight: Optional[float] = None  # None: never relaxed in the elastic problem
+
+
+@dataclass
+class LinearProgram:
+    var_w: np.ndarray  # workload index per variable
+    var_o: np.ndarray  # option index per variable
+    spend: np.ndarray  # tasks x cost_per_task per variable, currency per period
+    objective: np.ndarray  # scaled spend + latency tie-break
+    scale: float
+    rows: list[Row]
+    max_options: list[tuple[int, np.ndarray, int]] = field(default_factory=list)  # (w, vars, k)
+
+    @property
+    def integer(self) -> bool:
+        return bool(self.max_options)
+
+    def activity(self, share: np.ndarray, row: Row) -> float:
+        return float(np.dot(row.coefs, share[row.cols]))
+
+
+@dataclass(frozen=True)
+class Context:
+    ws: WorkloadSet
+    pairs: Pairs
+    var_w: np.ndarray
+    var_o: np.ndarray
+    spend: np.ndarray
+    scale: float
+    workloads: np.ndarray  # indices of the workloads in the LP
+    offerings: list  # the catalog's offerings, for capacity limits
+
+    def vars_of(self, w: int) -> np.ndarray:
+        lo, hi = np.searchsorted(self.var_w, [w, w + 1])
+        return np.arange(lo, hi)
+
+
+def define_cover(ctx: Context) -> Iterable[Row]:
+    """Every task is routed: for each w, sum_o share[w, o] == 1."""
+    for w in ctx.workloads:
+        cols = ctx.vars_of(w)
+        yield Row(f"cover:{ctx.pairs.workloads.ids[w]}", "cover", cols, np.ones(len(cols)), "==", 1.0)
+
+
+def define_latency_share(ctx: Context) -> Iterable[Row]:
+    """For each w with within_budget_share q < 1: sum of share over options within budget >= q."""
+    wa = ctx.pairs.workloads
+    for w in ctx.workloads:
+        q = wa.within_budget_share[w]
+        if q >= 1 or np.isnan(wa.budget_s[w]):
+            continue
+        cols = ctx.vars_of(w)
+        inside = ctx.pairs.within_budget[w, ctx.var_o[cols]]
+        yield Row(f"latency_share:{wa.ids[w]}", "latency_share", cols[inside], np.ones(int(inside.sum())),
+                  ">=", q, limit=q, unit="share of tasks", relax_weight=1.0)
+
+
+def define_mean_capability(ctx: Context) -> Iterable[Row]:
+    """For each w with mean_min: sum_o share x capability[metric] >= mean_min (scaled by 1/100)."""
+    wa = ctx.pairs.workloads
+    for w in ctx.workloads:
+        m = wa.cap_mean_min[w]
+        if np.isnan(m):
+            continue
+        cols = ctx.vars_of(w)
+        yield Row(f"mean_capability:{wa.ids[w]}", "mean_capability", cols,
+                  ctx.pairs.capability[w, ctx.var_o[cols]] / 100.0, ">=", m / 100.0,
+                  limit=m, unit="capability points", rhs_scale=0.01, relax_weight=1.0)
+
+
+def _capacity(ctx: Context, attr: str, load: np.ndarray) -> Iterable[Row]:
+    opts = ctx.pairs.options
+    for i, off in enumerate(ctx.offerings):
+        limit = getattr(off.capacity, attr) if off.capacity else None
+        if limit is None:
+            continue
+        cols = np.flatnonzero(opts.offering_index[ctx.var_o] == i)
+        if len(cols) == 0:
+            continue
+        yield Row(f"{attr}:{off.id}", attr, cols, load[ctx.var_w[cols], ctx.var_o[cols]] / limit, "<=", 1.0,
+                  limit=limit, unit=attr.replace("_", " "), rhs_scale=1.0 / limit, relax_weight=1.0)
+
+
+def define_tokens_per_minute(ctx: Context) -> Iterable[Row]:
+    """For each offering with a limit: sum over its options of peak_tpm x share <= tokens_per_minute."""
+    return _capacity(ctx, "tokens_per_minute", ctx.pairs.peak_tpm)
+
+
+def define_requests_per_minute(ctx: Context) -> Iterable[Row]:
+    """For each offering with a limit: sum over its options of peak_rpm x share <= requests_per_minute."""
+    return _capacity(ctx, "requests_per_minute", ctx.pairs.peak_rpm)
+
+
+def vendor_caps(ws: WorkloadSet, vendors: Iterable[str]) -> dict[str, float]:
+    """The spend-share cap of each vendor: vendor_share overrides max_vendor_share."""
+    caps = {}
+    for v in sorted(set(vendors)):
+        s = ws.policy.vendor_share.get(v, ws.policy.max_vendor_share)
+        if s is not None:
+            caps[v] = s
+    return caps
+
+
+def define_vendor_spend(ctx: Context) -> Iterable[Row]:
+    """For each vendor v with cap s < 1: spend on v - s x total spend <= 0 (money scaled)."""
+    vend = np.array(ctx.pairs.options.vendor, dtype=object)[ctx.var_o]
+    money = ctx.spend / ctx.scale
+    for v, s in vendor_caps(ctx.ws, vend).items():
+        if s >= 1:
+            continue
+        on_v = (vend == v).astype(float)
+        cols = np.arange(len(money))
+        yield Row(f"vendor_share:{v}", "vendor_share", cols, money * (on_v - s), "<=", 0.0,
+                  limit=s, unit="share of spend", relax_weight=1.0)
+
+
+def define_workload_vendor_share(ctx: Context) -> Iterable[Row]:
+    """For each w with max_vendor_share m, each vendor v: sum of share on v's options <= m."""
+    wa = ctx.pairs.workloads
+    vendors = ctx.pairs.options.vendor
+    for w in ctx.workloads:
+        m = wa.max_vendor_share[w]
+        if np.isnan(m) or m >= 1:
+            continue
+        cols = ctx.vars_of(w)
+        names = [vendors[o] for o in ctx.var_o[cols]]
+        for v in sorted(set(names)):
+            sel = cols[np.array([n == v for n in names])]
+            yield Row(f"workload_vendor_share:{wa.ids[w]}:{v}", "workload_vendor_share", sel,
+                      np.ones(len(sel)), "<=", m, limit=m, unit="share of tasks", relax_weight=1.0)
+
+
+def define_budget(ctx: Context) -> Iterable[Row]:
+    """Total spend <= policy.budget (money scaled)."""
+    budget = ctx.ws.policy.budget
+    if budget is None:
+        return
+    yield Row("budget", "budget", np.arange(len(ctx.spend)), ctx.spend / ctx.scale, "<=", budget / ctx.scale,
+              limit=budget, unit="currency", rhs_scale=1.0 / ctx.scale, relax_weight=ctx.scale / budget)
+
+
+CONSTRAINT_FAMILIES: tuple[Callable[[Context], Iterable[Row]], ...] = (
+    define_cover,
+    define_latency_share,
+    define_mean_capability,
+    define_tokens_per_minute,
+    define_requests_per_minute,
+    define_vendor_spend,
+    define_workload_vendor_share,
+    define_budget,
+)
+
+
+def build_problem(ws: WorkloadSet, catalog, pairs: Pairs, workloads: np.ndarray,
+                  candidates: Optional[np.ndarray] = None) -> LinearProgram:
+    """The LP over the given workloads; candidates (W x O bool) default to the eligible pairs."""
+    mask = pairs.eligible if candidates is None else candidates
+    sub = np.zeros(mask.shape[0], dtype=bool)
+    sub[workloads] = True
+    var_w, var_o = np.nonzero(mask & sub[:, None])
+    wa = pairs.workloads
+    spend = wa.tasks[var_w] * pairs.cost_per_task[var_w, var_o]
+    scale = _scale(spend, var_w)
+    ctx = Context(ws, pairs, var_w, var_o, spend, scale, np.asarray(workloads, dtype=int), catalog.offerings)
+    rows = [row for family in CONSTRAINT_FAMILIES for row in family(ctx)]
+
+    objective = spend / scale + _tie_break(pairs, var_w, var_o)
+    max_options = []
+    for w in workloads:
+        k = int(wa.max_options[w])
+        cols = ctx.vars_of(w)
+        if k and k < len(cols):
+            max_options.append((int(w), cols, k))
+    return LinearProgram(var_w, var_o, spend, objective, scale, rows, max_options)
+
+
+def _scale(spend: np.ndarray, var_w: np.ndarray) -> float:
+    """A lower bound on the optimum: each workload on its cheapest candidate."""
+    if len(spend) == 0:
+        return 1.0
+    firsts = np.r_[0, np.flatnonzero(np.diff(var_w)) + 1]
+    bound = float(np.minimum.reduceat(spend, firsts).sum())
+    if bound > 0:
+        return bound
+    top = float(spend.max())
+    return top if top > 0 else 1.0
+
+
+def _tie_break(pairs: Pairs, var_w: np.ndarray, var_o: np.ndarray) -> np.ndarray:
+    """A tiny cost per unit of latency, so that equal-cost plans prefer the faster option.
+
+    Weighted so that its sum over any feasible plan is at most TIE_BREAK (the scaled cost is >= 1).
+    """
+    if len(var_w) == 0:
+        return np.zeros(0)
+    lat = pairs.latency_s[var_w, var_o]
+    tasks = pairs.workloads.tasks
+    share_of_tasks = tasks[var_w] / tasks[np.unique(var_w)].sum()
+    worst = np.zeros(pairs.shape[0])
+    np.maximum.at(worst, var_w, lat)
+    return TIE_BREAK * share_of_tasks * lat / np.where(worst[var_w] > 0, worst[var_w], 1.0)

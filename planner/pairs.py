@@ -1,0 +1,292 @@
+"""The workload x option table: SPEC section 3, computed once, vectorised, read by everyone.
+
+The LP, `explain`, the plan file and the reports all take latency, cost and eligibility from
+here, so they cannot disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Optional
+
+import numpy as np
+
+from .schema import Catalog, Offering, WorkloadSet
+
+
+@dataclass(frozen=True)
+class Options:
+    """One row per option: an (offering, mode) pair, in catalog order, `default` first."""
+
+    offering_index: np.ndarray  # int, index into catalog.offerings
+    offering_id: list[str]
+    mode: list[str]
+    vendor: list[str]
+    host: list[str]
+    tier: list[str]
+    model: list[str]
+    ttft_s: np.ndarray
+    prefill_tps: np.ndarray  # nan: absent (folded into ttft_s)
+    output_tps: np.ndarray
+    price_input: np.ndarray  # per 1M tokens
+    price_cached_input: np.ndarray
+    price_output: np.ndarray
+    context_window: np.ndarray  # inf: unlimited
+    reasoning_factor: np.ndarray
+    capability: dict[str, np.ndarray]  # metric -> score per option, nan where missing
+    regions: list[Optional[frozenset[str]]]
+
+    def __len__(self) -> int:
+        return len(self.offering_id)
+
+    def label(self, o: int) -> str:
+        return self.offering_id[o] if self.mode[o] == "default" else f"{self.offering_id[o]}@{self.mode[o]}"
+
+    def score(self, metric: str) -> np.ndarray:
+        got = self.capability.get(metric)
+        return got if got is not None else np.full(len(self), np.nan)
+
+
+def build_options(catalog: Catalog) -> Options:
+    rows: list[tuple[int, Offering, str, float, dict[str, float]]] = []
+    for i, off in enumerate(catalog.offerings):
+        rows.append((i, off, "default", 1.0, dict(off.capability)))
+        for mode in off.modes:
+            rows.append((i, off, mode.name, mode.reasoning_factor, {**off.capability, **(mode.capability or {})}))
+    metrics = sorted({m for *_, caps in rows for m in caps})
+
+    def arr(values) -> np.ndarray:
+        return np.array(values, dtype=float)
+
+    return Options(
+        offering_index=np.array([r[0] for r in rows], dtype=int),
+        offering_id=[r[1].id for r in rows],
+        mode=[r[2] for r in rows],
+        vendor=[r[1].vendor for r in rows],
+        host=[r[1].host_name for r in rows],
+        tier=[r[1].tier for r in rows],
+        model=[r[1].model for r in rows],
+        ttft_s=arr([r[1].speed.ttft_s for r in rows]),
+        prefill_tps=arr([np.nan if r[1].speed.prefill_tps is None else r[1].speed.prefill_tps for r in rows]),
+        output_tps=arr([r[1].speed.output_tps for r in rows]),
+        price_input=arr([r[1].price.input for r in rows]),
+        price_cached_input=arr([r[1].price.cached_input_or_input for r in rows]),
+        price_output=arr([r[1].price.output for r in rows]),
+        context_window=arr([np.inf if r[1].context_window is None else r[1].context_window for r in rows]),
+        reasoning_factor=arr([r[3] for r in rows]),
+        capability={m: arr([r[4].get(m, np.nan) for r in rows]) for m in metrics},
+        regions=[None if r[1].regions is None else frozenset(r[1].regions) for r in rows],
+    )
+
+
+@dataclass(frozen=True)
+class WorkloadArrays:
+    """The workloads' figures as arrays, one entry per workload in file order."""
+
+    ids: list[str]
+    tasks: np.ndarray
+    peak_tasks_per_minute: np.ndarray
+    peak_assumed: np.ndarray  # bool: peak derived from the average load
+    turns: np.ndarray
+    tool_latency_s: np.ndarray
+    input: np.ndarray
+    output: np.ndarray
+    reasoning: np.ndarray
+    cached_share: np.ndarray
+    streaming: np.ndarray
+    budget_s: np.ndarray  # nan: no budget
+    threshold: list[Optional[str]]
+    within_budget_share: np.ndarray
+    metric: list[str]
+    cap_min: np.ndarray  # nan: none
+    cap_mean_min: np.ndarray  # nan: none
+    max_vendor_share: np.ndarray  # nan: none
+    max_options: np.ndarray  # 0: none
+
+
+def build_workloads(ws: WorkloadSet) -> WorkloadArrays:
+    thresholds = ws.all_thresholds
+    minutes = ws.minutes
+    wl = ws.workloads
+
+    def arr(values) -> np.ndarray:
+        return np.array(values, dtype=float)
+
+    def budget(w) -> float:
+        if w.latency.budget_s is not None:
+            return w.latency.budget_s
+        if w.latency.threshold is not None:
+            value = thresholds[w.latency.threshold]
+            return np.nan if value is None else value
+        return np.nan
+
+    peak = [w.peak_tasks_per_minute if w.peak_tasks_per_minute is not None
+            else w.tasks / minutes * ws.policy.peak_factor for w in wl]
+    return WorkloadArrays(
+        ids=[w.id for w in wl],
+        tasks=arr([w.tasks for w in wl]),
+        peak_tasks_per_minute=arr(peak),
+        peak_assumed=np.array([w.peak_tasks_per_minute is None for w in wl], dtype=bool),
+        turns=arr([w.turns for w in wl]),
+        tool_latency_s=arr([w.tool_latency_s for w in wl]),
+        input=arr([w.tokens.input for w in wl]),
+        output=arr([w.tokens.output for w in wl]),
+        reasoning=arr([w.tokens.reasoning for w in wl]),
+        cached_share=arr([w.tokens.cached_input_share for w in wl]),
+        streaming=np.array([w.latency.streaming for w in wl], dtype=bool),
+        budget_s=arr([budget(w) for w in wl]),
+        threshold=[w.latency.threshold if w.latency.budget_s is None else None for w in wl],
+        within_budget_share=arr([w.latency.within_budget_share for w in wl]),
+        metric=[w.capability.metric for w in wl],
+        cap_min=arr([np.nan if w.capability.min is None else w.capability.min for w in wl]),
+        cap_mean_min=arr([np.nan if w.capability.mean_min is None else w.capability.mean_min for w in wl]),
+        max_vendor_share=arr([np.nan if w.max_vendor_share is None else w.max_vendor_share for w in wl]),
+        max_options=np.array([w.max_options or 0 for w in wl], dtype=int),
+    )
+
+
+@dataclass
+class Pairs:
+    """Dense W x O arrays of SPEC section 3, plus the eligibility masks behind every reason."""
+
+    workloads: WorkloadArrays
+    options: Options
+    reasoning: np.ndarray
+    call_s: np.ndarray
+    latency_s: np.ndarray
+    call_cost: np.ndarray
+    cost_per_task: np.ndarray
+    task_tokens: np.ndarray
+    peak_tpm: np.ndarray
+    peak_rpm: np.ndarray
+    capability: np.ndarray  # score in the workload's metric, nan where missing
+    vendor_ok: np.ndarray
+    region_ok: np.ndarray
+    context_ok: np.ndarray
+    capability_ok: np.ndarray
+    within_budget: np.ndarray  # latency_s <= budget_s, or no budget
+    eligible: np.ndarray
+    vendor_why: dict[tuple[int, str], str] = field(default_factory=dict)  # (w, vendor) -> reason
+    region_need: list[Optional[frozenset[str]]] = field(default_factory=list)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.eligible.shape
+
+    def reasons(self, w: int, o: int) -> list[str]:
+        """Every reason option o is not eligible for workload w (empty when eligible)."""
+        out = []
+        opts = self.options
+        if not self.vendor_ok[w, o]:
+            out.append(self.vendor_why.get((w, opts.vendor[o]), f"vendor {opts.vendor[o]} not allowed"))
+        if not self.region_ok[w, o]:
+            need = ", ".join(sorted(self.region_need[w] or ()))
+            have = opts.regions[o]
+            out.append(f"region: runs in {', '.join(sorted(have))}, needs one of {need}" if have
+                       else f"region: unknown, needs one of {need}")
+        if not self.context_ok[w, o]:
+            used = self.workloads.input[w] + self.reasoning[w, o] + self.workloads.output[w]
+            out.append(f"context {fmt_num(used)} tokens > window {fmt_num(opts.context_window[o])}")
+        if not self.capability_ok[w, o]:
+            metric = self.workloads.metric[w]
+            score = self.capability[w, o]
+            if np.isnan(score):
+                out.append(f"no '{metric}' capability score")
+            else:
+                out.append(f"{metric} {fmt_num(score)} < floor {fmt_num(self.workloads.cap_min[w])}")
+        if not self.within_budget[w, o] and self.workloads.within_budget_share[w] >= 1:
+            out.append(f"latency {fmt_s(self.latency_s[w, o])} s > budget {fmt_s(self.workloads.budget_s[w])} s")
+        return out
+
+    @cached_property
+    def eligible_count(self) -> np.ndarray:
+        return self.eligible.sum(axis=1)
+
+
+def fmt_num(x: float) -> str:
+    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.4g}"
+
+
+def fmt_s(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def build_pairs(ws: WorkloadSet, catalog: Catalog, options: Optional[Options] = None) -> Pairs:
+    """Compute every workload x option figure of SPEC section 3 at once."""
+    opts = options or build_options(catalog)
+    wa = build_workloads(ws)
+    col = lambda a: a[:, None]  # noqa: E731  (workload vectors as a column)
+
+    reasoning = col(wa.reasoning) * opts.reasoning_factor[None, :]
+    prefill_s = np.where(np.isnan(opts.prefill_tps)[None, :], 0.0,
+                         col(wa.input) / np.where(np.isnan(opts.prefill_tps), 1.0, opts.prefill_tps)[None, :])
+    call_s = opts.ttft_s[None, :] + prefill_s + (reasoning + col(wa.output)) / opts.output_tps[None, :]
+    turns = col(wa.turns)
+    tool = col(wa.tool_latency_s)
+    full = turns * call_s + (turns - 1) * tool
+    streamed = (turns - 1) * (call_s + tool) + opts.ttft_s[None, :] + prefill_s
+    latency = np.where(col(wa.streaming), streamed, full)
+
+    c = col(wa.cached_share)
+    inp = col(wa.input)
+    call_cost = (inp * (1 - c) * opts.price_input[None, :] + inp * c * opts.price_cached_input[None, :]
+                 + (reasoning + col(wa.output)) * opts.price_output[None, :]) / 1e6
+    cost_per_task = turns * call_cost
+    task_tokens = turns * (inp + reasoning + col(wa.output))
+    peak_tpm = col(wa.peak_tasks_per_minute) * task_tokens
+    peak_rpm = np.broadcast_to(col(wa.peak_tasks_per_minute * wa.turns), latency.shape).copy()
+
+    W, O = latency.shape
+    capability = np.empty((W, O))
+    for w in range(W):
+        capability[w] = opts.score(wa.metric[w])
+    floor = np.where(np.isnan(wa.cap_min), -np.inf, wa.cap_min)
+    with np.errstate(invalid="ignore"):
+        capability_ok = ~np.isnan(capability) & (capability >= col(floor))
+        within_budget = np.isnan(col(wa.budget_s)) | (latency <= col(wa.budget_s))
+    context_ok = (inp + reasoning + col(wa.output)) <= opts.context_window[None, :]
+
+    vendor_ok, vendor_why = _vendor_rule(ws, opts)
+    region_ok, region_need = _region_rule(ws, opts)
+    latency_ok = within_budget | col(wa.within_budget_share < 1)
+    eligible = vendor_ok & region_ok & context_ok & capability_ok & latency_ok
+    return Pairs(wa, opts, reasoning, call_s, latency, call_cost, cost_per_task, task_tokens, peak_tpm,
+                 peak_rpm, capability, vendor_ok, region_ok, context_ok, capability_ok, within_budget,
+                 eligible, vendor_why, region_need)
+
+
+def _vendor_rule(ws: WorkloadSet, opts: Options) -> tuple[np.ndarray, dict]:
+    vendors = sorted(set(opts.vendor))
+    vendor_idx = np.array([vendors.index(v) for v in opts.vendor], dtype=int)
+    ok = np.ones((len(ws.workloads), len(vendors)), dtype=bool)
+    why: dict[tuple[int, str], str] = {}
+    policy_deny = set(ws.policy.deny_vendors)
+    for w, wl in enumerate(ws.workloads):
+        allow, deny = set(wl.vendors.allow), set(wl.vendors.deny)
+        for j, v in enumerate(vendors):
+            if v in policy_deny:
+                ok[w, j], why[(w, v)] = False, f"vendor {v} denied by policy"
+            elif v in deny:
+                ok[w, j], why[(w, v)] = False, f"vendor {v} denied for this workload"
+            elif allow and v not in allow:
+                ok[w, j], why[(w, v)] = False, f"vendor {v} not in allow list"
+    return ok[:, vendor_idx], why
+
+
+def _region_rule(ws: WorkloadSet, opts: Options) -> tuple[np.ndarray, list]:
+    """An empty or absent region list means no rule; otherwise the offering must list one of them."""
+    W, O = len(ws.workloads), len(opts)
+    ok = np.ones((W, O), dtype=bool)
+    need_all: list[Optional[frozenset[str]]] = []
+    cache: dict[frozenset[str], np.ndarray] = {}
+    for w, wl in enumerate(ws.workloads):
+        rule = wl.regions if wl.regions is not None else ws.policy.regions
+        need = frozenset(rule) if rule else None
+        need_all.append(need)
+        if need is None:
+            continue
+        if need not in cache:
+            cache[need] = np.array([bool(r and (r & need)) for r in opts.regions], dtype=bool)
+        ok[w] = cache[need]
+    return ok, need_all

@@ -1,0 +1,232 @@
+"""The Plan object and its JSON form (SPEC section 5).
+
+Reports, exports and comparisons read only this object, never solver internals. The models
+ignore unknown keys on reading, so a newer plan file still loads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Optional
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from .errors import InputError
+
+PLAN_VERSION = 1
+
+
+class PlanModel(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class Inputs(PlanModel):
+    workloads_file: str
+    catalog_file: str
+    catalog: str
+    as_of: Optional[str] = None
+    scenario: Optional[str] = None
+
+
+class SolverInfo(PlanModel):
+    name: str
+    status: str
+    seconds: float
+    variables: int
+    constraints: int
+    integer: bool
+
+
+class LatencySummary(PlanModel):
+    mean: float
+    max: float
+
+
+class Allocation(PlanModel):
+    offering: str
+    mode: str
+    share: float
+    tasks: float
+    cost_per_task: float
+    cost: float
+    latency_s: float
+    capability: Optional[float]
+    vendor: str
+    host: str
+    tier: str
+    model: str = ""
+    within_budget: bool = True
+
+
+class Rejection(PlanModel):
+    offering: str
+    mode: str
+    reasons: list[str]
+    cost_per_task: Optional[float] = None
+    latency_s: Optional[float] = None
+    capability: Optional[float] = None
+
+
+class NearMiss(PlanModel):
+    offering: str
+    mode: str
+    latency_s: float
+    capability: Optional[float]
+    cost_per_task: float
+
+
+class Diagnosis(PlanModel):
+    summary: str
+    fastest_meeting_floor: Optional[NearMiss] = None  # the budget it would need: its latency_s
+    most_capable_within_budget: Optional[NearMiss] = None
+
+
+class BreakEven(PlanModel):
+    """How far an offering's prices (input and output together) would have to move for w."""
+
+    offering: str
+    mode: str
+    used: bool
+    cost_per_task: float
+    break_even_cost_per_task: Optional[float]  # None: no price change wins it
+    price_change: Optional[float]  # fraction: -0.2 = a 20% cut wins it; +0.1 = used until +10%
+
+
+class WorkloadPlan(PlanModel):
+    id: str
+    status: str
+    description: Optional[str] = None
+    tasks: float
+    turns: int = 1
+    budget_s: Optional[float]
+    threshold: Optional[str]
+    metric: str = "overall"
+    capability_min: Optional[float] = None
+    cost: float
+    cost_per_task: Optional[float]
+    latency_s: Optional[LatencySummary]
+    within_budget_share: Optional[float]
+    within_budget_share_required: float = 1.0
+    capability_mean: Optional[float]
+    peak_tasks_per_minute: float = 0.0
+    peak_assumed: bool = False
+    eligible: int = 0
+    allocations: list[Allocation]
+    rejected: list[Rejection]
+    break_even: list[BreakEven] = []
+    diagnosis: Optional[Diagnosis] = None
+
+
+class OfferingUse(PlanModel):
+    id: str
+    vendor: str = ""
+    host: str = ""
+    tier: str = ""
+    spend: float
+    tasks: float
+    peak_tpm: float
+    tokens_per_minute: Optional[float]
+    peak_rpm: float = 0.0
+    requests_per_minute: Optional[float] = None
+    utilization: Optional[float]
+    source: Optional[str] = None
+
+
+class VendorSpend(PlanModel):
+    vendor: str
+    spend: float
+    share: float
+    cap: Optional[float] = None
+
+
+class Binding(PlanModel):
+    constraint: str
+    shadow_price: Optional[float]
+    limit: Optional[float] = None
+    unit: str = ""
+    meaning: str = ""
+
+
+class Relaxation(PlanModel):
+    constraint: str
+    limit: float
+    needed: float
+    by: float
+    unit: str = ""
+    meaning: str = ""
+
+
+class Plan(PlanModel):
+    plan_version: int = PLAN_VERSION
+    status: str
+    name: str
+    period: str
+    currency: str
+    inputs: Inputs
+    solver: SolverInfo
+    total_cost: float
+    workloads: list[WorkloadPlan]
+    offerings: list[OfferingUse]
+    vendors: list[VendorSpend]
+    binding: list[Binding]
+    relaxation: list[Relaxation]
+    diagnosis: list[str] = []
+    thresholds: dict[str, Optional[float]] = {}
+    assumptions: list[str] = []
+    sources: dict[str, str] = {}
+
+    def to_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json"), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+    def workload(self, wid: str) -> WorkloadPlan:
+        return next(w for w in self.workloads if w.id == wid)
+
+
+def read_plan(path: str | Path) -> Plan:
+    path = Path(path)
+    if not path.exists():
+        raise InputError.single(str(path), "", "file not found")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputError.single(str(path), "", f"not valid JSON: {exc.msg}", exc.lineno, exc.colno)
+    except (UnicodeDecodeError, OSError) as exc:
+        raise InputError.single(str(path), "", f"cannot be read: {exc}")
+    if not isinstance(data, dict) or "plan_version" not in data:
+        raise InputError.single(str(path), "plan_version", "not a planner plan file (no plan_version)")
+    if data.get("plan_version") != PLAN_VERSION:
+        raise InputError.single(str(path), "plan_version",
+                                f"unsupported plan version {data.get('plan_version')!r}, expected {PLAN_VERSION}")
+    try:
+        return Plan.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        raise InputError.single(str(path), loc, err["msg"]) from None
+
+
+def write_atomic(path: str | Path, content: str | bytes) -> None:
+    """Write to a temporary file beside the target, then rename: the old file or the whole new one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = "wb" if isinstance(content, bytes) else "w"
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as fh:
+            fh.write(content)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def write_all(files: dict[Path, Any]) -> None:
+    """Write several outputs so that none is half-written: render all first, then rename each."""
+    for path, content in files.items():
+        write_atomic(path, content)

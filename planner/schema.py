@@ -1,0 +1,268 @@
+"""Pydantic models of the planner's input files (SPEC sections 1, 2 and 6).
+
+Units: money in the catalog's currency, prices per 1,000,000 tokens, time in seconds,
+speeds in tokens per second, volumes per period. Every model forbids unknown keys and
+validates strictly (no silent string-to-number coercion).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Annotated, Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+
+ID_PATTERN = r"^[A-Za-z0-9._\-@/:]+$"
+
+OfferingId = Annotated[str, StringConstraints(pattern=ID_PATTERN, min_length=1, max_length=200)]
+Name = Annotated[str, StringConstraints(min_length=1, max_length=500)]
+Score = Annotated[float, Field(ge=0, le=100)]
+Share = Annotated[float, Field(ge=0, le=1)]
+
+MINUTES_PER_PERIOD = {"day": 1440, "week": 10080, "month": 43200, "quarter": 129600, "year": 525600}
+DEFAULT_THRESHOLDS: dict[str, Optional[float]] = {"immediate": 1.0, "attentive": 10.0, "background": None}
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
+
+
+def _capability_dict(value: Any) -> Any:
+    """A bare number means {overall: number}."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return {"overall": float(value)}
+    return value
+
+
+# ----------------------------------------------------------------------------- catalog
+
+
+class Price(Strict):
+    input: float = Field(ge=0, description="per 1M input tokens")
+    output: float = Field(ge=0, description="per 1M output tokens; reasoning bills as output")
+    cached_input: Optional[float] = Field(None, ge=0, description="per 1M cached input tokens; default: input")
+
+    @property
+    def cached_input_or_input(self) -> float:
+        return self.input if self.cached_input is None else self.cached_input
+
+
+class Speed(Strict):
+    output_tps: float = Field(gt=0, description="decode speed, tokens/s")
+    ttft_s: float = Field(ge=0, description="fixed time to first token per call, s")
+    prefill_tps: Optional[float] = Field(None, gt=0, description="input processing speed, tokens/s")
+
+
+class Capacity(Strict):
+    tokens_per_minute: Optional[float] = Field(None, gt=0, description="input+reasoning+output tokens/min")
+    requests_per_minute: Optional[float] = Field(None, gt=0, description="model calls/min")
+
+
+class Mode(Strict):
+    name: OfferingId
+    reasoning_factor: float = Field(1.0, ge=0, description="multiplies the workload's reasoning tokens")
+    capability: Optional[dict[str, Score]] = None
+
+    _cap = field_validator("capability", mode="before")(classmethod(lambda cls, v: _capability_dict(v)))
+
+    @field_validator("name")
+    @classmethod
+    def _not_default(cls, v: str) -> str:
+        if v == "default":
+            raise ValueError("'default' is the implicit mode of every offering; choose another name")
+        return v
+
+
+class Offering(Strict):
+    id: OfferingId
+    model: Name
+    vendor: Name
+    host: Optional[Name] = None
+    tier: Name = "standard"
+    capability: dict[str, Score]
+    price: Price
+    speed: Speed
+    context_window: Optional[int] = Field(None, gt=0, description="tokens")
+    capacity: Optional[Capacity] = None
+    regions: Optional[list[Name]] = None
+    modes: list[Mode] = []
+    source: Optional[str] = None
+
+    _cap = field_validator("capability", mode="before")(classmethod(lambda cls, v: _capability_dict(v)))
+
+    @field_validator("modes")
+    @classmethod
+    def _unique_modes(cls, modes: list[Mode]) -> list[Mode]:
+        seen: set[str] = set()
+        for m in modes:
+            if m.name in seen:
+                raise ValueError(f"duplicate mode name '{m.name}'")
+            seen.add(m.name)
+        return modes
+
+    @property
+    def host_name(self) -> str:
+        return self.host or self.vendor
+
+
+class Catalog(Strict):
+    catalog: Name
+    as_of: Optional[str] = None
+    currency: Annotated[str, StringConstraints(pattern=r"^[A-Za-z]{3}$")] = "USD"
+    offerings: list[Offering] = Field(min_length=1)
+
+    @field_validator("as_of", mode="before")
+    @classmethod
+    def _date(cls, v: Any) -> Any:
+        if isinstance(v, (_dt.date, _dt.datetime)):
+            return v.isoformat()
+        return v
+
+    @field_validator("offerings")
+    @classmethod
+    def _unique_ids(cls, offerings: list[Offering]) -> list[Offering]:
+        _check_unique([o.id for o in offerings], "offering id")
+        return offerings
+
+
+def _check_unique(ids: list[str], what: str) -> None:
+    first: dict[str, int] = {}
+    for i, x in enumerate(ids):
+        if x in first:
+            raise ValueError(f"duplicate {what} '{x}' at positions {first[x]} and {i}")
+        first[x] = i
+
+
+# ----------------------------------------------------------------------------- workloads
+
+
+class Policy(Strict):
+    budget: Optional[float] = Field(None, gt=0, description="max total spend per period")
+    max_vendor_share: Optional[float] = Field(None, gt=0, le=1, description="max share of spend, any vendor")
+    vendor_share: dict[Name, Share] = Field({}, description="per-vendor spend caps")
+    deny_vendors: list[Name] = []
+    regions: Optional[list[Name]] = None
+    peak_factor: float = Field(1.0, gt=0, description="peak load / average load")
+
+
+class Tokens(Strict):
+    input: float = Field(ge=0, description="input tokens per call")
+    output: float = Field(ge=0, description="output tokens per call")
+    reasoning: float = Field(0.0, ge=0, description="hidden reasoning tokens per call, billed as output")
+    cached_input_share: Share = 0.0
+
+
+class Latency(Strict):
+    threshold: Optional[Name] = None
+    budget_s: Optional[float] = Field(None, gt=0, description="task latency budget, s")
+    within_budget_share: float = Field(1.0, gt=0, le=1)
+    streaming: bool = False
+
+    @model_validator(mode="after")
+    def _one_of(self) -> "Latency":
+        if self.threshold is not None and self.budget_s is not None:
+            raise ValueError("give either threshold or budget_s, not both")
+        return self
+
+
+class CapabilityRule(Strict):
+    metric: Name = "overall"
+    min: Optional[Score] = None
+    mean_min: Optional[Score] = None
+
+
+class VendorRule(Strict):
+    allow: list[Name] = []
+    deny: list[Name] = []
+
+
+class Workload(Strict):
+    id: OfferingId
+    description: Optional[str] = None
+    tasks: float = Field(gt=0, description="tasks per period")
+    peak_tasks_per_minute: Optional[float] = Field(None, ge=0, description="tasks/min at peak")
+    turns: int = Field(1, ge=1, description="model calls per task")
+    tool_latency_s: float = Field(0.0, ge=0, description="tool time between two calls, s")
+    tokens: Tokens
+    latency: Latency = Latency()
+    capability: CapabilityRule = CapabilityRule()
+    vendors: VendorRule = VendorRule()
+    regions: Optional[list[Name]] = None
+    max_vendor_share: Optional[float] = Field(None, gt=0, le=1)
+    max_options: Optional[int] = Field(None, ge=1)
+
+
+class WorkloadSet(Strict):
+    name: Optional[OfferingId] = None
+    catalog: Optional[Name] = None
+    period: Literal["day", "week", "month", "quarter", "year"] = "month"
+    thresholds: dict[Name, Optional[Annotated[float, Field(gt=0)]]] = {}
+    policy: Policy = Policy()
+    workloads: list[Workload] = Field(min_length=1)
+
+    @field_validator("workloads")
+    @classmethod
+    def _unique_ids(cls, workloads: list[Workload]) -> list[Workload]:
+        _check_unique([w.id for w in workloads], "workload id")
+        return workloads
+
+    @property
+    def all_thresholds(self) -> dict[str, Optional[float]]:
+        return {**DEFAULT_THRESHOLDS, **self.thresholds}
+
+    @property
+    def minutes(self) -> int:
+        return MINUTES_PER_PERIOD[self.period]
+
+
+# ----------------------------------------------------------------------------- scenarios
+
+
+class Match(Strict):
+    id: Optional[str] = None
+    model: Optional[str] = None
+    vendor: Optional[str] = None
+    host: Optional[str] = None
+    tier: Optional[str] = None
+
+
+SetValue = float | int | str | bool | None
+
+
+class CatalogEdit(Strict):
+    match: Optional[Match] = None
+    set: Optional[dict[str, SetValue]] = None
+    remove: Optional[Match] = None
+    add: Optional[list[dict[str, Any]]] = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> "CatalogEdit":
+        kinds = [k for k in ("set", "remove", "add") if getattr(self, k) is not None]
+        if len(kinds) != 1:
+            raise ValueError("each catalog edit is one of: match+set, remove, add")
+        if self.set is not None and self.match is None:
+            raise ValueError("'set' needs a 'match'")
+        if self.match is not None and self.set is None:
+            raise ValueError("'match' needs a 'set'")
+        return self
+
+
+class WorkloadMatch(Strict):
+    id: Optional[str] = None
+
+
+class WorkloadEdit(Strict):
+    match: WorkloadMatch
+    set: dict[str, SetValue]
+
+
+class PolicyEdit(Strict):
+    set: dict[str, Any]
+
+
+class Scenario(Strict):
+    name: OfferingId
+    description: Optional[str] = None
+    catalog: list[CatalogEdit] = []
+    workloads: list[WorkloadEdit] = []
+    policy: Optional[PolicyEdit] = None

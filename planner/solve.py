@@ -1,0 +1,437 @@
+"""Run the solver on the LP and turn its answer into a Plan (with a diagnosis when infeasible)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from .errors import InputError, PlannerError
+from .load import Inputs
+from .model import LinearProgram, Row, build_problem, vendor_caps
+from .pairs import Pairs, build_pairs, fmt_s
+from .plan import (Allocation, Binding, Diagnosis, LatencySummary, NearMiss, OfferingUse, Plan, Rejection,
+                   Relaxation, SolverInfo, VendorSpend, WorkloadPlan)
+from .plan import Inputs as PlanInputs
+from .prune import candidates as prune_candidates
+
+SHARE_EPS = 1e-9  # allocations below this share are dropped
+FEAS_TOL = 1e-6  # tolerance of the self-check on every row (scaled units)
+SOLVERS = ("cbc", "highs")
+
+
+@dataclass
+class SolveResult:
+    ok: bool
+    status: str
+    share: np.ndarray
+    pi: dict[int, float] = field(default_factory=dict)  # row index -> dual (solver's sign)
+    dj: Optional[np.ndarray] = None  # reduced costs of the share variables (scaled)
+    seconds: float = 0.0
+    slack: Optional[np.ndarray] = None  # elastic solves: per row, scaled
+    n_vars: int = 0
+    n_rows: int = 0
+
+
+def make_solver(name: str, mip: bool = True):
+    import pulp
+
+    if name == "cbc":
+        return pulp.PULP_CBC_CMD(msg=False, mip=mip)
+    if name == "highs":
+        solver = pulp.HiGHS(msg=False, mip=mip)
+        if not solver.available():
+            raise InputError.single("--solver", "", "HiGHS is not available: install highspy")
+        return solver
+    raise InputError.single("--solver", "", f"unknown solver '{name}'; expected one of: {', '.join(SOLVERS)}")
+
+
+def run_lp(lp: LinearProgram, solver: str, *, upper: Optional[np.ndarray] = None, integer: bool = True,
+           elastic: bool = False) -> SolveResult:
+    """Solve lp with PuLP; elastic adds a slack to every relaxable row and minimises the slacks first."""
+    import pulp
+
+    n = len(lp.var_w)
+    prob = pulp.LpProblem("planner", pulp.LpMinimize)
+    ub = np.ones(n) if upper is None else upper
+    x = [pulp.LpVariable(f"x{j}", lowBound=0, upBound=float(ub[j])) for j in range(n)]
+    constraints = []
+    slacks: dict[int, pulp.LpVariable] = {}
+    for i, row in enumerate(lp.rows):
+        terms = [(x[j], float(c)) for j, c in zip(row.cols, row.coefs)]
+        if elastic and row.relax_weight is not None:
+            s = pulp.LpVariable(f"e{i}", lowBound=0)
+            slacks[i] = s
+            terms.append((s, -1.0 if row.sense == "<=" else 1.0))
+        sense = {"<=": pulp.LpConstraintLE, ">=": pulp.LpConstraintGE, "==": pulp.LpConstraintEQ}[row.sense]
+        con = pulp.LpConstraint(pulp.LpAffineExpression(terms), sense, f"r{i}", float(row.rhs))
+        prob.addConstraint(con)
+        constraints.append(con)
+    n_int = 0
+    if integer and lp.max_options:
+        for g, (w, cols, k) in enumerate(lp.max_options):
+            ys = [pulp.LpVariable(f"y{g}_{j}", cat=pulp.LpBinary) for j in cols]
+            n_int += len(ys)
+            for j, y in zip(cols, ys):
+                prob.addConstraint(pulp.LpConstraint(pulp.LpAffineExpression([(x[j], 1.0), (y, -1.0)]),
+                                                     pulp.LpConstraintLE, f"link{g}_{j}", 0.0))
+            prob.addConstraint(pulp.LpConstraint(pulp.LpAffineExpression([(y, 1.0) for y in ys]),
+                                                 pulp.LpConstraintLE, f"max_options{g}", float(k)))
+    cost_expr = pulp.LpAffineExpression([(x[j], float(c)) for j, c in enumerate(lp.objective)])
+    started = time.perf_counter()
+    slack_values = None
+    if elastic:
+        weights = {i: lp.rows[i].relax_weight for i in slacks}
+        slack_expr = pulp.LpAffineExpression([(s, float(weights[i])) for i, s in slacks.items()])
+        prob.setObjective(slack_expr)
+        prob.solve(make_solver(solver, mip=n_int > 0))
+        if pulp.LpStatus[prob.status] != "Optimal":
+            raise PlannerError(f"the relaxed problem could not be solved ({pulp.LpStatus[prob.status]})")
+        least = float(pulp.value(slack_expr) or 0.0)
+        prob.addConstraint(pulp.LpConstraint(slack_expr, pulp.LpConstraintLE, "least_relaxation",
+                                             least * (1 + 1e-7) + 1e-9))
+    prob.setObjective(cost_expr)
+    prob.solve(make_solver(solver, mip=n_int > 0))
+    seconds = time.perf_counter() - started
+    status = pulp.LpStatus[prob.status]
+    ok = status == "Optimal"
+    share = np.array([v.varValue if v.varValue is not None else 0.0 for v in x], dtype=float)
+    if elastic:
+        slack_values = np.zeros(len(lp.rows))
+        for i, s in slacks.items():
+            slack_values[i] = max(0.0, s.varValue or 0.0)
+    pi = {}
+    dj = None
+    if ok and not n_int:
+        pi = {i: float(c.pi) for i, c in enumerate(constraints) if c.pi is not None}
+        dj = np.array([v.dj if v.dj is not None else 0.0 for v in x], dtype=float)
+    return SolveResult(ok, status, share, pi, dj, seconds, slack_values, len(prob.variables()),
+                       len(prob.constraints))
+
+
+def clean_shares(lp: LinearProgram, share: np.ndarray) -> np.ndarray:
+    """Drop dust, renormalise each workload to exactly one, round away solver noise."""
+    share = np.clip(share, 0.0, 1.0)
+    share[share < SHARE_EPS] = 0.0
+    totals = np.zeros(int(lp.var_w.max()) + 1 if len(lp.var_w) else 0)
+    np.add.at(totals, lp.var_w, share)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(totals[lp.var_w] > 0, share / totals[lp.var_w], 0.0)
+    return np.round(share, 12)
+
+
+def check_rows(lp: LinearProgram, share: np.ndarray, slack: Optional[np.ndarray] = None) -> list[str]:
+    """Every row the plan claims to meet, checked on the cleaned shares: a list of violations."""
+    bad = []
+    for i, row in enumerate(lp.rows):
+        act = lp.activity(share, row)
+        give = 0.0 if slack is None else slack[i]
+        tol = FEAS_TOL * max(1.0, abs(row.rhs))
+        if row.sense == "<=" and act > row.rhs + give + tol:
+            bad.append(f"{row.name}: {act:.9g} > {row.rhs + give:.9g}")
+        elif row.sense == ">=" and act < row.rhs - give - tol:
+            bad.append(f"{row.name}: {act:.9g} < {row.rhs - give:.9g}")
+        elif row.sense == "==" and abs(act - row.rhs) > tol:
+            bad.append(f"{row.name}: {act:.9g} != {row.rhs:.9g}")
+    for w, cols, k in lp.max_options:
+        if int((share[cols] > 0).sum()) > k:
+            bad.append(f"max_options:{w}: more than {k} options")
+    return bad
+
+
+def solve_inputs(inputs: Inputs, solver: str = "cbc", scenario: Optional[str] = None,
+                 pairs: Optional[Pairs] = None, prune: bool = True) -> Plan:
+    """From validated inputs to a Plan: pairs, LP, solve, diagnosis when there is no plan."""
+    ws, catalog = inputs.workloads, inputs.catalog
+    if pairs is None:
+        pairs = build_pairs(ws, catalog)
+    alone = np.flatnonzero(pairs.eligible_count == 0)
+    in_lp = np.flatnonzero(pairs.eligible_count > 0)
+    cand = prune_candidates(ws, catalog, pairs) if prune else pairs.eligible
+    lp = build_problem(ws, catalog, pairs, in_lp, cand)
+    relaxation: list[Relaxation] = []
+    diagnosis: list[str] = []
+    if len(lp.var_w):
+        result = run_lp(lp, solver)
+        if not result.ok:
+            result = run_lp(lp, solver, elastic=True)
+            if not result.ok:
+                raise PlannerError(f"the solver could not solve the relaxed problem ({result.status})")
+    else:
+        result = SolveResult(True, "Optimal", np.zeros(0))
+    share = clean_shares(lp, result.share)
+    violations = check_rows(lp, share, result.slack)
+    if violations:
+        raise PlannerError("the solver's answer violates constraints: " + "; ".join(violations[:5]))
+    if lp.integer and result.slack is None and len(lp.var_w):
+        # duals of an integer plan: the LP with the chosen options fixed
+        upper = np.ones(len(share))
+        for _, cols, _ in lp.max_options:
+            upper[cols] = (share[cols] > 0).astype(float)
+        fixed = run_lp(lp, solver, upper=upper, integer=False)
+        if fixed.ok:
+            result.pi, result.dj = fixed.pi, fixed.dj
+    total = float(np.dot(lp.spend, share))
+    if result.slack is not None:
+        relaxation = _relaxations(lp, share, result.slack, total)
+        diagnosis += [r.meaning for r in relaxation]
+    workloads = _workload_plans(inputs, pairs, lp, share, result)
+    for w in alone:
+        diagnosis.append(f"workload '{pairs.workloads.ids[w]}': {workloads[w].diagnosis.summary}")
+    feasible = result.slack is None and len(alone) == 0
+    solver_status = result.status if result.slack is None else "Infeasible"
+    return Plan(
+        status="optimal" if feasible else "infeasible",
+        name=inputs.name,
+        period=ws.period,
+        currency=catalog.currency,
+        inputs=PlanInputs(workloads_file=inputs.workloads_file, catalog_file=inputs.catalog_file,
+                          catalog=catalog.catalog, as_of=catalog.as_of, scenario=scenario),
+        solver=SolverInfo(name={"cbc": "CBC", "highs": "HiGHS"}[solver], status=solver_status,
+                          seconds=round(result.seconds, 4), variables=result.n_vars,
+                          constraints=result.n_rows, integer=lp.integer),
+        total_cost=sum(w.cost for w in workloads),
+        workloads=workloads,
+        offerings=_offering_uses(inputs, pairs, lp, share),
+        vendors=_vendor_spend(inputs, pairs, lp, share),
+        binding=_binding(lp, share, result, total),
+        relaxation=relaxation,
+        diagnosis=diagnosis,
+        thresholds=ws.all_thresholds,
+        assumptions=_assumptions(inputs, pairs),
+        sources={o.id: o.source for o in catalog.offerings if o.source},
+    )
+
+
+# ----------------------------------------------------------------------------- plan assembly
+
+
+def _workload_plans(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray,
+                    result: SolveResult) -> list[WorkloadPlan]:
+    wa, opts = pairs.workloads, pairs.options
+    ws = inputs.workloads
+    starts = np.searchsorted(lp.var_w, np.arange(len(wa.ids) + 1))
+    out = []
+    for w, wl in enumerate(ws.workloads):
+        cols = np.arange(starts[w], starts[w + 1])
+        used = cols[share[cols] > 0]
+        allocs = []
+        for j in used:
+            o = int(lp.var_o[j])
+            s = float(share[j])
+            tasks = s * float(wa.tasks[w])
+            cpt = float(pairs.cost_per_task[w, o])
+            cap = pairs.capability[w, o]
+            allocs.append(Allocation(
+                offering=opts.offering_id[o], mode=opts.mode[o], share=s, tasks=tasks, cost_per_task=cpt,
+                cost=tasks * cpt, latency_s=float(pairs.latency_s[w, o]),
+                capability=None if np.isnan(cap) else float(cap), vendor=opts.vendor[o], host=opts.host[o],
+                tier=opts.tier[o], model=opts.model[o], within_budget=bool(pairs.within_budget[w, o])))
+        budget = wa.budget_s[w]
+        status = "ok" if allocs else "infeasible"
+        cost = float(sum(a.cost for a in allocs))
+        shares = np.array([a.share for a in allocs])
+        lat = np.array([a.latency_s for a in allocs])
+        caps = np.array([np.nan if a.capability is None else a.capability for a in allocs])
+        within = np.array([a.within_budget for a in allocs], dtype=bool)
+        out.append(WorkloadPlan(
+            id=wl.id, status=status, description=wl.description, tasks=float(wa.tasks[w]), turns=wl.turns,
+            budget_s=None if np.isnan(budget) else float(budget), threshold=wa.threshold[w],
+            metric=wa.metric[w], capability_min=wl.capability.min,
+            cost=cost, cost_per_task=cost / float(wa.tasks[w]) if allocs else None,
+            latency_s=LatencySummary(mean=float(np.dot(shares, lat)), max=float(lat.max())) if allocs else None,
+            within_budget_share=float(shares[within].sum()) if allocs else None,
+            within_budget_share_required=float(wa.within_budget_share[w]),
+            capability_mean=float(np.dot(shares, caps)) if allocs and not np.isnan(caps).any() else None,
+            peak_tasks_per_minute=float(wa.peak_tasks_per_minute[w]), peak_assumed=bool(wa.peak_assumed[w]),
+            eligible=int(pairs.eligible_count[w]),
+            allocations=allocs, rejected=_rejections(pairs, w),
+            diagnosis=None if pairs.eligible_count[w] else _nearest_misses(pairs, w)))
+    return out
+
+
+def _rejections(pairs: Pairs, w: int, limit: int = 10) -> list[Rejection]:
+    bad = np.flatnonzero(~pairs.eligible[w])
+    if len(bad) == 0:
+        return []
+    order = np.lexsort((bad, pairs.latency_s[w, bad], pairs.cost_per_task[w, bad]))[:limit]
+    opts = pairs.options
+    out = []
+    for o in bad[order]:
+        cap = pairs.capability[w, o]
+        out.append(Rejection(offering=opts.offering_id[o], mode=opts.mode[o], reasons=pairs.reasons(w, int(o)),
+                             cost_per_task=float(pairs.cost_per_task[w, o]),
+                             latency_s=float(pairs.latency_s[w, o]),
+                             capability=None if np.isnan(cap) else float(cap)))
+    return out
+
+
+def _near(pairs: Pairs, w: int, o: int) -> NearMiss:
+    cap = pairs.capability[w, o]
+    return NearMiss(offering=pairs.options.offering_id[o], mode=pairs.options.mode[o],
+                    latency_s=float(pairs.latency_s[w, o]), capability=None if np.isnan(cap) else float(cap),
+                    cost_per_task=float(pairs.cost_per_task[w, o]))
+
+
+def _nearest_misses(pairs: Pairs, w: int) -> Diagnosis:
+    """Why workload w has no eligible option, and the nearest misses on latency and capability."""
+    wa = pairs.workloads
+    allowed = pairs.vendor_ok[w] & pairs.region_ok[w] & pairs.context_ok[w]
+    if not allowed.any():
+        counts = {"vendor": (~pairs.vendor_ok[w]).sum(), "region": (~pairs.region_ok[w]).sum(),
+                  "context": (~pairs.context_ok[w]).sum()}
+        why = ", ".join(f"{k} ({v})" for k, v in counts.items() if v)
+        return Diagnosis(summary=f"no option passes the vendor, region and context rules; rejected by {why}")
+    parts = []
+    fastest = most = None
+    floor_ok = np.flatnonzero(allowed & pairs.capability_ok[w])
+    if len(floor_ok):
+        o = int(floor_ok[np.lexsort((floor_ok, pairs.cost_per_task[w, floor_ok], pairs.latency_s[w, floor_ok]))[0]])
+        fastest = _near(pairs, w, o)
+        parts.append(f"the fastest option meeting the capability floor is {pairs.options.label(o)} at "
+                     f"{fmt_s(fastest.latency_s)} s; it would need a budget of {fmt_s(fastest.latency_s)} s "
+                     f"(budget {fmt_s(wa.budget_s[w])} s)")
+    else:
+        parts.append(f"no allowed option reaches the {wa.metric[w]} floor of {wa.cap_min[w]:g}")
+    budget_ok = np.flatnonzero(allowed & pairs.within_budget[w] & ~np.isnan(pairs.capability[w]))
+    if len(budget_ok):
+        caps = pairs.capability[w, budget_ok]
+        o = int(budget_ok[np.lexsort((budget_ok, pairs.cost_per_task[w, budget_ok], -caps))[0]])
+        most = _near(pairs, w, o)
+        parts.append(f"the most capable option within the budget is {pairs.options.label(o)}, scoring "
+                     f"{most.capability:g} {wa.metric[w]} (floor {wa.cap_min[w]:g})")
+    elif not np.isnan(wa.budget_s[w]):
+        parts.append(f"no allowed option finishes within {fmt_s(wa.budget_s[w])} s")
+    return Diagnosis(summary="no eligible option: " + "; ".join(parts), fastest_meeting_floor=fastest,
+                     most_capable_within_budget=most)
+
+
+def _offering_uses(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray) -> list[OfferingUse]:
+    opts = pairs.options
+    n_off = len(inputs.catalog.offerings)
+    spend, tasks, tpm, rpm = (np.zeros(n_off) for _ in range(4))
+    if len(share):
+        off = opts.offering_index[lp.var_o]
+        np.add.at(spend, off, lp.spend * share)
+        np.add.at(tasks, off, pairs.workloads.tasks[lp.var_w] * share)
+        np.add.at(tpm, off, pairs.peak_tpm[lp.var_w, lp.var_o] * share)
+        np.add.at(rpm, off, pairs.peak_rpm[lp.var_w, lp.var_o] * share)
+    out = []
+    for i, o in enumerate(inputs.catalog.offerings):
+        if tasks[i] <= 0:
+            continue
+        cap = o.capacity
+        tpm_lim = cap.tokens_per_minute if cap else None
+        rpm_lim = cap.requests_per_minute if cap else None
+        ratios = [x / lim for x, lim in ((tpm[i], tpm_lim), (rpm[i], rpm_lim)) if lim]
+        out.append(OfferingUse(id=o.id, vendor=o.vendor, host=o.host_name, tier=o.tier, spend=float(spend[i]),
+                               tasks=float(tasks[i]), peak_tpm=float(tpm[i]), tokens_per_minute=tpm_lim,
+                               peak_rpm=float(rpm[i]), requests_per_minute=rpm_lim,
+                               utilization=round(max(ratios), 9) if ratios else None, source=o.source))
+    out.sort(key=lambda u: (-u.spend, u.id))
+    return out
+
+
+def _vendor_spend(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray) -> list[VendorSpend]:
+    totals: dict[str, float] = {}
+    for j in np.flatnonzero(share > 0):
+        v = pairs.options.vendor[lp.var_o[j]]
+        totals[v] = totals.get(v, 0.0) + float(lp.spend[j] * share[j])
+    grand = sum(totals.values())
+    caps = vendor_caps(inputs.workloads, totals)
+    out = [VendorSpend(vendor=v, spend=s, share=s / grand if grand > 0 else 0.0, cap=caps.get(v))
+           for v, s in totals.items()]
+    out.sort(key=lambda x: (-x.spend, x.vendor))
+    return out
+
+
+def _natural(row: Row, act: float, lp: LinearProgram, share: np.ndarray, total: float) -> float:
+    """A row's activity in the user's units (tokens/min, share of spend, currency...)."""
+    if row.family == "vendor_share":
+        on_v = lp.spend[row.cols] * share[row.cols] * (row.coefs > 0)
+        return float(on_v.sum() / total) if total > 0 else 0.0
+    if row.family == "budget":
+        return total
+    return act / row.rhs_scale if row.rhs_scale else act
+
+
+MEANING = {
+    "tokens_per_minute": "another {unit_step} tokens/minute on {id} would save {money} per period",
+    "requests_per_minute": "another {unit_step} requests/minute on {id} would save {money} per period",
+    "vendor_share": "raising the spend cap on {id} by 1 point would save {money} per period",
+    "workload_vendor_share": "raising {id}'s cap by 1 point would save {money} per period",
+    "latency_share": "lowering the within-budget share of {id} by 1 point would save {money} per period",
+    "mean_capability": "lowering the mean capability floor of {id} by 1 point would save {money} per period",
+    "budget": "the budget is fully used",
+}
+
+
+def _binding(lp: LinearProgram, share: np.ndarray, result: SolveResult, total: float) -> list[Binding]:
+    out = []
+    for i, row in enumerate(lp.rows):
+        if row.family == "cover":
+            continue
+        act = lp.activity(share, row)
+        if abs(act - row.rhs) > 1e-7 * max(1.0, abs(row.rhs)):
+            continue
+        pi = result.pi.get(i)
+        shadow = None
+        if pi is not None:
+            rhs_scale = total / lp.scale if row.family == "vendor_share" else row.rhs_scale
+            shadow = abs(pi) * lp.scale * rhs_scale
+            shadow = float(f"{shadow:.9g}")
+        out.append(Binding(constraint=row.name, shadow_price=shadow, limit=row.limit, unit=row.unit,
+                           meaning=_meaning(row, shadow)))
+    return out
+
+
+def _meaning(row: Row, shadow: Optional[float]) -> str:
+    ident = row.name.split(":", 1)[1] if ":" in row.name else ""
+    if shadow is None:
+        return f"{row.name} is at its limit"
+    if row.family in ("tokens_per_minute", "requests_per_minute"):
+        step = 10 ** max(0, int(np.floor(np.log10(max(row.limit or 1, 1)))) - 1)
+        return MEANING[row.family].format(unit_step=f"{step:,}", id=ident, money=f"{shadow * step:,.2f}")
+    if row.family == "budget":
+        return MEANING["budget"]
+    scale = 0.01 if row.family in ("vendor_share", "workload_vendor_share", "latency_share") else 1.0
+    return MEANING[row.family].format(id=ident, money=f"{shadow * scale:,.2f}")
+
+
+def _relaxations(lp: LinearProgram, share: np.ndarray, slack: np.ndarray, total: float) -> list[Relaxation]:
+    out = []
+    for i, row in enumerate(lp.rows):
+        if row.relax_weight is None or slack[i] <= 1e-9:
+            continue
+        act = lp.activity(share, row)
+        needed = _natural(row, act, lp, share, total)
+        limit = float(row.limit)
+        by = needed - limit if row.sense == "<=" else limit - needed
+        if by <= 1e-9 * max(1.0, abs(limit)):
+            continue
+        verb = "raised" if row.sense == "<=" else "lowered"
+        rel = f" ({by / limit:+.1%})".replace("+", "+" if row.sense == "<=" else "-") if limit else ""
+        out.append(Relaxation(constraint=row.name, limit=limit, needed=needed, by=by, unit=row.unit,
+                              meaning=f"{row.name} must be {verb} from {limit:,.6g} to {needed:,.6g} "
+                                      f"{row.unit}{rel} for a plan to exist"))
+    return out
+
+
+def _assumptions(inputs: Inputs, pairs: Pairs) -> list[str]:
+    ws, wa = inputs.workloads, pairs.workloads
+    out = []
+    assumed = [wa.ids[w] for w in np.flatnonzero(wa.peak_assumed)]
+    if assumed:
+        out.append(f"peak load from the average (tasks / {ws.minutes:,} minutes x peak_factor "
+                   f"{ws.policy.peak_factor:g}) for: {', '.join(assumed)}")
+    no_prefill = sorted({o.id for o in inputs.catalog.offerings if o.speed.prefill_tps is None})
+    if no_prefill:
+        out.append(f"prompt processing folded into time to first token (no prefill_tps) for "
+                   f"{len(no_prefill)} offering(s): {', '.join(no_prefill[:12])}{' ...' if len(no_prefill) > 12 else ''}")
+    no_cache = sorted({o.id for o in inputs.catalog.offerings if o.price.cached_input is None})
+    if no_cache and any(w.tokens.cached_input_share > 0 for w in ws.workloads):
+        out.append(f"cached input billed at the input price (no cached_input price) for {len(no_cache)} offering(s)")
+    out.append(f"period: {ws.period} ({ws.minutes:,} minutes); currency: {inputs.catalog.currency}")
+    return out
