@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -39,7 +40,9 @@ def make_solver(name: str, mip: bool = True):
     import pulp
 
     if name == "cbc":
-        return pulp.PULP_CBC_CMD(msg=False, mip=mip)
+        with warnings.catch_warnings():  # deprecated only in PuLP 4, which pyproject excludes
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return pulp.PULP_CBC_CMD(msg=False, mip=mip)
     if name == "highs":
         solver = pulp.HiGHS(msg=False, mip=mip)
         if not solver.available():
@@ -56,13 +59,13 @@ def run_lp(lp: LinearProgram, solver: str, *, upper: Optional[np.ndarray] = None
     n = len(lp.var_w)
     prob = pulp.LpProblem("planner", pulp.LpMinimize)
     ub = np.ones(n) if upper is None else upper
-    x = [pulp.LpVariable(f"x{j}", lowBound=0, upBound=float(ub[j])) for j in range(n)]
+    x = [prob.add_variable(f"x{j}", lowBound=0, upBound=float(ub[j])) for j in range(n)]
     constraints = []
     slacks: dict[int, pulp.LpVariable] = {}
     for i, row in enumerate(lp.rows):
         terms = [(x[j], float(c)) for j, c in zip(row.cols, row.coefs)]
         if elastic and row.relax_weight is not None:
-            s = pulp.LpVariable(f"e{i}", lowBound=0)
+            s = prob.add_variable(f"e{i}", lowBound=0)
             slacks[i] = s
             terms.append((s, -1.0 if row.sense == "<=" else 1.0))
         sense = {"<=": pulp.LpConstraintLE, ">=": pulp.LpConstraintGE, "==": pulp.LpConstraintEQ}[row.sense]
@@ -72,7 +75,7 @@ def run_lp(lp: LinearProgram, solver: str, *, upper: Optional[np.ndarray] = None
     n_int = 0
     if integer and lp.max_options:
         for g, (w, cols, k) in enumerate(lp.max_options):
-            ys = [pulp.LpVariable(f"y{g}_{j}", cat=pulp.LpBinary) for j in cols]
+            ys = [prob.add_variable(f"y{g}_{j}", 0, 1, cat=pulp.LpBinary) for j in cols]
             n_int += len(ys)
             for j, y in zip(cols, ys):
                 prob.addConstraint(pulp.LpConstraint(pulp.LpAffineExpression([(x[j], 1.0), (y, -1.0)]),
@@ -107,8 +110,7 @@ def run_lp(lp: LinearProgram, solver: str, *, upper: Optional[np.ndarray] = None
     if ok and not n_int:
         pi = {i: float(c.pi) for i, c in enumerate(constraints) if c.pi is not None}
         dj = np.array([v.dj if v.dj is not None else 0.0 for v in x], dtype=float)
-    return SolveResult(ok, status, share, pi, dj, seconds, slack_values, len(prob.variables()),
-                       len(prob.constraints))
+    return SolveResult(ok, status, share, pi, dj, seconds, slack_values, prob.numVariables(), prob.numConstraints())
 
 
 def clean_shares(lp: LinearProgram, share: np.ndarray) -> np.ndarray:

@@ -1,0 +1,260 @@
+"""An independent implementation of SPEC sections 3 and 4, for checking the planner.
+
+Plain Python on the raw YAML dictionaries, written from the SPEC text without calling the
+planner's own arithmetic: option expansion, latency, cost, eligibility, an LP solved with
+scipy's HiGHS (with brute force over option subsets for max_options), and a checker that
+verifies a plan file against every constraint.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import linprog
+
+MINUTES = {"day": 1440, "week": 10080, "month": 43200, "quarter": 129600, "year": 525600}
+
+
+def _caps(value):
+    return {"overall": float(value)} if isinstance(value, (int, float)) else dict(value)
+
+
+@dataclass
+class Pair:
+    w: int
+    offering: str
+    mode: str
+    vendor: str
+    latency: float
+    cost: float  # per task
+    tokens: float  # per task
+    capability: float | None
+    eligible: bool
+    within: bool
+
+
+def options(catalog: dict) -> list[dict]:
+    out = []
+    for off in catalog["offerings"]:
+        base = _caps(off["capability"])
+        out.append({"off": off, "mode": "default", "rf": 1.0, "caps": base})
+        for m in off.get("modes", []) or []:
+            caps = dict(base)
+            if m.get("capability") is not None:
+                caps.update(_caps(m["capability"]))
+            out.append({"off": off, "mode": m["name"], "rf": m.get("reasoning_factor", 1.0), "caps": caps})
+    return out
+
+
+def budget_of(wl: dict, ws: dict):
+    lat = wl.get("latency", {}) or {}
+    if lat.get("budget_s") is not None:
+        return lat["budget_s"]
+    th = {"immediate": 1, "attentive": 10, "background": None}
+    th.update(ws.get("thresholds", {}) or {})
+    if lat.get("threshold") is not None:
+        return th[lat["threshold"]]
+    return None
+
+
+def pairs(ws: dict, catalog: dict) -> list[list[Pair]]:
+    policy = ws.get("policy", {}) or {}
+    result = []
+    for w, wl in enumerate(ws["workloads"]):
+        tok = wl["tokens"]
+        inp, out, reas = tok["input"], tok["output"], tok.get("reasoning", 0)
+        c = tok.get("cached_input_share", 0)
+        turns = wl.get("turns", 1)
+        tool = wl.get("tool_latency_s", 0)
+        lat_spec = wl.get("latency", {}) or {}
+        budget = budget_of(wl, ws)
+        q = lat_spec.get("within_budget_share", 1.0)
+        capspec = wl.get("capability", {}) or {}
+        metric = capspec.get("metric", "overall")
+        floor = capspec.get("min")
+        vend = wl.get("vendors", {}) or {}
+        allow, deny = vend.get("allow", []) or [], vend.get("deny", []) or []
+        regions = wl.get("regions") if wl.get("regions") is not None else policy.get("regions")
+        row = []
+        for opt in options(catalog):
+            off = opt["off"]
+            sp, pr = off["speed"], off["price"]
+            r = reas * opt["rf"]
+            prefill = inp / sp["prefill_tps"] if sp.get("prefill_tps") else 0.0
+            call = sp["ttft_s"] + prefill + (r + out) / sp["output_tps"]
+            if lat_spec.get("streaming"):
+                latency = (turns - 1) * (call + tool) + sp["ttft_s"] + prefill
+            else:
+                latency = turns * call + (turns - 1) * tool
+            cached_price = pr.get("cached_input", pr["input"])
+            if cached_price is None:
+                cached_price = pr["input"]
+            call_cost = (inp * (1 - c) * pr["input"] + inp * c * cached_price + (r + out) * pr["output"]) / 1e6
+            score = opt["caps"].get(metric)
+            vendor = off["vendor"]
+            ok_vendor = (vendor not in (policy.get("deny_vendors") or []) and vendor not in deny
+                         and (not allow or vendor in allow))
+            ok_region = True
+            if regions:
+                ok_region = bool(off.get("regions")) and bool(set(off["regions"]) & set(regions))
+            ok_context = off.get("context_window") is None or inp + r + out <= off["context_window"]
+            ok_cap = score is not None and (floor is None or score >= floor)
+            within = budget is None or latency <= budget
+            eligible = ok_vendor and ok_region and ok_context and ok_cap and (within or q < 1)
+            row.append(Pair(w, off["id"], opt["mode"], vendor, latency, turns * call_cost,
+                            turns * (inp + r + out), score, eligible, within))
+        result.append(row)
+    return result
+
+
+def peak(wl: dict, ws: dict) -> float:
+    if wl.get("peak_tasks_per_minute") is not None:
+        return wl["peak_tasks_per_minute"]
+    pf = (ws.get("policy", {}) or {}).get("peak_factor", 1.0)
+    return wl["tasks"] / MINUTES[ws.get("period", "month")] * pf
+
+
+def reference_optimum(ws: dict, catalog: dict):
+    """The minimum total cost (None when infeasible), by LP; max_options by brute force over subsets."""
+    table = pairs(ws, catalog)
+    if any(not any(p.eligible for p in row) for row in table):
+        return None
+    var = [(w, o) for w, row in enumerate(table) for o, p in enumerate(row) if p.eligible]
+    choices = []
+    for w, wl in enumerate(ws["workloads"]):
+        mine = [j for j, (ww, _) in enumerate(var) if ww == w]
+        k = wl.get("max_options")
+        if k and k < len(mine):
+            choices.append([set(s) for s in itertools.combinations(mine, k)])
+        else:
+            choices.append([set(mine)])
+    best = None
+    for combo in itertools.product(*choices):
+        allowed = set().union(*combo)
+        value = _lp(ws, catalog, table, var, allowed)
+        if value is not None and (best is None or value < best):
+            best = value
+    return best
+
+
+def _lp(ws, catalog, table, var, allowed):
+    policy = ws.get("policy", {}) or {}
+    n = len(var)
+    wls = ws["workloads"]
+    spend = np.array([wls[w]["tasks"] * table[w][o].cost for w, o in var])
+    A_eq, b_eq, A_ub, b_ub = [], [], [], []
+    for w, wl in enumerate(wls):
+        A_eq.append([1.0 if vw == w else 0.0 for vw, _ in var])
+        b_eq.append(1.0)
+        lat = wl.get("latency", {}) or {}
+        q = lat.get("within_budget_share", 1.0)
+        if q < 1 and budget_of(wl, ws) is not None:
+            A_ub.append([-1.0 if vw == w and table[w][o].within else 0.0 for vw, o in var])
+            b_ub.append(-q)
+        mm = (wl.get("capability", {}) or {}).get("mean_min")
+        if mm is not None:
+            A_ub.append([-(table[w][o].capability) if vw == w else 0.0 for vw, o in var])
+            b_ub.append(-mm)
+        m = wl.get("max_vendor_share")
+        if m is not None:
+            for v in {table[w][o].vendor for vw, o in var if vw == w}:
+                A_ub.append([1.0 if vw == w and table[w][o].vendor == v else 0.0 for vw, o in var])
+                b_ub.append(m)
+    for off in catalog["offerings"]:
+        cap = off.get("capacity") or {}
+        if cap.get("tokens_per_minute"):
+            A_ub.append([peak(wls[w], ws) * table[w][o].tokens if table[w][o].offering == off["id"] else 0.0
+                         for w, o in var])
+            b_ub.append(cap["tokens_per_minute"])
+        if cap.get("requests_per_minute"):
+            A_ub.append([peak(wls[w], ws) * wls[w].get("turns", 1) if table[w][o].offering == off["id"] else 0.0
+                         for w, o in var])
+            b_ub.append(cap["requests_per_minute"])
+    vendors = {off["vendor"] for off in catalog["offerings"]}
+    for v in sorted(vendors):
+        s = (policy.get("vendor_share") or {}).get(v, policy.get("max_vendor_share"))
+        if s is None:
+            continue
+        A_ub.append([spend[j] * ((1.0 if table[w][o].vendor == v else 0.0) - s) for j, (w, o) in enumerate(var)])
+        b_ub.append(0.0)
+    if policy.get("budget") is not None:
+        A_ub.append(list(spend))
+        b_ub.append(policy["budget"])
+    bounds = [(0, 1) if j in allowed else (0, 0) for j in range(n)]
+    res = linprog(spend, A_ub=np.array(A_ub) if A_ub else None, b_ub=b_ub or None,
+                  A_eq=np.array(A_eq), b_eq=b_eq, bounds=bounds, method="highs")
+    return float(res.fun) if res.status == 0 else None
+
+
+def check_plan(plan: dict, ws: dict, catalog: dict, tol: float = 1e-6) -> list[str]:
+    """Every SPEC section 4 constraint on an 'optimal' plan file, and the plan's own accounting."""
+    problems = []
+    table = pairs(ws, catalog)
+    policy = ws.get("policy", {}) or {}
+    wls = ws["workloads"]
+    spend_v: dict[str, float] = {}
+    load_tpm: dict[str, float] = {}
+    load_rpm: dict[str, float] = {}
+    total = 0.0
+    for w, (wl, wp) in enumerate(zip(wls, plan["workloads"])):
+        if wp["id"] != wl["id"]:
+            problems.append(f"workload order: {wp['id']} != {wl['id']}")
+        shares = 0.0
+        within = 0.0
+        capsum = 0.0
+        used = 0
+        per_vendor: dict[str, float] = {}
+        for a in wp["allocations"]:
+            p = next(p for p in table[w] if p.offering == a["offering"] and p.mode == a["mode"])
+            if not p.eligible:
+                problems.append(f"{wl['id']}: {a['offering']}/{a['mode']} is not eligible")
+            if a["share"] <= 1e-9:
+                problems.append(f"{wl['id']}: allocation with share {a['share']}")
+            used += 1
+            s = a["share"]
+            shares += s
+            within += s if p.within else 0.0
+            capsum += s * (p.capability or 0.0)
+            per_vendor[p.vendor] = per_vendor.get(p.vendor, 0.0) + s
+            cost = s * wl["tasks"] * p.cost
+            if not math.isclose(a["cost"], cost, rel_tol=1e-9, abs_tol=1e-9):
+                problems.append(f"{wl['id']}: allocation cost {a['cost']} != {cost}")
+            if not math.isclose(a["latency_s"], p.latency, rel_tol=1e-9, abs_tol=1e-12):
+                problems.append(f"{wl['id']}: latency {a['latency_s']} != {p.latency}")
+            total += cost
+            spend_v[p.vendor] = spend_v.get(p.vendor, 0.0) + cost
+            load_tpm[p.offering] = load_tpm.get(p.offering, 0.0) + s * peak(wl, ws) * p.tokens
+            load_rpm[p.offering] = load_rpm.get(p.offering, 0.0) + s * peak(wl, ws) * wl.get("turns", 1)
+        if abs(shares - 1) > tol:
+            problems.append(f"{wl['id']}: shares sum to {shares}")
+        lat = wl.get("latency", {}) or {}
+        if lat.get("within_budget_share", 1.0) < 1 and budget_of(wl, ws) is not None:
+            if within < lat["within_budget_share"] - tol:
+                problems.append(f"{wl['id']}: within-budget share {within}")
+        mm = (wl.get("capability", {}) or {}).get("mean_min")
+        if mm is not None and capsum < mm - tol * 100:
+            problems.append(f"{wl['id']}: mean capability {capsum} < {mm}")
+        m = wl.get("max_vendor_share")
+        if m is not None and any(x > m + tol for x in per_vendor.values()):
+            problems.append(f"{wl['id']}: vendor share {per_vendor} > {m}")
+        k = wl.get("max_options")
+        if k and used > k:
+            problems.append(f"{wl['id']}: {used} options > {k}")
+    for off in catalog["offerings"]:
+        cap = off.get("capacity") or {}
+        if cap.get("tokens_per_minute") and load_tpm.get(off["id"], 0) > cap["tokens_per_minute"] * (1 + tol):
+            problems.append(f"{off['id']}: tpm {load_tpm[off['id']]} > {cap['tokens_per_minute']}")
+        if cap.get("requests_per_minute") and load_rpm.get(off["id"], 0) > cap["requests_per_minute"] * (1 + tol):
+            problems.append(f"{off['id']}: rpm {load_rpm[off['id']]} > {cap['requests_per_minute']}")
+    for v, sv in spend_v.items():
+        s = (policy.get("vendor_share") or {}).get(v, policy.get("max_vendor_share"))
+        if s is not None and sv > s * total + tol * max(1.0, total):
+            problems.append(f"vendor {v}: spend {sv} > {s} x {total}")
+    if policy.get("budget") is not None and total > policy["budget"] * (1 + tol):
+        problems.append(f"total {total} > budget {policy['budget']}")
+    if not math.isclose(plan["total_cost"], total, rel_tol=1e-9, abs_tol=1e-9):
+        problems.append(f"total_cost {plan['total_cost']} != sum of allocations {total}")
+    return problems

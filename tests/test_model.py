@@ -1,0 +1,180 @@
+"""SPEC section 4: one hand-computed case per constraint family, plus ties, duals and diagnosis."""
+
+import json
+
+import pytest
+
+from conftest import catalog_of, offering, solve_dicts, workload, workloads_of
+
+T = 1000.0  # tasks per period in every case; 1,000 input + 1,000 output tokens per task
+
+
+def per_task(price_in, price_out):
+    return (1000 * price_in + 1000 * price_out) / 1e6
+
+
+def shares(plan, wid="w"):
+    return {a.offering + ("" if a.mode == "default" else "@" + a.mode): a.share for a in plan.workload(wid).allocations}
+
+
+def test_cover_picks_the_cheapest_eligible_option():
+    plan = solve_dicts(workloads_of(workload("w")), catalog_of(offering("a", price_in=2, price_out=2),
+                                                                offering("b", price_in=1, price_out=1)))
+    assert plan.status == "optimal"
+    assert shares(plan) == {"b": 1.0}
+    assert plan.total_cost == pytest.approx(T * per_task(1, 1))
+
+
+def test_latency_share_sends_only_the_required_share_to_the_fast_lane():
+    cat = catalog_of(offering("fast", price_in=2, price_out=2, tps=1000), offering("slow", tps=10))
+    ws = workloads_of(workload("w", latency={"budget_s": 5, "within_budget_share": 0.7}))
+    plan = solve_dicts(ws, cat)
+    assert shares(plan) == pytest.approx({"fast": 0.7, "slow": 0.3})
+    assert plan.total_cost == pytest.approx(T * (0.7 * per_task(2, 2) + 0.3 * per_task(1, 1)))
+    w = plan.workload("w")
+    assert w.within_budget_share == pytest.approx(0.7)
+    binding = {b.constraint: b for b in plan.binding}
+    # one point less within budget moves 1% of tasks to the slow lane: saves T x 0.002 per unit share
+    assert binding["latency_share:w"].shadow_price == pytest.approx(T * (per_task(2, 2) - per_task(1, 1)), rel=1e-4)
+
+
+def test_mean_capability_mixes_to_the_exact_mean():
+    cat = catalog_of(offering("smart", price_in=3, price_out=3, capability=90), offering("plain", capability=60))
+    ws = workloads_of(workload("w", capability={"mean_min": 80}))
+    plan = solve_dicts(ws, cat)
+    assert shares(plan) == pytest.approx({"smart": 2 / 3, "plain": 1 / 3})
+    assert plan.workload("w").capability_mean == pytest.approx(80.0)
+    assert plan.total_cost == pytest.approx(T * (2 / 3 * per_task(3, 3) + 1 / 3 * per_task(1, 1)))
+
+
+def test_tokens_per_minute_caps_the_cheap_lane_and_prices_the_capacity():
+    # peak = 43,200 tasks / 43,200 minutes = 1 task/min of 2,000 tokens: the cheap lane takes 800 tpm
+    cat = catalog_of(offering("cheap", capacity={"tokens_per_minute": 800}),
+                     offering("dear", price_in=3, price_out=3))
+    ws = workloads_of(workload("w", tasks=43200))
+    plan = solve_dicts(ws, cat)
+    assert shares(plan) == pytest.approx({"cheap": 0.4, "dear": 0.6})
+    use = {o.id: o for o in plan.offerings}
+    assert use["cheap"].peak_tpm == pytest.approx(800)
+    assert use["cheap"].utilization == pytest.approx(1.0)
+    b = {b.constraint: b for b in plan.binding}["tokens_per_minute:cheap"]
+    # one more token/minute moves 1/2000 of the tasks to the cheap lane
+    assert b.shadow_price == pytest.approx(43200 * (per_task(3, 3) - per_task(1, 1)) / 2000, rel=1e-4)
+
+
+def test_requests_per_minute_counts_every_turn():
+    cat = catalog_of(offering("cheap", capacity={"requests_per_minute": 3}), offering("dear", price_in=2, price_out=2))
+    ws = workloads_of(workload("w", tasks=1000, turns=4, peak_tasks_per_minute=1.5))  # 6 requests/min at peak
+    plan = solve_dicts(ws, cat)
+    assert shares(plan) == pytest.approx({"cheap": 0.5, "dear": 0.5})
+
+
+def test_vendor_spend_cap_is_a_share_of_total_spend():
+    cat = catalog_of(offering("x1", vendor="x"), offering("y1", vendor="y", price_in=2, price_out=2))
+    ws = workloads_of(workload("w"), policy={"vendor_share": {"x": 0.5}})
+    plan = solve_dicts(ws, cat)
+    # a x 1 <= 0.5 x (a x 1 + (1 - a) x 2)  ->  a = 2/3
+    assert shares(plan) == pytest.approx({"x1": 2 / 3, "y1": 1 / 3})
+    spend = {v.vendor: v.share for v in plan.vendors}
+    assert spend["x"] == pytest.approx(0.5)
+    assert [v.vendor for v in plan.vendors] == sorted(spend, key=lambda v: -spend[v])
+
+
+def test_vendor_share_overrides_max_vendor_share():
+    cat = catalog_of(offering("x1", vendor="x"), offering("y1", vendor="y", price_in=2, price_out=2))
+    ws = workloads_of(workload("w"), policy={"max_vendor_share": 0.5, "vendor_share": {"x": 1.0, "y": 1.0}})
+    assert shares(solve_dicts(ws, cat)) == {"x1": 1.0}
+
+
+def test_workload_vendor_share_spreads_tasks():
+    cat = catalog_of(offering("x1", vendor="x"), offering("x2", vendor="x", price_in=1.5, price_out=1.5),
+                     offering("y1", vendor="y", price_in=2, price_out=2))
+    ws = workloads_of(workload("w", max_vendor_share=0.6))
+    plan = solve_dicts(ws, cat)
+    assert shares(plan) == pytest.approx({"x1": 0.6, "y1": 0.4})
+
+
+def test_budget_binds_when_exactly_met_and_relaxes_when_too_small():
+    cat = catalog_of(offering("a"))
+    need = T * per_task(1, 1)
+    ok = solve_dicts(workloads_of(workload("w"), policy={"budget": need}), cat)
+    assert ok.status == "optimal" and ok.total_cost == pytest.approx(need)
+    short = solve_dicts(workloads_of(workload("w"), policy={"budget": need / 2}), cat)
+    assert short.status == "infeasible"
+    (relax,) = short.relaxation
+    assert relax.constraint == "budget"
+    assert relax.needed == pytest.approx(need) and relax.by == pytest.approx(need / 2)
+    assert "budget" in short.diagnosis[0]
+
+
+def test_max_options_forces_a_single_option():
+    cat = catalog_of(offering("top", price_in=5, price_out=5, capability=100),
+                     offering("mid", price_in=2.5, price_out=2.5, capability=90),
+                     offering("low", price_in=0.5, price_out=0.5, capability=50))
+    lp_plan = solve_dicts(workloads_of(workload("w", capability={"mean_min": 80})), cat)
+    assert shares(lp_plan) == pytest.approx({"mid": 0.75, "low": 0.25})  # 0.75 x 90 + 0.25 x 50 = 80
+    one = solve_dicts(workloads_of(workload("w", capability={"mean_min": 80}, max_options=1)), cat)
+    assert shares(one) == {"mid": 1.0}
+    assert one.solver.integer
+    assert one.total_cost == pytest.approx(T * per_task(2.5, 2.5))
+
+
+def test_capacity_conflict_reports_the_smallest_relaxation():
+    # both lanes capped: 1 task/min of 2,000 tokens needs 2,000 tpm, only 1,500 exist
+    cat = catalog_of(offering("a", capacity={"tokens_per_minute": 1000}),
+                     offering("b", price_in=2, price_out=2, capacity={"tokens_per_minute": 500}))
+    plan = solve_dicts(workloads_of(workload("w", tasks=43200)), cat)
+    assert plan.status == "infeasible"
+    assert sum(r.by / r.limit for r in plan.relaxation) == pytest.approx(0.5)  # +500 on the 1,000 lane
+    (relax,) = plan.relaxation
+    assert relax.constraint == "tokens_per_minute:a"
+    assert relax.needed == pytest.approx(1500) and relax.limit == 1000
+
+
+def test_workload_without_eligible_option_gets_nearest_misses():
+    cat = catalog_of(offering("slow-smart", tps=10, capability=95), offering("fast-dumb", tps=1000, capability=50))
+    ws = workloads_of(workload("w", latency={"budget_s": 5}, capability={"min": 90}), workload("ok"))
+    plan = solve_dicts(ws, cat)
+    assert plan.status == "infeasible"
+    w = plan.workload("w")
+    assert w.status == "infeasible" and w.allocations == []
+    assert w.diagnosis.fastest_meeting_floor.offering == "slow-smart"
+    assert w.diagnosis.fastest_meeting_floor.latency_s == pytest.approx(100.0)
+    assert w.diagnosis.most_capable_within_budget.offering == "fast-dumb"
+    assert "would need a budget of 100 s" in w.diagnosis.summary
+    assert plan.workload("ok").status == "ok"  # the rest of the portfolio is still planned
+    assert {r.offering for r in w.rejected} == {"slow-smart", "fast-dumb"}
+
+
+def test_equal_cost_ties_prefer_lower_latency():
+    cat = catalog_of(offering("slow", tps=100), offering("quick", tps=900))
+    plan = solve_dicts(workloads_of(workload("w")), cat, prune=False)
+    assert shares(plan) == {"quick": 1.0}
+    assert shares(solve_dicts(workloads_of(workload("w")), cat)) == {"quick": 1.0}
+
+
+def test_same_input_same_bytes(tiny_workloads, tiny_catalog):
+    def text():
+        d = json.loads(solve_dicts(tiny_workloads, tiny_catalog).to_json())
+        d["solver"]["seconds"] = 0
+        return json.dumps(d)
+
+    assert text() == text()
+
+
+def test_highs_and_cbc_agree(tiny_workloads, tiny_catalog):
+    tiny_workloads["policy"] = {"max_vendor_share": 0.8}
+    a = solve_dicts(tiny_workloads, tiny_catalog, "cbc")
+    b = solve_dicts(tiny_workloads, tiny_catalog, "highs")
+    assert a.total_cost == pytest.approx(b.total_cost, rel=1e-7)
+    assert b.solver.name == "HiGHS"
+
+
+def test_reported_costs_are_exact_for_the_reported_shares(tiny_workloads, tiny_catalog):
+    plan = solve_dicts(tiny_workloads, tiny_catalog)
+    for w in plan.workloads:
+        assert sum(a.share for a in w.allocations) == pytest.approx(1.0, abs=1e-12)
+        for a in w.allocations:
+            assert a.cost == a.share * w.tasks * a.cost_per_task
+        assert w.cost == sum(a.cost for a in w.allocations)
+    assert plan.total_cost == sum(w.cost for w in plan.workloads)
