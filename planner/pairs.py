@@ -154,6 +154,7 @@ class Pairs:
     options: Options
     reasoning: np.ndarray
     call_s: np.ndarray
+    first_token_s: np.ndarray  # ttft_s + input / prefill_tps
     latency_s: np.ndarray
     call_cost: np.ndarray
     cost_per_task: np.ndarray
@@ -212,6 +213,16 @@ def fmt_s(x: float) -> str:
     return f"{x:.4g}"
 
 
+def task_latency(call_s, first_token_s, turns, tool_latency_s, streaming):
+    """SPEC 3: a task's latency from one call's time; streaming ends at the final call's first token.
+
+    first_token_s is ttft_s + input / prefill_tps. Works on scalars and broadcast arrays alike.
+    """
+    full = turns * call_s + (turns - 1) * tool_latency_s
+    streamed = (turns - 1) * (call_s + tool_latency_s) + first_token_s
+    return np.where(streaming, streamed, full)
+
+
 def build_pairs(ws: WorkloadSet, catalog: Catalog, options: Optional[Options] = None) -> Pairs:
     """Compute every workload x option figure of SPEC section 3 at once."""
     opts = options or build_options(catalog)
@@ -223,10 +234,8 @@ def build_pairs(ws: WorkloadSet, catalog: Catalog, options: Optional[Options] = 
                          col(wa.input) / np.where(np.isnan(opts.prefill_tps), 1.0, opts.prefill_tps)[None, :])
     call_s = opts.ttft_s[None, :] + prefill_s + (reasoning + col(wa.output)) / opts.output_tps[None, :]
     turns = col(wa.turns)
-    tool = col(wa.tool_latency_s)
-    full = turns * call_s + (turns - 1) * tool
-    streamed = (turns - 1) * (call_s + tool) + opts.ttft_s[None, :] + prefill_s
-    latency = np.where(col(wa.streaming), streamed, full)
+    first_token_s = opts.ttft_s[None, :] + prefill_s
+    latency = task_latency(call_s, first_token_s, turns, col(wa.tool_latency_s), col(wa.streaming))
 
     c = col(wa.cached_share)
     inp = col(wa.input)
@@ -251,7 +260,7 @@ def build_pairs(ws: WorkloadSet, catalog: Catalog, options: Optional[Options] = 
     region_ok, region_need = _region_rule(ws, opts)
     latency_ok = within_budget | col(wa.within_budget_share < 1)
     eligible = vendor_ok & region_ok & context_ok & capability_ok & latency_ok
-    return Pairs(wa, opts, reasoning, call_s, latency, call_cost, cost_per_task, task_tokens, peak_tpm,
+    return Pairs(wa, opts, reasoning, call_s, first_token_s, latency, call_cost, cost_per_task, task_tokens, peak_tpm,
                  peak_rpm, capability, vendor_ok, region_ok, context_ok, capability_ok, within_budget,
                  eligible, vendor_why, region_need)
 

@@ -95,6 +95,33 @@ class BreakEven(PlanModel):
     price_change: Optional[float]  # fraction: -0.2 = a 20% cut wins it; +0.1 = used until +10%
 
 
+class Compounding(PlanModel):
+    """Task latency against agent turns, for the chosen option and the cheapest standard-tier one."""
+
+    turns: list[int]
+    chosen: str
+    chosen_latency_s: list[float]
+    standard: Optional[str] = None
+    standard_latency_s: Optional[list[float]] = None
+
+
+class BaselineChoice(PlanModel):
+    workload: str
+    option: Optional[str]
+    cost: float
+    misses: list[str]
+
+
+class Baseline(PlanModel):
+    """What the same workloads would cost on a simple rule people compare with."""
+
+    key: str
+    label: str
+    total_cost: float
+    misses: int  # workloads whose budget, floor or other rule the rule breaks
+    choices: list[BaselineChoice]
+
+
 class WorkloadPlan(PlanModel):
     id: str
     status: str
@@ -117,6 +144,9 @@ class WorkloadPlan(PlanModel):
     allocations: list[Allocation]
     rejected: list[Rejection]
     break_even: list[BreakEven] = []
+    tool_latency_s: float = 0.0
+    streaming: bool = False
+    compounding: Optional[Compounding] = None
     diagnosis: Optional[Diagnosis] = None
 
 
@@ -174,6 +204,7 @@ class Plan(PlanModel):
     binding: list[Binding]
     relaxation: list[Relaxation]
     diagnosis: list[str] = []
+    baselines: list[Baseline] = []
     thresholds: dict[str, Optional[float]] = {}
     assumptions: list[str] = []
     sources: dict[str, str] = {}

@@ -13,9 +13,10 @@ from .errors import InputError, PlannerError
 from .load import Inputs
 from .model import LinearProgram, Row, build_problem, vendor_caps
 from .pairs import Pairs, build_pairs, fmt_s
-from .plan import (Allocation, Binding, Diagnosis, LatencySummary, NearMiss, OfferingUse, Plan, Rejection,
+from .plan import (Allocation, Binding, BreakEven, Diagnosis, LatencySummary, NearMiss, OfferingUse, Plan, Rejection,
                    Relaxation, SolverInfo, VendorSpend, WorkloadPlan)
 from .plan import Inputs as PlanInputs
+from . import insight
 from .prune import candidates as prune_candidates
 
 SHARE_EPS = 1e-9  # allocations below this share are dropped
@@ -51,15 +52,16 @@ def make_solver(name: str, mip: bool = True):
     raise InputError.single("--solver", "", f"unknown solver '{name}'; expected one of: {', '.join(SOLVERS)}")
 
 
-def run_lp(lp: LinearProgram, solver: str, *, upper: Optional[np.ndarray] = None, integer: bool = True,
-           elastic: bool = False) -> SolveResult:
+def run_lp(lp: LinearProgram, solver: str, *, upper: Optional[np.ndarray] = None,
+           lower: Optional[np.ndarray] = None, integer: bool = True, elastic: bool = False) -> SolveResult:
     """Solve lp with PuLP; elastic adds a slack to every relaxable row and minimises the slacks first."""
     import pulp
 
     n = len(lp.var_w)
     prob = pulp.LpProblem("planner", pulp.LpMinimize)
     ub = np.ones(n) if upper is None else upper
-    x = [prob.add_variable(f"x{j}", lowBound=0, upBound=float(ub[j])) for j in range(n)]
+    lb = np.zeros(n) if lower is None else lower
+    x = [prob.add_variable(f"x{j}", lowBound=float(lb[j]), upBound=float(ub[j])) for j in range(n)]
     constraints = []
     slacks: dict[int, pulp.LpVariable] = {}
     for i, row in enumerate(lp.rows):
@@ -180,6 +182,8 @@ def solve_inputs(inputs: Inputs, solver: str = "cbc", scenario: Optional[str] = 
         relaxation = _relaxations(lp, share, result.slack, total)
         diagnosis += [r.meaning for r in relaxation]
     workloads = _workload_plans(inputs, pairs, lp, share, result)
+    if result.slack is None and len(lp.var_w):
+        _add_break_even(inputs, pairs, lp, share, result, solver, in_lp, workloads)
     for w in alone:
         diagnosis.append(f"workload '{pairs.workloads.ids[w]}': {workloads[w].diagnosis.summary}")
     feasible = result.slack is None and len(alone) == 0
@@ -201,6 +205,7 @@ def solve_inputs(inputs: Inputs, solver: str = "cbc", scenario: Optional[str] = 
         binding=_binding(lp, share, result, total),
         relaxation=relaxation,
         diagnosis=diagnosis,
+        baselines=insight.baselines(inputs, pairs),
         thresholds=ws.all_thresholds,
         assumptions=_assumptions(inputs, pairs),
         sources={o.id: o.source for o in catalog.offerings if o.source},
@@ -250,7 +255,55 @@ def _workload_plans(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.n
             peak_tasks_per_minute=float(wa.peak_tasks_per_minute[w]), peak_assumed=bool(wa.peak_assumed[w]),
             eligible=int(pairs.eligible_count[w]),
             allocations=allocs, rejected=_rejections(pairs, w),
+            tool_latency_s=wl.tool_latency_s, streaming=wl.latency.streaming,
+            compounding=insight.compounding(pairs, w, int(lp.var_o[used[np.argmax(share[used])]])) if allocs else None,
             diagnosis=None if pairs.eligible_count[w] else _nearest_misses(pairs, w)))
+    return out
+
+
+def _add_break_even(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray, result: SolveResult,
+                    solver: str, in_lp: np.ndarray, workloads: list[WorkloadPlan]) -> None:
+    """Break-even prices: reduced costs for LP workloads, re-solves for max_options workloads."""
+    integer_w = {w for w, _, _ in lp.max_options}
+    if result.pi:
+        duals = {lp.rows[i].name: y for i, y in result.pi.items()}
+        lp_w = np.array([w for w in in_lp if w not in integer_w], dtype=int)
+        for w, rows in insight.break_even(inputs, pairs, lp, share, duals, lp_w).items():
+            workloads[w].break_even = rows
+    total = float(np.dot(lp.spend, share))
+    for w, cols, _ in lp.max_options:
+        workloads[w].break_even = _break_even_by_resolving(pairs, lp, share, solver, w, cols, total)
+
+
+def _break_even_by_resolving(pairs: Pairs, lp: LinearProgram, share: np.ndarray, solver: str, w: int,
+                             cols: np.ndarray, total: float) -> list[BreakEven]:
+    """Integer workloads: a used option's headroom is the saving it brings (re-solve without it) per
+    task it carries; an unused option's break-even is the cut that makes the plan with the whole
+    workload on it (re-solved) as cheap as the current one."""
+    opts, wa = pairs.options, pairs.workloads
+    out = []
+    unused = [j for j in cols if share[j] <= 0]
+    unused.sort(key=lambda j: (lp.spend[j], j))
+    for j in [j for j in cols if share[j] > 0] + unused[:insight.UNUSED_PER_WORKLOAD]:
+        o = int(lp.var_o[j])
+        cpt = float(pairs.cost_per_task[w, o])
+        bounds = np.zeros(len(share))
+        if share[j] > 0:
+            upper = np.ones(len(share))
+            upper[j] = 0.0
+            other = run_lp(lp, solver, upper=upper)
+            change = (float(np.dot(lp.spend, clean_shares(lp, other.share))) - total) / (
+                wa.tasks[w] * share[j] * cpt) if other.ok and cpt > 0 else None
+        else:
+            bounds[j] = 1.0
+            forced = run_lp(lp, solver, lower=bounds)
+            change = None
+            if forced.ok and cpt > 0:
+                change = -(float(np.dot(lp.spend, clean_shares(lp, forced.share))) - total) / (wa.tasks[w] * cpt)
+                change = None if change <= -1 else min(0.0, change)
+        out.append(BreakEven(offering=opts.offering_id[o], mode=opts.mode[o], used=bool(share[j] > 0),
+                             cost_per_task=cpt, break_even_cost_per_task=None if change is None else cpt * (1 + change),
+                             price_change=None if change is None else float(f"{change:.6g}")))
     return out
 
 

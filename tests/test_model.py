@@ -178,3 +178,48 @@ def test_reported_costs_are_exact_for_the_reported_shares(tiny_workloads, tiny_c
             assert a.cost == a.share * w.tasks * a.cost_per_task
         assert w.cost == sum(a.cost for a in w.allocations)
     assert plan.total_cost == sum(w.cost for w in plan.workloads)
+
+
+def test_break_even_prices_by_hand():
+    cat = catalog_of(offering("a"), offering("b", price_in=2, price_out=2), offering("c", price_in=4, price_out=4))
+    plan = solve_dicts(workloads_of(workload("w")), cat)
+    be = {b.offering: b for b in plan.workload("w").break_even}
+    assert be["a"].used and be["a"].price_change == pytest.approx(1.0)  # a may double before b matches it
+    assert not be["b"].used and be["b"].price_change == pytest.approx(-0.5)  # b must halve to match a
+    assert be["c"].price_change == pytest.approx(-0.75)
+    assert be["b"].break_even_cost_per_task == pytest.approx(per_task(1, 1))
+
+
+def test_break_even_for_integer_workloads_by_resolving():
+    cat = catalog_of(offering("top", price_in=5, price_out=5, capability=100),
+                     offering("mid", price_in=2.5, price_out=2.5, capability=90),
+                     offering("low", price_in=0.5, price_out=0.5, capability=50))
+    plan = solve_dicts(workloads_of(workload("w", capability={"mean_min": 80}, max_options=1)), cat)
+    be = {b.offering: b for b in plan.workload("w").break_even}
+    assert be["mid"].used and be["mid"].price_change == pytest.approx(1.0)  # top costs twice as much
+    assert be["top"].price_change == pytest.approx(-0.5)
+
+
+def test_reduced_costs_match_the_solver(tiny_workloads, tiny_catalog):
+    import numpy as np
+
+    from conftest import make_inputs
+    from planner.insight import reduced_costs
+    from planner.model import build_problem
+    from planner.pairs import build_pairs
+    from planner.solve import run_lp
+
+    tiny_workloads["policy"] = {"vendor_share": {"budgetco": 0.002}, "budget": 1e9}
+    tiny_catalog["offerings"][2]["capacity"] = {"tokens_per_minute": 1000}  # binds on chat
+    inputs = make_inputs(tiny_workloads, tiny_catalog)
+    pairs = build_pairs(inputs.workloads, inputs.catalog)
+    lp_w = np.flatnonzero(pairs.eligible_count > 0)
+    lp = build_problem(inputs.workloads, inputs.catalog, pairs, lp_w)
+    for solver in ("cbc", "highs"):
+        result = run_lp(lp, solver)
+        assert result.ok
+        duals = {lp.rows[i].name: y for i, y in result.pi.items()}
+        _, d, _ = reduced_costs(inputs, pairs, lp, duals, lp_w)
+        tie = lp.objective - lp.spend / lp.scale
+        assert np.allclose(d + tie, result.dj, atol=1e-6), (solver, d + tie, result.dj)
+        assert {"vendor_share:budgetco"} <= {r.name for i, r in enumerate(lp.rows) if result.pi.get(i)}

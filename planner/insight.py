@@ -1,0 +1,180 @@
+"""What a vendor review asks of a plan: baselines, break-even prices and the compounding curve.
+
+Everything here reads the pair table and the solved LP and writes plain figures into the Plan,
+so the report and the JSON carry the same numbers.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from .load import Inputs
+from .model import LinearProgram, build_problem
+from .pairs import Pairs, task_latency
+from .plan import Baseline, BaselineChoice, BreakEven, Compounding
+
+UNUSED_PER_WORKLOAD = 5  # break-even rows for eligible but unused options, per workload
+
+
+# ----------------------------------------------------------------------------- baselines
+
+
+def baselines(inputs: Inputs, pairs: Pairs) -> list[Baseline]:
+    """The cheapest single option for everything; everything on the standard tier; on the fastest tier."""
+    opts = pairs.options
+    wa = pairs.workloads
+    W, O = pairs.shape
+    out = []
+    spend = wa.tasks[:, None] * pairs.cost_per_task
+    misses = (~pairs.eligible).sum(axis=0)
+    o = int(np.lexsort((np.arange(O), spend.sum(axis=0), misses))[0])
+    out.append(_baseline(inputs, pairs, "single", f"everything on {opts.label(o)}", np.full(W, o)))
+    tiers = sorted(set(opts.tier))
+    if "standard" in tiers:
+        out.append(_baseline(inputs, pairs, "standard", "everything on the standard tier", _per_tier(pairs, "standard")))
+    speed = {t: float(np.median(opts.output_tps[[i for i in range(O) if opts.tier[i] == t]])) for t in tiers}
+    fastest = "fast" if "fast" in tiers else max(tiers, key=lambda t: (speed[t], t))
+    if fastest != "standard":
+        out.append(_baseline(inputs, pairs, "fastest", f"everything on the fastest tier ({fastest})",
+                             _per_tier(pairs, fastest)))
+    return out
+
+
+def _per_tier(pairs: Pairs, tier: str) -> np.ndarray:
+    """Per workload: the cheapest eligible option of the tier, else the cheapest that passes the most rules."""
+    in_tier = np.array([t == tier for t in pairs.options.tier])
+    rules = (pairs.vendor_ok.astype(int) + pairs.region_ok + pairs.context_ok + pairs.capability_ok
+             + pairs.within_budget)
+    choice = np.empty(pairs.shape[0], dtype=int)
+    for w in range(pairs.shape[0]):
+        cand = np.flatnonzero(in_tier)
+        key = np.lexsort((cand, pairs.cost_per_task[w, cand], -rules[w, cand], ~pairs.eligible[w, cand]))
+        choice[w] = cand[key[0]]
+    return choice
+
+
+def _baseline(inputs: Inputs, pairs: Pairs, key: str, label: str, choice: np.ndarray) -> Baseline:
+    wa, opts = pairs.workloads, pairs.options
+    choices = []
+    tpm: dict[int, float] = {}
+    rpm: dict[int, float] = {}
+    for w, o in enumerate(choice):
+        off = int(opts.offering_index[o])
+        tpm[off] = tpm.get(off, 0.0) + float(pairs.peak_tpm[w, o])
+        rpm[off] = rpm.get(off, 0.0) + float(pairs.peak_rpm[w, o])
+    for w, o in enumerate(choice):
+        reasons = pairs.reasons(w, int(o))
+        if not pairs.within_budget[w, o] and wa.within_budget_share[w] < 1:
+            reasons.append(f"latency over budget for every task (needs {wa.within_budget_share[w]:.0%} within)")
+        choices.append(BaselineChoice(workload=wa.ids[w], option=opts.label(int(o)),
+                                      cost=float(wa.tasks[w] * pairs.cost_per_task[w, o]), misses=reasons))
+    capacity_notes = []
+    for off, load in tpm.items():
+        cap = inputs.catalog.offerings[off].capacity
+        if cap and cap.tokens_per_minute and load > cap.tokens_per_minute:
+            capacity_notes.append(f"capacity: {inputs.catalog.offerings[off].id} needs {load:,.0f} tokens/min at "
+                                  f"peak, has {cap.tokens_per_minute:,.0f}")
+        if cap and cap.requests_per_minute and rpm[off] > cap.requests_per_minute:
+            capacity_notes.append(f"capacity: {inputs.catalog.offerings[off].id} needs {rpm[off]:,.0f} "
+                                  f"requests/min at peak, has {cap.requests_per_minute:,.0f}")
+    if capacity_notes:
+        choices.append(BaselineChoice(workload="(portfolio)", option=None, cost=0.0, misses=capacity_notes))
+    return Baseline(key=key, label=label, total_cost=float(sum(c.cost for c in choices)),
+                    misses=sum(1 for c in choices if c.misses), choices=choices)
+
+
+# ----------------------------------------------------------------------------- compounding
+
+
+def compounding(pairs: Pairs, w: int, chosen: int) -> Optional[Compounding]:
+    """Latency against turns (1 to twice the workload's, at least 12) for the chosen option and the
+    cheapest standard-tier option that meets the workload's rules other than latency."""
+    wa, opts = pairs.workloads, pairs.options
+    if wa.turns[w] <= 1:
+        return None
+    n = np.arange(1, int(min(40, max(12, 2 * wa.turns[w]))) + 1)
+
+    def curve(o: int) -> list[float]:
+        lat = task_latency(pairs.call_s[w, o], pairs.first_token_s[w, o], n, wa.tool_latency_s[w], wa.streaming[w])
+        return [round(float(x), 6) for x in lat]
+
+    rules = pairs.vendor_ok[w] & pairs.region_ok[w] & pairs.context_ok[w] & pairs.capability_ok[w]
+    std = np.flatnonzero(rules & np.array([t == "standard" for t in opts.tier]))
+    standard = None
+    if len(std):
+        standard = int(std[np.lexsort((std, pairs.latency_s[w, std], pairs.cost_per_task[w, std]))[0]])
+    return Compounding(turns=[int(x) for x in n], chosen=opts.label(chosen), chosen_latency_s=curve(chosen),
+                       standard=None if standard is None else opts.label(standard),
+                       standard_latency_s=None if standard is None else curve(standard))
+
+
+# ----------------------------------------------------------------------------- break-even prices
+
+
+def reduced_costs(inputs: Inputs, pairs: Pairs, lp: LinearProgram, duals: dict[str, float],
+                  workloads: np.ndarray) -> tuple[LinearProgram, np.ndarray, np.ndarray]:
+    """Reduced costs of every eligible pair (pruned ones included) from the solved LP's duals.
+
+    Returns the full LP, d (scaled money per unit share, tie-break excluded) and the rate at which
+    d falls as the option's prices scale up together (money rows scale with the price too).
+    """
+    full = build_problem(inputs.workloads, inputs.catalog, pairs, workloads, pairs.eligible)
+    money = full.spend / lp.scale
+    acc = np.zeros(len(money))
+    acc_money = np.zeros(len(money))
+    for row in full.rows:
+        y = duals.get(row.name)
+        if not y:
+            continue
+        coefs = row.coefs * (full.scale / lp.scale) if row.family in ("vendor_share", "budget") else row.coefs
+        np.add.at(acc, row.cols, coefs * y)
+        if row.family in ("vendor_share", "budget"):
+            np.add.at(acc_money, row.cols, coefs * y)
+    return full, money - acc, money - acc_money
+
+
+def break_even(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray, duals: dict[str, float],
+               workloads: np.ndarray) -> dict[int, list[BreakEven]]:
+    """LP plans: for each unused eligible option, the uniform price change (a cut) at which its reduced
+    cost reaches zero, so it would take part of the workload; for each used option, how far its
+    prices can rise before the best unused alternative's reduced cost reaches zero."""
+    full, d, slope = reduced_costs(inputs, pairs, lp, duals, workloads)
+    used = {(int(lp.var_w[j]), int(lp.var_o[j])): float(share[j]) for j in np.flatnonzero(share > 0)}
+    opts, wa = pairs.options, pairs.workloads
+    out: dict[int, list[BreakEven]] = {}
+    starts = np.searchsorted(full.var_w, np.arange(pairs.shape[0] + 1))
+    for w in workloads:
+        cols = np.arange(starts[w], starts[w + 1])
+        per_task = lp.scale / wa.tasks[w]
+        unused = [j for j in cols if (w, int(full.var_o[j])) not in used]
+        best_alt = min((max(0.0, d[j]) * per_task for j in unused), default=None)
+        rows_used, rows_unused = [], []
+        for j in cols:
+            o = int(full.var_o[j])
+            cpt = float(pairs.cost_per_task[w, o])
+            if (w, o) in used:
+                change = None if best_alt is None or cpt <= 0 else best_alt / cpt
+                rows_used.append((-used[(w, o)], BreakEven(
+                    offering=opts.offering_id[o], mode=opts.mode[o], used=True, cost_per_task=cpt,
+                    break_even_cost_per_task=None if change is None else cpt * (1 + change),
+                    price_change=_round(change))))
+            else:
+                change = None
+                if slope[j] > 0 and cpt > 0:
+                    change = -max(0.0, d[j]) / slope[j]
+                    if change <= -1:
+                        change = None
+                rows_unused.append((-(change if change is not None else -9.0), o, BreakEven(
+                    offering=opts.offering_id[o], mode=opts.mode[o], used=False, cost_per_task=cpt,
+                    break_even_cost_per_task=None if change is None else cpt * (1 + change),
+                    price_change=_round(change))))
+        rows_used.sort(key=lambda r: r[0])
+        rows_unused.sort(key=lambda r: (r[0], r[1]))
+        out[int(w)] = [r[-1] for r in rows_used] + [r[-1] for r in rows_unused[:UNUSED_PER_WORKLOAD]]
+    return out
+
+
+def _round(x: Optional[float]) -> Optional[float]:
+    return None if x is None else float(f"{x:.6g}")
