@@ -37,8 +37,10 @@ def baselines(inputs: Inputs, pairs: Pairs) -> list[Baseline]:
     speed = {t: float(np.median(opts.output_tps[[i for i in range(O) if opts.tier[i] == t]])) for t in tiers}
     fastest = "fast" if "fast" in tiers else max(tiers, key=lambda t: (speed[t], t))
     if fastest != "standard":
-        out.append(_baseline(inputs, pairs, "fastest", f"everything on the fastest tier ({fastest})",
-                             _per_tier(pairs, fastest)))
+        fast = _baseline(inputs, pairs, "fastest", f"everything on the fastest tier ({fastest})",
+                         _per_tier(pairs, fastest))
+        if [c.option for c in fast.choices] != [c.option for c in out[0].choices]:
+            out.append(fast)
     return out
 
 

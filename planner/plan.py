@@ -246,6 +246,7 @@ def write_atomic(path: str | Path, content: str | bytes) -> None:
     mode = "wb" if isinstance(content, bytes) else "w"
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
+        os.chmod(tmp, 0o666 & ~_umask())
         with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as fh:
             fh.write(content)
         os.replace(tmp, path)
@@ -255,6 +256,12 @@ def write_atomic(path: str | Path, content: str | bytes) -> None:
         except OSError:
             pass
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_all(files: dict[Path, Any]) -> None:

@@ -1,7 +1,8 @@
-"""Render plans as self-contained HTML: autoescaped jinja2, no scripts from the network."""
+"""Render plans as self-contained HTML: autoescaped jinja2, inline CSS and SVG, no scripts."""
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 from ..plan import Plan
@@ -16,9 +17,43 @@ def _env():
     env = jinja2.Environment(loader=jinja2.PackageLoader("planner.report", "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(money=output.money, seconds=output.seconds, percent=output.percent)
+    env.filters.update(money=output.money, seconds=output.seconds, percent=output.percent, num=_num,
+                       logpos=_logpos, signed=_signed)
     return env
 
 
+def _num(x, digits: int = 3) -> str:
+    if x is None:
+        return "-"
+    if abs(x) >= 1e6:
+        return f"{x / 1e6:.{digits}g}M"
+    if abs(x) >= 1e4:
+        return f"{x / 1e3:.{digits}g}k"
+    return f"{x:,.{digits}g}"
+
+
+def _signed(x) -> str:
+    if x is None:
+        return "-"
+    return f"{x:+.0%}" if abs(x) >= 0.01 or x == 0 else f"{x:+.1%}"
+
+
+LOG_MIN, LOG_MAX = 0.1, 1000.0  # seconds, the span of the latency strips
+
+
+def _logpos(x) -> float:
+    """Position 0..100 (%) of a latency on the strip's log scale."""
+    if x is None or x <= 0:
+        return 0.0
+    x = min(max(x, LOG_MIN), LOG_MAX)
+    return round(100 * (math.log10(x) - math.log10(LOG_MIN)) / (math.log10(LOG_MAX) - math.log10(LOG_MIN)), 2)
+
+
 def render_plan_report(plan: Plan) -> str:
-    return _env().get_template("plan.html.j2").render(plan=plan)
+    from . import charts
+
+    charts.reset_ids()
+    compounding = {w.id: charts.compounding_chart(plan, w) for w in plan.workloads}
+    return _env().get_template("plan.html.j2").render(
+        plan=plan, compounding=compounding, baselines_svg=charts.baselines_chart(plan),
+        vendors_svg=charts.vendor_chart(plan), strip_ticks=[0.1, 1, 10, 100, 1000])
