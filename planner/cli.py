@@ -131,6 +131,68 @@ def explain(
     _guard(run)
 
 
+@app.command()
+def whatif(
+    workloads: Path = typer.Argument(..., help="Workloads file (YAML)."),
+    scenarios: Optional[List[Path]] = typer.Argument(None, help="Scenario files (YAML), each solved on its own."),
+    sets: Optional[List[str]] = typer.Option(None, "--set", help="PATH=VALUE edits made into a scenario named 'set': "
+                                             "offerings[GLOB].FIELD=V, workloads[GLOB].FIELD=V, policy.FIELD=V; "
+                                             "V a number, *k, +k, -k or null."),
+    without: Optional[List[str]] = typer.Option(None, "--without-vendor", help="A scenario without this vendor "
+                                                "(repeatable: one scenario each)."),
+    catalog: Optional[Path] = typer.Option(None, "--catalog", help="Catalog file; overrides the workloads file's."),
+    out: Path = typer.Option(Path("reports"), "--out", help="Folder for the scenario plans and the what-if report."),
+    solver: Solver = typer.Option(Solver.cbc, "--solver", help="LP solver: cbc (bundled) or highs."),
+) -> None:
+    """Solve the base plan and each scenario; compare them in <name>.whatif.html."""
+
+    def run() -> int:
+        from .load import load_inputs
+        from .output import run_whatif
+
+        inputs = load_inputs(workloads, catalog)
+        return run_whatif(inputs, list(scenarios or []), list(sets or []), list(without or []), out, solver.value)
+
+    _guard(run)
+
+
+@app.command()
+def frontier(
+    workloads: Path = typer.Argument(..., help="Workloads file (YAML)."),
+    workload: Optional[str] = typer.Option(None, "--workload", help="Sweep one workload; default: the whole portfolio."),
+    points: int = typer.Option(30, "--points", min=3, max=500, help="Points per sweep."),
+    catalog: Optional[Path] = typer.Option(None, "--catalog", help="Catalog file; overrides the workloads file's."),
+    out: Path = typer.Option(Path("reports"), "--out", help="Folder for <name>.frontier.html and .csv."),
+) -> None:
+    """Minimum cost as the latency budget and the capability floor sweep (the cost of speed)."""
+
+    def run() -> int:
+        from .load import load_inputs
+        from .output import run_frontier
+
+        inputs = load_inputs(workloads, catalog)
+        return run_frontier(inputs, workload, points, out)
+
+    _guard(run)
+
+
+@app.command()
+def compare(
+    old: Path = typer.Argument(..., help="The earlier plan file (.plan.json)."),
+    new: Path = typer.Argument(..., help="The later plan file (.plan.json)."),
+    out: Path = typer.Option(Path("reports"), "--out", help="Folder for <name>.compare.html."),
+    fmt: Format = typer.Option(Format.table, "--format", help="table, json or csv."),
+) -> None:
+    """Quarter over quarter: cost, routing, vendor and price changes between two plans."""
+
+    def run() -> int:
+        from .output import run_compare
+
+        return run_compare(old, new, out, fmt.value)
+
+    _guard(run)
+
+
 @catalog_app.command("show")
 def catalog_show(
     catalog: Path = typer.Argument(..., help="Catalog file (YAML)."),

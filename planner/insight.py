@@ -13,7 +13,9 @@ import numpy as np
 from .load import Inputs
 from .model import LinearProgram, build_problem
 from .pairs import Pairs, task_latency
-from .plan import Baseline, BaselineChoice, BreakEven, Compounding
+from .plan import Baseline, BaselineChoice, BreakEven, Compounding, Plan, VendorOutage
+
+RESILIENCE_MAX_PAIRS = 200_000  # above this many eligible pairs, the solve skips the outage table
 
 UNUSED_PER_WORKLOAD = 5  # break-even rows for eligible but unused options, per workload
 
@@ -180,3 +182,40 @@ def break_even(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarra
 
 def _round(x: Optional[float]) -> Optional[float]:
     return None if x is None else float(f"{x:.6g}")
+
+
+# ----------------------------------------------------------------------------- vendor outages
+
+
+def resilience(inputs: Inputs, pairs: Pairs, plan: Plan) -> list[VendorOutage]:
+    """For each vendor the plan spends with: the cost of a plan without it (one warm re-solve each)
+    and the workloads that would have no eligible option left."""
+    from .resolve import Resolver
+
+    if not plan.vendors or int(pairs.eligible.sum()) > RESILIENCE_MAX_PAIRS:
+        return []
+    in_lp = np.flatnonzero(pairs.eligible_count > 0)
+    lp = build_problem(inputs.workloads, inputs.catalog, pairs, in_lp, pairs.eligible)
+    resolver = Resolver(lp)
+    vendor_of = np.array(pairs.options.vendor, dtype=object)[lp.var_o]
+    cover_rows = {r.name.split(":", 1)[1]: i for i, r in enumerate(lp.rows) if r.family == "cover"}
+    ids = pairs.workloads.ids
+    cost_by_w = {w.id: w.cost for w in plan.workloads}
+    out = []
+    for v in plan.vendors:
+        upper = (vendor_of != v.vendor).astype(float)
+        alive = np.zeros(pairs.shape[0], dtype=bool)
+        np.logical_or.at(alive, lp.var_w, upper > 0)
+        lost = [ids[w] for w in in_lp if not alive[w]]
+        for wid in lost:  # a workload with nothing left is dropped from the outage plan
+            resolver.h.changeRowBounds(cover_rows[wid], 0.0, 1.0)
+        resolver.set_upper(upper)
+        point = resolver.run()
+        for wid in lost:
+            resolver.h.changeRowBounds(cover_rows[wid], 1.0, 1.0)
+        kept = sum(c for wid, c in cost_by_w.items() if wid not in lost)
+        out.append(VendorOutage(vendor=v.vendor, spend=v.spend, feasible=point.ok,
+                                cost_without=point.cost if point.ok else None,
+                                change=point.cost - kept if point.ok else None, lost_workloads=lost))
+    resolver.set_upper(np.ones(len(lp.var_w)))
+    return out

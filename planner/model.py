@@ -47,6 +47,8 @@ class LinearProgram:
     scale: float
     rows: list[Row]
     max_options: list[tuple[int, np.ndarray, int]] = field(default_factory=list)  # (w, vars, k)
+    latency_weight: np.ndarray = field(default_factory=lambda: np.zeros(0))  # task-weighted latency, scaled
+
 
     @property
     def integer(self) -> bool:
@@ -208,7 +210,10 @@ def build_problem(ws: WorkloadSet, catalog, pairs: Pairs, workloads: np.ndarray,
         cols = ctx.vars_of(w)
         if k and k < len(cols):
             max_options.append((int(w), cols, k))
-    return LinearProgram(var_w, var_o, spend, objective, scale, rows, max_options)
+    lat = pairs.latency_s[var_w, var_o]
+    tasks = wa.tasks[var_w]
+    weight = tasks * lat / max(float((tasks * lat).max()), 1e-300) if len(lat) else np.zeros(0)
+    return LinearProgram(var_w, var_o, spend, objective, scale, rows, max_options, weight)
 
 
 def _scale(spend: np.ndarray, var_w: np.ndarray) -> float:

@@ -78,7 +78,8 @@ def write_plan_outputs(plan: Plan, inputs: Inputs, out: Path) -> dict[str, Path]
         from .errors import InputError
 
         raise InputError.single(str(out), "--out", "exists and is not a folder")
-    paths = {"plan": out / f"{plan.name}.plan.json", "report": out / f"{plan.name}.html"}
+    stem = file_stem(plan.name)
+    paths = {"plan": out / f"{stem}.plan.json", "report": out / f"{stem}.html"}
     files = {paths["plan"]: plan.to_json(), paths["report"]: render_plan_report(plan)}
     write_all(files)
     return paths
@@ -202,3 +203,150 @@ def catalog_rows(catalog) -> list[dict[str, Any]]:
             "tokens_per_minute": off.capacity.tokens_per_minute if off.capacity else None,
         })
     return rows
+
+
+def file_stem(name: str) -> str:
+    """A plan or scenario name made safe as one file-name component."""
+    return name.replace("/", "_").replace(":", "_")
+
+
+def _progress(total: int, label: str):
+    """A progress bar on stderr for runs longer than a moment (silent when not a terminal)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    bar = Progress(TextColumn(label), BarColumn(), TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
+                   console=console, transient=True, disable=not console.is_terminal)
+    task = bar.add_task(label, total=total)
+    return bar, lambda: bar.advance(task)
+
+
+def run_whatif(inputs: Inputs, scenario_files: list[Path], sets: list[str], without: list[str], out: Path,
+               solver: str) -> int:
+    from .errors import InputError
+    from .load import load_scenario
+    from .report import render_whatif_report
+    from .solve import solve_inputs
+    from .whatif import apply_scenario, compare_plans, scenario_from_sets, without_vendor
+
+    scenarios = [(load_scenario(f), str(f)) for f in scenario_files]
+    if sets:
+        scenarios.append((scenario_from_sets(sets), "--set"))
+    vendors = sorted({o.vendor for o in inputs.catalog.offerings})
+    for v in without:
+        if v not in vendors:
+            raise InputError.single("--without-vendor", "", f"no vendor '{v}' in the catalog; expected one of: "
+                                                            f"{', '.join(vendors)}")
+        scenarios.append((without_vendor(v), "--without-vendor"))
+    if not scenarios:
+        raise InputError.single("whatif", "", "no scenario given: pass scenario files, --set PATH=VALUE or "
+                                              "--without-vendor V")
+    seen: dict[str, str] = {}
+    for sc, file in scenarios:
+        if sc.name in seen:
+            raise InputError.single(file, "name", f"scenario name '{sc.name}' is also used by {seen[sc.name]}")
+        seen[sc.name] = file
+    applied = [(sc, apply_scenario(inputs, sc, file)) for sc, file in scenarios]  # every error before any solve
+    base = solve_inputs(inputs, solver)
+    results = []
+    bar, step = _progress(len(applied), "scenarios")
+    with bar:
+        for sc, scenario_inputs in applied:
+            plan = solve_inputs(scenario_inputs, solver, scenario=sc.name, resilience=False)
+            results.append((sc, plan, compare_plans(base, plan, "base", sc.name)))
+            step()
+    out = Path(out)
+    stem = file_stem(base.name)
+    files: dict[Path, str] = {out / f"{stem}.{file_stem(sc.name)}.plan.json": plan.to_json() for sc, plan, _ in results}
+    report = out / f"{stem}.whatif.html"
+    files[report] = render_whatif_report(base, results)
+    write_all(files)
+    _print_whatif(base, results, report)
+    return 0 if all(plan.status == "optimal" for _, plan, _ in results) and base.status == "optimal" else 3
+
+
+def _print_whatif(base: Plan, results, report: Path) -> None:
+    from rich.table import Table
+
+    cur = base.currency
+    table = Table(title=f"{base.name}: base {base.status}, {money(base.total_cost, cur)} per {base.period}",
+                  title_justify="left")
+    for col, just in (("scenario", "left"), ("status", "left"), (f"cost/{base.period}", "right"),
+                      ("change", "right"), ("rerouted", "left")):
+        table.add_column(col, justify=just)
+    for sc, plan, cmp in results:
+        delta = plan.total_cost - base.total_cost
+        rerouted = ", ".join(w.id for w in cmp.workloads if w.changed) or "-"
+        table.add_row(sc.name, plan.status, money(plan.total_cost, cur),
+                      f"{'+' if delta >= 0 else ''}{money(delta, cur)}", rerouted)
+    console = _console()
+    console.print(table)
+    console.print(f"report: {report}")
+
+
+def run_frontier(inputs: Inputs, workload: Optional[str], points: int, out: Path) -> int:
+    from .frontier import frontier
+    from .report import render_frontier_report
+
+    bar, step = _progress(2 * points, "frontier")
+    with bar:
+        result = frontier(inputs, workload, points, progress=step)
+    out = Path(out)
+    stem = file_stem(inputs.name) + (f".{file_stem(workload)}" if workload else "")
+    html, csv_path = out / f"{stem}.frontier.html", out / f"{stem}.frontier.csv"
+    write_all({csv_path: result.to_csv(), html: render_frontier_report(result)})
+    from rich.table import Table
+
+    table = Table(title=f"{inputs.name}: cost of speed{' for ' + workload if workload else ' (all budgets scaled)'}",
+                  title_justify="left")
+    for col in ("budget", f"cost/{result.period}", "chosen"):
+        table.add_column(col)
+    for p in result.latency:
+        if p.breakpoint or p is result.latency[0] or p is result.latency[-1]:
+            table.add_row(p.label, money(p.cost, result.currency) if p.feasible else "infeasible",
+                          p.chosen if workload else ("routing changes" if p.breakpoint else ""))
+    console = _console()
+    console.print(table)
+    console.print(f"report: {html}\ncsv:    {csv_path}")
+    return 0
+
+
+def run_compare(old_path: Path, new_path: Path, out: Path, fmt: str) -> int:
+    from .plan import read_plan
+    from .report import render_compare_report
+    from .whatif import compare_plans
+
+    old, new = read_plan(old_path), read_plan(new_path)
+    cmp = compare_plans(old, new, Path(old_path).name, Path(new_path).name)
+    out = Path(out)
+    html = out / f"{file_stem(new.name)}.compare.html"
+    write_all({html: render_compare_report(cmp)})
+    if fmt == "json":
+        sys.stdout.write(cmp.model_dump_json(indent=2) + "\n")
+        return 0
+    rows = [{"workload": w.id, "cost_before": w.cost_before, "cost_after": w.cost_after,
+             "routing_before": "; ".join(w.routing_before), "routing_after": "; ".join(w.routing_after),
+             "changed": w.changed} for w in cmp.workloads]
+    if fmt == "csv":
+        print_rows(rows, "csv")
+        return 0
+    cur = cmp.currency
+    delta = cmp.total_after - cmp.total_before
+    console = _console()
+    console.print(f"{cmp.label_before} -> {cmp.label_after}: {money(cmp.total_before, cur)} -> "
+                  f"{money(cmp.total_after, cur)} per {cmp.period} ({'+' if delta >= 0 else ''}{money(delta, cur)})")
+    from rich.table import Table
+
+    table = Table(title="by workload", title_justify="left")
+    for col in ("workload", "before", "after", "change", "routing"):
+        table.add_column(col)
+    for w in cmp.workloads:
+        change = None if w.cost_before is None or w.cost_after is None else w.cost_after - w.cost_before
+        table.add_row(w.id, money(w.cost_before, cur), money(w.cost_after, cur), money(change, cur),
+                      (", ".join(w.routing_before) + " -> " + ", ".join(w.routing_after)) if w.changed else "same")
+    console.print(table)
+    for c in cmp.offering_changes:
+        console.print(f"{c.id}: {c.field} {c.before:g} -> {c.after:g}")
+    console.print(f"report: {html}")
+    return 0

@@ -122,6 +122,17 @@ class Baseline(PlanModel):
     choices: list[BaselineChoice]
 
 
+class VendorOutage(PlanModel):
+    """The plan without one vendor: its cost and the workloads left with no eligible option."""
+
+    vendor: str
+    spend: float
+    feasible: bool  # the remaining workloads can still be planned within every limit
+    cost_without: Optional[float]  # total cost of the remaining workloads' plan
+    change: Optional[float]  # cost_without minus the plan's cost of those same workloads
+    lost_workloads: list[str]
+
+
 class WorkloadPlan(PlanModel):
     id: str
     status: str
@@ -163,6 +174,10 @@ class OfferingUse(PlanModel):
     requests_per_minute: Optional[float] = None
     utilization: Optional[float]
     source: Optional[str] = None
+    price_input: Optional[float] = None  # per 1M tokens
+    price_output: Optional[float] = None
+    output_tps: Optional[float] = None
+    ttft_s: Optional[float] = None
 
 
 class VendorSpend(PlanModel):
@@ -205,6 +220,7 @@ class Plan(PlanModel):
     relaxation: list[Relaxation]
     diagnosis: list[str] = []
     baselines: list[Baseline] = []
+    resilience: list[VendorOutage] = []
     thresholds: dict[str, Optional[float]] = {}
     assumptions: list[str] = []
     sources: dict[str, str] = {}

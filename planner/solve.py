@@ -99,20 +99,43 @@ def run_lp(lp: LinearProgram, solver: str, *, upper: Optional[np.ndarray] = None
                                              least * (1 + 1e-7) + 1e-9))
     prob.setObjective(cost_expr)
     prob.solve(make_solver(solver, mip=n_int > 0))
-    seconds = time.perf_counter() - started
     status = pulp.LpStatus[prob.status]
     ok = status == "Optimal"
     share = np.array([v.varValue if v.varValue is not None else 0.0 for v in x], dtype=float)
-    if elastic:
-        slack_values = np.zeros(len(lp.rows))
-        for i, s in slacks.items():
-            slack_values[i] = max(0.0, s.varValue or 0.0)
     pi = {}
     dj = None
     if ok and not n_int:
         pi = {i: float(c.pi) for i, c in enumerate(constraints) if c.pi is not None}
         dj = np.array([v.dj if v.dj is not None else 0.0 for v in x], dtype=float)
+    if ok and not elastic and _faster_tie(lp, share, dj):
+        # lexicographic tie-break: among plans of the optimal cost, the least task-weighted latency
+        best = float(np.dot(lp.objective, share))
+        prob.addConstraint(pulp.LpConstraint(cost_expr, pulp.LpConstraintLE, "optimal_cost",
+                                             best + 1e-9 * max(1.0, abs(best))))
+        prob.setObjective(pulp.LpAffineExpression([(x[j], float(c)) for j, c in enumerate(lp.latency_weight)]))
+        prob.solve(make_solver(solver, mip=n_int > 0))
+        if pulp.LpStatus[prob.status] == "Optimal":
+            share = np.array([v.varValue if v.varValue is not None else 0.0 for v in x], dtype=float)
+    seconds = time.perf_counter() - started
+    if elastic:
+        slack_values = np.zeros(len(lp.rows))
+        for i, s in slacks.items():
+            slack_values[i] = max(0.0, s.varValue or 0.0)
     return SolveResult(ok, status, share, pi, dj, seconds, slack_values, prob.numVariables(), prob.numConstraints())
+
+
+def _faster_tie(lp: LinearProgram, share: np.ndarray, dj: Optional[np.ndarray]) -> bool:
+    """Is there an unused option, as cheap at the margin as the plan, that is faster than a used one
+    of its workload? (Integer plans have no reduced costs: always look.)"""
+    if len(share) == 0:
+        return False
+    if dj is None:
+        return bool(lp.integer)
+    used = share > SHARE_EPS
+    slowest = np.full(int(lp.var_w.max()) + 1, -np.inf)
+    np.maximum.at(slowest, lp.var_w[used], lp.latency_weight[used])
+    tied = ~used & (np.abs(dj) <= 2e-7)  # solver tolerance plus the latency term
+    return bool(np.any(tied & (lp.latency_weight < slowest[lp.var_w])))
 
 
 def clean_shares(lp: LinearProgram, share: np.ndarray) -> np.ndarray:
@@ -146,7 +169,7 @@ def check_rows(lp: LinearProgram, share: np.ndarray, slack: Optional[np.ndarray]
 
 
 def solve_inputs(inputs: Inputs, solver: str = "cbc", scenario: Optional[str] = None,
-                 pairs: Optional[Pairs] = None, prune: bool = True) -> Plan:
+                 pairs: Optional[Pairs] = None, prune: bool = True, resilience: bool = True) -> Plan:
     """From validated inputs to a Plan: pairs, LP, solve, diagnosis when there is no plan."""
     ws, catalog = inputs.workloads, inputs.catalog
     if pairs is None:
@@ -188,7 +211,7 @@ def solve_inputs(inputs: Inputs, solver: str = "cbc", scenario: Optional[str] = 
         diagnosis.append(f"workload '{pairs.workloads.ids[w]}': {workloads[w].diagnosis.summary}")
     feasible = result.slack is None and len(alone) == 0
     solver_status = result.status if result.slack is None else "Infeasible"
-    return Plan(
+    plan = Plan(
         status="optimal" if feasible else "infeasible",
         name=inputs.name,
         period=ws.period,
@@ -210,6 +233,9 @@ def solve_inputs(inputs: Inputs, solver: str = "cbc", scenario: Optional[str] = 
         assumptions=_assumptions(inputs, pairs),
         sources={o.id: o.source for o in catalog.offerings if o.source},
     )
+    if feasible and resilience:
+        plan.resilience = insight.resilience(inputs, pairs, plan)
+    return plan
 
 
 # ----------------------------------------------------------------------------- plan assembly
@@ -384,7 +410,9 @@ def _offering_uses(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.nd
         out.append(OfferingUse(id=o.id, vendor=o.vendor, host=o.host_name, tier=o.tier, spend=float(spend[i]),
                                tasks=float(tasks[i]), peak_tpm=float(tpm[i]), tokens_per_minute=tpm_lim,
                                peak_rpm=float(rpm[i]), requests_per_minute=rpm_lim,
-                               utilization=round(max(ratios), 9) if ratios else None, source=o.source))
+                               utilization=round(max(ratios), 9) if ratios else None, source=o.source,
+                               price_input=o.price.input, price_output=o.price.output,
+                               output_tps=o.speed.output_tps, ttft_s=o.speed.ttft_s))
     out.sort(key=lambda u: (-u.spend, u.id))
     return out
 

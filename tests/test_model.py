@@ -223,3 +223,10 @@ def test_reduced_costs_match_the_solver(tiny_workloads, tiny_catalog):
         tie = lp.objective - lp.spend / lp.scale
         assert np.allclose(d + tie, result.dj, atol=1e-6), (solver, d + tie, result.dj)
         assert {"vendor_share:budgetco"} <= {r.name for i, r in enumerate(lp.rows) if result.pi.get(i)}
+
+
+def test_ties_across_vendors_under_a_spend_cap_prefer_lower_latency():
+    # equal prices, so the cap only says "at most 99% on either vendor"; the faster lane gets the 99%
+    cat = catalog_of(offering("slow", vendor="a", tps=50), offering("quick", vendor="b", tps=146))
+    plan = solve_dicts(workloads_of(workload("w"), policy={"max_vendor_share": 0.99}), cat)
+    assert shares(plan) == pytest.approx({"quick": 0.99, "slow": 0.01})

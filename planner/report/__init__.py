@@ -1,7 +1,7 @@
-"""Plan -> self-contained HTML (jinja2 templates shipped with the package, inline SVG charts)."""
+"""Plans -> self-contained HTML (jinja2 templates shipped with the package, inline SVG charts)."""
 
 from __future__ import annotations
 
-from .render import render_plan_report
+from .render import render_compare_report, render_frontier_report, render_plan_report, render_whatif_report
 
-__all__ = ["render_plan_report"]
+__all__ = ["render_plan_report", "render_whatif_report", "render_compare_report", "render_frontier_report"]

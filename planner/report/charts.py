@@ -102,3 +102,32 @@ def vendor_chart(plan: Plan) -> Optional[str]:
     chart.x_labels = [v.vendor for v in plan.vendors]
     chart.add("share", [v.share for v in plan.vendors])
     return _render(chart, "vendors")
+
+
+def frontier_chart(frontier, sweep: str) -> Optional[str]:
+    """Minimum cost against the swept budget or floor; breakpoints as their own series."""
+    import pygal
+
+    points = [p for p in getattr(frontier, sweep) if p.feasible and p.value is not None]
+    if len(points) < 2:
+        return None
+    log = sweep == "latency"
+    x_title = ("latency budget, s (log)" if frontier.workload else "budget scale factor (log)") if log else \
+        ("capability floor" if frontier.workload else "floor shift, points")
+    chart = _base(pygal.XY, logarithmic=False, x_title=x_title, y_title=f"cost per {frontier.period}",
+                  title=f"minimum cost as the {'latency budget' if log else 'capability floor'} moves",
+                  value_formatter=lambda v: money(v, frontier.currency), dots_size=2, show_x_guides=False,
+                  height=380, xrange=None)
+    import math
+
+    def x(v):
+        return math.log10(v) if log else v
+
+    chart.x_label_rotation = 0
+    if log:
+        chart.x_value_formatter = lambda v: f"{10 ** v:.3g}"
+    chart.add("minimum cost", [(x(p.value), p.cost) for p in points])
+    breaks = [(x(p.value), p.cost) for p in points if p.breakpoint]
+    if breaks:
+        chart.add("routing changes", breaks, stroke=False, dots_size=5)
+    return _render(chart, f"frontier-{sweep}")

@@ -57,3 +57,20 @@ def render_plan_report(plan: Plan) -> str:
     return _env().get_template("plan.html.j2").render(
         plan=plan, compounding=compounding, baselines_svg=charts.baselines_chart(plan),
         vendors_svg=charts.vendor_chart(plan), strip_ticks=[0.1, 1, 10, 100, 1000])
+
+
+def render_whatif_report(base: Plan, results) -> str:
+    return _env().get_template("whatif.html.j2").render(base=base, results=results)
+
+
+def render_compare_report(comparison) -> str:
+    return _env().get_template("compare.html.j2").render(c=comparison)
+
+
+def render_frontier_report(frontier) -> str:
+    from . import charts
+
+    charts.reset_ids()
+    return _env().get_template("frontier.html.j2").render(
+        f=frontier, latency_svg=charts.frontier_chart(frontier, "latency"),
+        capability_svg=charts.frontier_chart(frontier, "capability"))

@@ -1,0 +1,187 @@
+"""Cost frontiers: the minimum cost as a latency budget or a capability floor sweeps.
+
+Each sweep builds its LP once, with the swept rule taken out of eligibility, and then only
+switches share variables on or off (upper bound 1 or 0) and re-solves warm in HiGHS. With one
+workload the sweep moves that workload's budget (every task within it) or floor; without, every
+workload's budget is scaled by the same factor, or every floor shifted by the same points.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import numpy as np
+
+from .errors import InputError
+from .load import Inputs
+from .model import build_problem
+from .pairs import Pairs, build_pairs
+from .prune import candidates as prune_candidates
+from .resolve import Resolver
+
+
+@dataclass
+class FrontierPoint:
+    sweep: str  # "latency" or "capability"
+    value: Optional[float]  # budget_s / scale factor / floor / floor shift; None: no budget
+    label: str
+    feasible: bool
+    cost: Optional[float]
+    chosen: str  # the option with the largest share (one workload) or a routing summary
+    breakpoint: bool = False
+
+
+@dataclass
+class Frontier:
+    name: str
+    workload: Optional[str]
+    currency: str
+    period: str
+    latency: list[FrontierPoint] = field(default_factory=list)
+    capability: list[FrontierPoint] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_csv(self) -> str:
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(["sweep", "workload", "value", "label", "feasible", "cost", "chosen", "breakpoint"])
+        for p in self.latency + self.capability:
+            writer.writerow([p.sweep, self.workload or "(portfolio)", "" if p.value is None else f"{p.value:.6g}",
+                             p.label, p.feasible, "" if p.cost is None else f"{p.cost:.6f}", p.chosen, p.breakpoint])
+        return buf.getvalue()
+
+
+def _relaxed(inputs: Inputs, targets: set[int], drop: str) -> Pairs:
+    """Pairs with the swept rule (latency or capability floor) removed for the target workloads."""
+    data = inputs.workloads.model_dump(mode="json")
+    for w in targets:
+        wl = data["workloads"][w]
+        if drop == "latency":
+            wl["latency"] = {"streaming": wl["latency"]["streaming"]}
+        else:
+            wl["capability"]["min"] = None
+            wl["capability"]["mean_min"] = None
+    from .load import validate
+    from .schema import WorkloadSet
+
+    return build_pairs(validate(WorkloadSet, data, inputs.workloads_file), inputs.catalog)
+
+
+def _sweep(inputs: Inputs, pairs: Pairs, targets: set[int], upper_for: Callable[[float], np.ndarray],
+           values: list[Optional[float]], labels: list[str], sweep: str, chosen: Callable, progress) -> list:
+    W = pairs.shape[0]
+    cand = prune_candidates(inputs.workloads, inputs.catalog, pairs)
+    cand[list(targets)] = pairs.eligible[list(targets)]
+    in_lp = np.flatnonzero(cand.any(axis=1))
+    lp = build_problem(inputs.workloads, inputs.catalog, pairs, in_lp, cand)
+    missing = W - len(in_lp)
+    resolver = Resolver(lp)
+    points = []
+    previous = None
+    for value, label in zip(values, labels):
+        upper = upper_for(value, lp)
+        resolver.set_upper(upper)
+        # a target workload with every option switched off cannot be planned at this point
+        empty = any(upper[lp.var_w == w].sum() == 0 for w in targets if w in set(in_lp))
+        point = resolver.run() if not empty and not missing else None
+        ok = point is not None and point.ok
+        summary = chosen(lp, point.share) if ok else "-"
+        points.append(FrontierPoint(sweep, value, label, ok, point.cost if ok else None, summary,
+                                    breakpoint=ok and previous is not None and summary != previous))
+        if ok:
+            previous = summary
+        progress()
+    return points
+
+
+def frontier(inputs: Inputs, workload_id: Optional[str] = None, points: int = 30, progress=lambda: None) -> Frontier:
+    import time
+
+    started = time.perf_counter()
+    ids = [w.id for w in inputs.workloads.workloads]
+    if workload_id is not None and workload_id not in ids:
+        raise InputError.single(inputs.workloads_file, "--workload",
+                                f"no workload '{workload_id}'; expected one of: {', '.join(ids)}")
+    targets = {ids.index(workload_id)} if workload_id else set(range(len(ids)))
+    base = build_pairs(inputs.workloads, inputs.catalog)
+    labels_of = base.options.label
+    result = Frontier(inputs.name, workload_id, inputs.catalog.currency, inputs.workloads.period)
+
+    def chosen(lp, share):
+        if workload_id is not None:
+            w = next(iter(targets))
+            cols = np.flatnonzero(lp.var_w == w)
+            return labels_of(int(lp.var_o[cols[np.argmax(share[cols])]]))
+        tops = []
+        for w in range(len(ids)):
+            cols = np.flatnonzero(lp.var_w == w)
+            if len(cols):
+                tops.append(f"{ids[w]}:{labels_of(int(lp.var_o[cols[np.argmax(share[cols])]]))}")
+        return " ".join(tops)
+
+    # latency sweep
+    lat_pairs = _relaxed(inputs, targets, "latency")
+    wa = base.workloads
+    if workload_id is not None:
+        w = next(iter(targets))
+        lat = lat_pairs.latency_s[w, lat_pairs.eligible[w]]
+        if len(lat) == 0:
+            raise InputError.single(inputs.workloads_file, "--workload",
+                                    f"workload '{workload_id}' has no option meeting its rules other than latency")
+        lo, hi = float(lat.min()), float(lat.max())
+        values = list(np.unique(np.geomspace(lo, hi, max(2, points - 1)))) if hi > lo else [lo]
+        values = [float(v) for v in values]
+        values[0], values[-1] = lo, hi
+        labels = [f"{v:.4g} s" for v in values] + ["no budget"]
+        values = values + [None]
+
+        def upper_lat(b, lp):
+            if b is None:
+                return np.ones(len(lp.var_w))
+            ok = (lat_pairs.latency_s[lp.var_w, lp.var_o] <= b) | (lp.var_w != w)
+            return ok.astype(float)
+    else:
+        has = ~np.isnan(wa.budget_s)
+        values = [float(v) for v in np.geomspace(0.1, 10.0, max(2, points - 1))] + [None]
+        labels = [f"x{v:.3g}" for v in values[:-1]] + ["no budgets"]
+
+        def upper_lat(f, lp):
+            if f is None:
+                return np.ones(len(lp.var_w))
+            budget = np.where(has, wa.budget_s * (f if f else 1.0), np.inf)
+            return (lat_pairs.latency_s[lp.var_w, lp.var_o] <= budget[lp.var_w]).astype(float)
+
+    result.latency = _sweep(inputs, lat_pairs, targets, upper_lat, values, labels, "latency", chosen, progress)
+
+    # capability sweep
+    cap_pairs = _relaxed(inputs, targets, "capability")
+    if workload_id is not None:
+        w = next(iter(targets))
+        caps = cap_pairs.capability[w, cap_pairs.eligible[w]]
+        caps = caps[~np.isnan(caps)]
+        if len(caps) == 0:
+            result.capability = []
+            result.seconds = time.perf_counter() - started
+            return result
+        floors = [float(v) for v in np.linspace(float(caps.min()), float(caps.max()), points)]
+        cap_labels = [f"{v:.3g}" for v in floors]
+
+        def upper_cap(f, lp):
+            score = cap_pairs.capability[lp.var_w, lp.var_o]
+            return ((score >= f) | (lp.var_w != w)).astype(float)
+    else:
+        floors = [float(v) for v in np.linspace(-20, 20, points)]
+        cap_labels = [f"{v:+.3g} points" for v in floors]
+        base_floor = np.where(np.isnan(wa.cap_min), -np.inf, wa.cap_min)
+
+        def upper_cap(d, lp):
+            score = cap_pairs.capability[lp.var_w, lp.var_o]
+            return (score >= base_floor[lp.var_w] + d).astype(float)
+
+    result.capability = _sweep(inputs, cap_pairs, targets, upper_cap, floors, cap_labels, "capability", chosen,
+                               progress)
+    result.seconds = time.perf_counter() - started
+    return result

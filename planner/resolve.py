@@ -1,0 +1,135 @@
+"""Re-solving one built LP many times (frontiers, vendor outages) with HiGHS kept in memory.
+
+The first solve of a plan goes through PuLP (solve.py). Sweeps change only column bounds of
+the same problem, so they hand the arrays to highspy once and re-run it warm: each point costs
+a few simplex iterations instead of a rebuild from the files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from .model import LinearProgram
+
+
+@contextlib.contextmanager
+def _quiet_stdout():
+    """highspy prints its banner on creation, before any option can switch it off."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+
+
+@dataclass
+class Point:
+    ok: bool
+    share: np.ndarray
+    cost: float  # exact spend of the (cleaned) shares
+
+
+class Resolver:
+    """One LP in HiGHS; change which share variables may be used, re-solve, read the cost."""
+
+    def __init__(self, lp: LinearProgram):
+        import highspy
+
+        self.lp = lp
+        n = len(lp.var_w)
+        n_y = sum(len(cols) for _, cols, _ in lp.max_options)
+        rows_i, cols_j, vals = [], [], []
+        lower, upper = [], []
+        inf = highspy.kHighsInf
+        for r, row in enumerate(lp.rows):
+            rows_i.append(np.full(len(row.cols), r))
+            cols_j.append(row.cols)
+            vals.append(row.coefs)
+            lower.append(row.rhs if row.sense in (">=", "==") else -inf)
+            upper.append(row.rhs if row.sense in ("<=", "==") else inf)
+        r = len(lp.rows)
+        y = n
+        for _, cols, k in lp.max_options:  # x_j - y_j <= 0; sum y <= k
+            ys = np.arange(y, y + len(cols))
+            for j, yj in zip(cols, ys):
+                rows_i.append(np.array([r, r]))
+                cols_j.append(np.array([j, yj]))
+                vals.append(np.array([1.0, -1.0]))
+                lower.append(-inf)
+                upper.append(0.0)
+                r += 1
+            rows_i.append(np.full(len(ys), r))
+            cols_j.append(ys)
+            vals.append(np.ones(len(ys)))
+            lower.append(-inf)
+            upper.append(float(k))
+            r += 1
+            y += len(cols)
+        ri = np.concatenate(rows_i) if rows_i else np.zeros(0, dtype=int)
+        cj = np.concatenate(cols_j) if cols_j else np.zeros(0, dtype=int)
+        va = np.concatenate(vals) if vals else np.zeros(0)
+        order = np.lexsort((ri, cj))
+        n_cols = n + n_y
+        model = highspy.HighsLp()
+        model.num_col_ = n_cols
+        model.num_row_ = r
+        model.col_cost_ = np.r_[lp.objective, np.zeros(n_y)]
+        model.col_lower_ = np.zeros(n_cols)
+        model.col_upper_ = np.ones(n_cols)
+        model.row_lower_ = np.array(lower, dtype=float)
+        model.row_upper_ = np.array(upper, dtype=float)
+        model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+        model.a_matrix_.start_ = np.r_[0, np.cumsum(np.bincount(cj, minlength=n_cols))].astype(np.int32)
+        model.a_matrix_.index_ = ri[order].astype(np.int32)
+        model.a_matrix_.value_ = va[order]
+        if n_y:
+            model.integrality_ = [highspy.HighsVarType.kContinuous] * n + [highspy.HighsVarType.kInteger] * n_y
+        with _quiet_stdout():
+            self.h = highspy.Highs()
+        self.h.setOptionValue("output_flag", False)
+        self.h.setOptionValue("threads", 1)
+        self.h.passModel(model)
+        self.n = n
+        self.upper = np.ones(n)
+        self._ok_status = highspy.HighsModelStatus.kOptimal
+
+    def set_upper(self, upper: np.ndarray) -> None:
+        """Upper bounds of the share variables (0 removes an option from the plan)."""
+        changed = np.flatnonzero(upper != self.upper)
+        if len(changed):
+            self.h.changeColsBounds(len(changed), changed.astype(np.int32), np.zeros(len(changed)),
+                                    upper[changed].astype(float))
+            self.upper = upper.copy()
+
+    def set_costs(self, objective: np.ndarray) -> None:
+        idx = np.arange(self.n, dtype=np.int32)
+        self.h.changeColsCost(self.n, idx, objective.astype(float))
+
+    def run(self) -> Point:
+        from .solve import clean_shares
+
+        self.h.run()
+        if self.h.getModelStatus() != self._ok_status:
+            return Point(False, np.zeros(self.n), float("nan"))
+        x = np.array(self.h.getSolution().col_value[: self.n])
+        share = clean_shares(self.lp, x)
+        return Point(True, share, float(np.dot(self.lp.spend, share)))
+
+
+def chosen_label(lp: LinearProgram, share: np.ndarray, w: int, labels) -> Optional[str]:
+    """The option with the largest share of workload w, or None."""
+    cols = np.flatnonzero(lp.var_w == w)
+    if len(cols) == 0 or share[cols].max() <= 0:
+        return None
+    return labels(int(lp.var_o[cols[np.argmax(share[cols])]]))
