@@ -22,6 +22,12 @@ demo: install
 test: install
 	$(BIN)/python -m pytest -q
 
+# Rebuild the real catalog from the source files kept in catalogs/sources/ (see PROVENANCE.md).
+catalog: install
+	$(BIN)/planner catalog import aa catalogs/sources/aa_providers_leaderboard.csv \
+		litellm:catalogs/sources/litellm_model_prices_and_context_window.json \
+		openrouter:catalogs/sources/openrouter_models_2026-04-04.json --out catalogs/aa-2026-06.yaml
+
 bench: install
 	$(BIN)/python benchmarks/bench.py
 

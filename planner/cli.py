@@ -227,6 +227,81 @@ def catalog_validate(catalog: Path = typer.Argument(..., help="Catalog file (YAM
     _guard(run)
 
 
+class Source(str, Enum):
+    litellm = "litellm"
+    openrouter = "openrouter"
+    aa = "aa"
+
+
+class Gateway(str, Enum):
+    litellm = "litellm"
+    openrouter = "openrouter"
+
+
+@catalog_app.command("import")
+def catalog_import(
+    source: Source = typer.Argument(..., help="The kind of the files: litellm, openrouter or aa."),
+    files: List[str] = typer.Argument(..., help="Source files; prefix one with KIND: to mix sources "
+                                               "(aa table.csv litellm:prices.json openrouter:models.json)."),
+    out: Path = typer.Option(..., "--out", help="The catalog to write (YAML); the offerings left out go to "
+                                               "<out stem>.left-out.csv beside it."),
+    name: Optional[str] = typer.Option(None, "--name", help="Catalog name; default: the output file's stem."),
+    as_of: Optional[str] = typer.Option(None, "--as-of", help="Date of the numbers; default: the Artificial "
+                                                               "Analysis scrape date when its meta file is beside it."),
+) -> None:
+    """Build a catalog from litellm's price table, OpenRouter's models listing and the Artificial
+    Analysis providers table (prices from one, measured speeds from another)."""
+
+    def run() -> int:
+        from .output import run_import
+
+        return run_import(source.value, files, out, name, as_of)
+
+    _guard(run)
+
+
+@catalog_app.command("diff")
+def catalog_diff(
+    old: Path = typer.Argument(..., help="The earlier catalog."),
+    new: Path = typer.Argument(..., help="The later catalog."),
+    fmt: Format = typer.Option(Format.table, "--format", help="table, json or csv."),
+) -> None:
+    """Offerings added, removed, and changed in price, speed, capacity or capability."""
+
+    def run() -> int:
+        from .gateway import diff_catalogs
+        from .load import load_catalog
+        from .output import print_rows
+
+        a, b = load_catalog(old), load_catalog(new)
+        rows = diff_catalogs(a, b)
+        if fmt.value == "table":
+            counts = {k: sum(1 for r in rows if r["change"] == k) for k in ("added", "removed", "changed")}
+            print(f"{old} -> {new}: {counts['added']} added, {counts['removed']} removed, "
+                  f"{len({r['offering'] for r in rows if r['change'] == 'changed'})} changed "
+                  f"({counts['changed']} figures)")
+        print_rows(rows, fmt.value, title="catalog changes")
+        return EXIT_OK
+
+    _guard(run)
+
+
+@app.command()
+def export(
+    plan: Path = typer.Argument(..., help="A plan file (.plan.json)."),
+    to: Gateway = typer.Option(..., "--to", help="litellm: a Router config.yaml; openrouter: provider routing."),
+    out: Optional[Path] = typer.Option(None, "--out", help="File to write; default: print."),
+) -> None:
+    """Turn a plan into a gateway's routing configuration."""
+
+    def run() -> int:
+        from .output import run_export
+
+        return run_export(plan, to.value, out)
+
+    _guard(run)
+
+
 def main() -> None:
     app()
 

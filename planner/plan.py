@@ -204,6 +204,18 @@ class Relaxation(PlanModel):
     meaning: str = ""
 
 
+class OfferingInfo(PlanModel):
+    """What an export needs of every offering the plan names (allocated or a runner-up)."""
+
+    model: str
+    vendor: str
+    host: str
+    tier: str
+    price_input: float
+    price_output: float
+    gateway: dict[str, str] = {}
+
+
 class Plan(PlanModel):
     plan_version: int = PLAN_VERSION
     status: str
@@ -224,6 +236,7 @@ class Plan(PlanModel):
     thresholds: dict[str, Optional[float]] = {}
     assumptions: list[str] = []
     sources: dict[str, str] = {}
+    offering_info: dict[str, OfferingInfo] = {}
 
     def to_json(self) -> str:
         return json.dumps(self.model_dump(mode="json"), indent=2, ensure_ascii=False, allow_nan=False) + "\n"

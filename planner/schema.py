@@ -87,6 +87,8 @@ class Offering(Strict):
     regions: Optional[list[Name]] = None
     modes: list[Mode] = []
     source: Optional[str] = None
+    gateway: dict[Literal["litellm", "openrouter"], Name] = Field(
+        {}, description="model ids for `planner export`: litellm model string, OpenRouter model id")
 
     _cap = field_validator("capability", mode="before")(classmethod(lambda cls, v: _capability_dict(v)))
 

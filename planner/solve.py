@@ -13,7 +13,8 @@ from .errors import InputError, PlannerError
 from .load import Inputs
 from .model import LinearProgram, Row, build_problem, vendor_caps
 from .pairs import Pairs, build_pairs, fmt_s
-from .plan import (Allocation, Binding, BreakEven, Diagnosis, LatencySummary, NearMiss, OfferingUse, Plan, Rejection,
+from .plan import (Allocation, Binding, BreakEven, Diagnosis, LatencySummary, NearMiss, OfferingInfo, OfferingUse, Plan,
+                   Rejection,
                    Relaxation, SolverInfo, VendorSpend, WorkloadPlan)
 from .plan import Inputs as PlanInputs
 from . import insight
@@ -235,6 +236,11 @@ def solve_inputs(inputs: Inputs, solver: str = "cbc", scenario: Optional[str] = 
     )
     if feasible and resilience:
         plan.resilience = insight.resilience(inputs, pairs, plan)
+    named = {a.offering for w in workloads for a in w.allocations} | {b.offering for w in workloads for b in w.break_even}
+    plan.offering_info = {o.id: OfferingInfo(model=o.model, vendor=o.vendor, host=o.host_name, tier=o.tier,
+                                             price_input=o.price.input, price_output=o.price.output,
+                                             gateway=dict(o.gateway))
+                          for o in catalog.offerings if o.id in named}
     return plan
 
 
