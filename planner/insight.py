@@ -15,7 +15,7 @@ from .model import LinearProgram, build_problem
 from .pairs import Pairs, task_latency
 from .plan import Baseline, BaselineChoice, BreakEven, Compounding, Plan, VendorOutage
 
-RESILIENCE_MAX_PAIRS = 200_000  # above this many eligible pairs, the solve skips the outage table
+RESILIENCE_MAX_PAIRS = 30_000  # above this many eligible pairs, the solve skips the outage table
 
 UNUSED_PER_WORKLOAD = 5  # break-even rows for eligible but unused options, per workload
 
@@ -145,39 +145,40 @@ def break_even(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarra
     cost reaches zero, so it would take part of the workload; for each used option, how far its
     prices can rise before the best unused alternative's reduced cost reaches zero."""
     full, d, slope = reduced_costs(inputs, pairs, lp, duals, workloads)
-    used = {(int(lp.var_w[j]), int(lp.var_o[j])): float(share[j]) for j in np.flatnonzero(share > 0)}
     opts, wa = pairs.options, pairs.workloads
+    W, O = pairs.shape
+    used_share = np.zeros((W, O))
+    used_share[lp.var_w, lp.var_o] = share
+    fw, fo = full.var_w, full.var_o
+    cpt = pairs.cost_per_task[fw, fo]
+    used = used_share[fw, fo] > 0
+    per_task = lp.scale / wa.tasks[fw]
+    d_task = np.maximum(d, 0.0) * per_task  # money per task
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cut = np.where((slope > 0) & (cpt > 0), -np.maximum(d, 0.0) / slope, np.nan)
+    cut[cut <= -1] = np.nan
+    best_alt = np.full(W, np.inf)  # cheapest unused alternative's reduced cost per task
+    np.minimum.at(best_alt, fw[~used], d_task[~used])
     out: dict[int, list[BreakEven]] = {}
-    starts = np.searchsorted(full.var_w, np.arange(pairs.shape[0] + 1))
+    starts = np.searchsorted(fw, np.arange(W + 1))
     for w in workloads:
         cols = np.arange(starts[w], starts[w + 1])
-        per_task = lp.scale / wa.tasks[w]
-        unused = [j for j in cols if (w, int(full.var_o[j])) not in used]
-        best_alt = min((max(0.0, d[j]) * per_task for j in unused), default=None)
-        rows_used, rows_unused = [], []
-        for j in cols:
-            o = int(full.var_o[j])
-            cpt = float(pairs.cost_per_task[w, o])
-            if (w, o) in used:
-                change = None if best_alt is None or cpt <= 0 else best_alt / cpt
-                rows_used.append((-used[(w, o)], BreakEven(
-                    offering=opts.offering_id[o], mode=opts.mode[o], used=True, cost_per_task=cpt,
-                    break_even_cost_per_task=None if change is None else cpt * (1 + change),
-                    price_change=_round(change))))
-            else:
-                change = None
-                if slope[j] > 0 and cpt > 0:
-                    change = -max(0.0, d[j]) / slope[j]
-                    if change <= -1:
-                        change = None
-                rows_unused.append((-(change if change is not None else -9.0), o, BreakEven(
-                    offering=opts.offering_id[o], mode=opts.mode[o], used=False, cost_per_task=cpt,
-                    break_even_cost_per_task=None if change is None else cpt * (1 + change),
-                    price_change=_round(change))))
-        rows_used.sort(key=lambda r: r[0])
-        rows_unused.sort(key=lambda r: (r[0], r[1]))
-        out[int(w)] = [r[-1] for r in rows_used] + [r[-1] for r in rows_unused[:UNUSED_PER_WORKLOAD]]
+        rows = []
+        for j in cols[used[cols]][np.argsort(-used_share[w, fo[cols[used[cols]]]], kind="stable")]:
+            change = None if not np.isfinite(best_alt[w]) or cpt[j] <= 0 else float(best_alt[w] / cpt[j])
+            rows.append(_be(opts, int(fo[j]), True, float(cpt[j]), change))
+        unused = cols[~used[cols]]
+        key = np.where(np.isnan(cut[unused]), -9.0, cut[unused])
+        for j in unused[np.lexsort((fo[unused], -key))][:UNUSED_PER_WORKLOAD]:
+            rows.append(_be(opts, int(fo[j]), False, float(cpt[j]), None if np.isnan(cut[j]) else float(cut[j])))
+        out[int(w)] = rows
     return out
+
+
+def _be(opts, o: int, used: bool, cpt: float, change: Optional[float]) -> BreakEven:
+    return BreakEven(offering=opts.offering_id[o], mode=opts.mode[o], used=used, cost_per_task=cpt,
+                     break_even_cost_per_task=None if change is None else cpt * (1 + change),
+                     price_change=_round(change))
 
 
 def _round(x: Optional[float]) -> Optional[float]:

@@ -15,6 +15,7 @@ from .errors import InputError, Problem
 from .schema import Catalog, Scenario, WorkloadSet
 
 M = TypeVar("M", bound=BaseModel)
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 4x faster, same safe subset
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ def read_yaml(path: str | Path) -> tuple[Any, dict[tuple, tuple[int, int]]]:
         raise InputError.single(str(path), "", f"not UTF-8 text ({exc.reason} at byte {exc.start})")
     except OSError as exc:
         raise InputError.single(str(path), "", f"cannot be read: {exc.strerror}")
-    loader = yaml.SafeLoader(text)
+    loader = _Loader(text)
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None

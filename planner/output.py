@@ -13,6 +13,9 @@ from .load import Inputs
 from .plan import Plan, write_all
 
 
+TABLE_ROWS = 25  # terminal tables show at most this many rows; files carry everything
+
+
 def money(x: Optional[float], currency: str = "USD") -> str:
     """People's money: $12.3k, $1.2M, $0.0042."""
     if x is None:
@@ -112,7 +115,11 @@ def print_plan(plan: Plan, fmt: str, paths: dict[str, Path]) -> None:
     for col, just in (("workload", "left"), ("route", "left"), ("latency", "right"), ("budget", "right"),
                       ("cost/task", "right"), (f"cost/{plan.period}", "right")):
         table.add_column(col, justify=just)
-    for w in plan.workloads:
+    shown = plan.workloads
+    if len(shown) > TABLE_ROWS:  # the largest spends and every infeasible workload; the rest is in the report
+        keep = {w.id for w in sorted(shown, key=lambda w: (w.status == "ok", -w.cost))[:TABLE_ROWS]}
+        shown = [w for w in shown if w.id in keep]
+    for w in shown:
         if w.status != "ok":
             table.add_row(w.id, "[red]infeasible[/red]", "-", seconds(w.budget_s), "-", "-")
             continue
@@ -120,11 +127,13 @@ def print_plan(plan: Plan, fmt: str, paths: dict[str, Path]) -> None:
                           for a in sorted(w.allocations, key=lambda a: -a.share))
         table.add_row(w.id, route, seconds(w.latency_s.max), seconds(w.budget_s) if w.budget_s else "none",
                       money(w.cost_per_task, cur), money(w.cost, cur))
+    if len(shown) < len(plan.workloads):
+        table.caption = f"{len(shown)} of {len(plan.workloads)} workloads: the largest spends and any infeasible"
     console = _console()
     console.print(table)
-    for line in plan.diagnosis:
+    for line in plan.diagnosis[:TABLE_ROWS]:
         console.print(f"[yellow]! {line}[/yellow]", markup=True)
-    for b in plan.binding:
+    for b in sorted(plan.binding, key=lambda b: -(b.shadow_price or 0))[:TABLE_ROWS]:
         if b.shadow_price:
             console.print(f"binding: {b.constraint}: {b.meaning}")
     console.print(f"plan:   {paths['plan']}\nreport: {paths['report']}")

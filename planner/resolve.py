@@ -40,6 +40,83 @@ class Point:
     cost: float  # exact spend of the (cleaned) shares
 
 
+def highs_model(lp: LinearProgram, *, integer: bool = True, elastic: bool = False):
+    """The LP (with max_options binaries, and elastic slack columns if asked) as a highspy model.
+
+    Columns: the share variables, then the binaries, then one slack per relaxable row. Returns the
+    Highs object and the slack column of each relaxed row.
+    """
+    import highspy
+
+    n = len(lp.var_w)
+    groups = lp.max_options if integer else []
+    n_y = sum(len(cols) for _, cols, _ in groups)
+    inf = highspy.kHighsInf
+    rows_i, cols_j, vals, lower, upper = [], [], [], [], []
+    slack_of: dict[int, int] = {}
+    col = n + n_y
+    for r, row in enumerate(lp.rows):
+        rows_i.append(np.full(len(row.cols), r))
+        cols_j.append(row.cols)
+        vals.append(row.coefs)
+        lower.append(row.rhs if row.sense in (">=", "==") else -inf)
+        upper.append(row.rhs if row.sense in ("<=", "==") else inf)
+        if elastic and row.relax_weight is not None:
+            rows_i.append(np.array([r]))
+            cols_j.append(np.array([col]))
+            vals.append(np.array([-1.0 if row.sense == "<=" else 1.0]))
+            slack_of[r] = col
+            col += 1
+    r = len(lp.rows)
+    y = n
+    for _, cols, k in groups:  # x_j - y_j <= 0; sum y <= k
+        ys = np.arange(y, y + len(cols))
+        rows_i.append(np.repeat(np.arange(r, r + len(cols)), 2))
+        cols_j.append(np.column_stack([cols, ys]).ravel())
+        vals.append(np.tile([1.0, -1.0], len(cols)))
+        lower += [-inf] * len(cols)
+        upper += [0.0] * len(cols)
+        r += len(cols)
+        rows_i.append(np.full(len(ys), r))
+        cols_j.append(ys)
+        vals.append(np.ones(len(ys)))
+        lower.append(-inf)
+        upper.append(float(k))
+        r += 1
+        y += len(cols)
+    n_cols = col
+    ri = np.concatenate(rows_i) if rows_i else np.zeros(0, dtype=int)
+    cj = np.concatenate(cols_j).astype(int) if cols_j else np.zeros(0, dtype=int)
+    va = np.concatenate(vals) if vals else np.zeros(0)
+    order = np.lexsort((ri, cj))
+    model = highspy.HighsLp()
+    model.num_col_ = n_cols
+    model.num_row_ = r
+    cost = np.zeros(n_cols)
+    cost[:n] = lp.objective
+    model.col_cost_ = cost
+    model.col_lower_ = np.zeros(n_cols)
+    col_upper = np.ones(n_cols)
+    col_upper[n + n_y:] = inf
+    model.col_upper_ = col_upper
+    model.row_lower_ = np.array(lower, dtype=float)
+    model.row_upper_ = np.array(upper, dtype=float)
+    model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    model.a_matrix_.start_ = np.r_[0, np.cumsum(np.bincount(cj, minlength=n_cols))].astype(np.int32)
+    model.a_matrix_.index_ = ri[order].astype(np.int32)
+    model.a_matrix_.value_ = va[order]
+    if n_y:
+        model.integrality_ = ([highspy.HighsVarType.kContinuous] * n + [highspy.HighsVarType.kInteger] * n_y
+                              + [highspy.HighsVarType.kContinuous] * (n_cols - n - n_y))
+    with _quiet_stdout():
+        h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", 1)
+    h.setOptionValue("mip_rel_gap", 1e-9)  # integer plans are optimal, not within HiGHS's default 0.01%
+    h.passModel(model)
+    return h, slack_of
+
+
 class Resolver:
     """One LP in HiGHS; change which share variables may be used, re-solve, read the cost."""
 
@@ -47,61 +124,9 @@ class Resolver:
         import highspy
 
         self.lp = lp
-        n = len(lp.var_w)
-        n_y = sum(len(cols) for _, cols, _ in lp.max_options)
-        rows_i, cols_j, vals = [], [], []
-        lower, upper = [], []
-        inf = highspy.kHighsInf
-        for r, row in enumerate(lp.rows):
-            rows_i.append(np.full(len(row.cols), r))
-            cols_j.append(row.cols)
-            vals.append(row.coefs)
-            lower.append(row.rhs if row.sense in (">=", "==") else -inf)
-            upper.append(row.rhs if row.sense in ("<=", "==") else inf)
-        r = len(lp.rows)
-        y = n
-        for _, cols, k in lp.max_options:  # x_j - y_j <= 0; sum y <= k
-            ys = np.arange(y, y + len(cols))
-            for j, yj in zip(cols, ys):
-                rows_i.append(np.array([r, r]))
-                cols_j.append(np.array([j, yj]))
-                vals.append(np.array([1.0, -1.0]))
-                lower.append(-inf)
-                upper.append(0.0)
-                r += 1
-            rows_i.append(np.full(len(ys), r))
-            cols_j.append(ys)
-            vals.append(np.ones(len(ys)))
-            lower.append(-inf)
-            upper.append(float(k))
-            r += 1
-            y += len(cols)
-        ri = np.concatenate(rows_i) if rows_i else np.zeros(0, dtype=int)
-        cj = np.concatenate(cols_j) if cols_j else np.zeros(0, dtype=int)
-        va = np.concatenate(vals) if vals else np.zeros(0)
-        order = np.lexsort((ri, cj))
-        n_cols = n + n_y
-        model = highspy.HighsLp()
-        model.num_col_ = n_cols
-        model.num_row_ = r
-        model.col_cost_ = np.r_[lp.objective, np.zeros(n_y)]
-        model.col_lower_ = np.zeros(n_cols)
-        model.col_upper_ = np.ones(n_cols)
-        model.row_lower_ = np.array(lower, dtype=float)
-        model.row_upper_ = np.array(upper, dtype=float)
-        model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-        model.a_matrix_.start_ = np.r_[0, np.cumsum(np.bincount(cj, minlength=n_cols))].astype(np.int32)
-        model.a_matrix_.index_ = ri[order].astype(np.int32)
-        model.a_matrix_.value_ = va[order]
-        if n_y:
-            model.integrality_ = [highspy.HighsVarType.kContinuous] * n + [highspy.HighsVarType.kInteger] * n_y
-        with _quiet_stdout():
-            self.h = highspy.Highs()
-        self.h.setOptionValue("output_flag", False)
-        self.h.setOptionValue("threads", 1)
-        self.h.passModel(model)
-        self.n = n
-        self.upper = np.ones(n)
+        self.h, _ = highs_model(lp)
+        self.n = len(lp.var_w)
+        self.upper = np.ones(self.n)
         self._ok_status = highspy.HighsModelStatus.kOptimal
 
     def set_upper(self, upper: np.ndarray) -> None:
@@ -111,10 +136,6 @@ class Resolver:
             self.h.changeColsBounds(len(changed), changed.astype(np.int32), np.zeros(len(changed)),
                                     upper[changed].astype(float))
             self.upper = upper.copy()
-
-    def set_costs(self, objective: np.ndarray) -> None:
-        idx = np.arange(self.n, dtype=np.int32)
-        self.h.changeColsCost(self.n, idx, objective.astype(float))
 
     def run(self) -> Point:
         from .solve import clean_shares

@@ -55,7 +55,81 @@ def make_solver(name: str, mip: bool = True):
 
 def run_lp(lp: LinearProgram, solver: str, *, upper: Optional[np.ndarray] = None,
            lower: Optional[np.ndarray] = None, integer: bool = True, elastic: bool = False) -> SolveResult:
-    """Solve lp with PuLP; elastic adds a slack to every relaxable row and minimises the slacks first."""
+    """Solve lp: CBC through PuLP, or HiGHS with the arrays handed to highspy directly.
+
+    Elastic adds a slack to every relaxable row and minimises the weighted slacks first, then
+    the cost. When a faster option is tied at the margin, a second pass minimises task-weighted
+    latency among the plans of optimal cost.
+    """
+    if solver == "highs":
+        return _run_highs(lp, upper=upper, lower=lower, integer=integer, elastic=elastic)
+    make_solver(solver)  # an unknown name is an input error before any work
+    return _run_pulp(lp, solver, upper=upper, lower=lower, integer=integer, elastic=elastic)
+
+
+def _run_highs(lp: LinearProgram, *, upper, lower, integer: bool, elastic: bool) -> SolveResult:
+    import highspy
+
+    from .resolve import highs_model
+
+    n = len(lp.var_w)
+    h, slack_of = highs_model(lp, integer=integer, elastic=elastic)
+    n_cols = h.getNumCol()
+    if upper is not None or lower is not None:
+        lb = np.zeros(n) if lower is None else np.asarray(lower, dtype=float)
+        ub = np.ones(n) if upper is None else np.asarray(upper, dtype=float)
+        h.changeColsBounds(n, np.arange(n, dtype=np.int32), lb, ub)
+    is_mip = integer and bool(lp.max_options)
+    optimal = highspy.HighsModelStatus.kOptimal
+    inf = highspy.kHighsInf
+    all_cols = np.arange(n_cols, dtype=np.int32)
+    started = time.perf_counter()
+    if elastic:
+        weights = np.zeros(n_cols)
+        for r, c in slack_of.items():
+            weights[c] = lp.rows[r].relax_weight
+        h.changeColsCost(n_cols, all_cols, weights)
+        h.run()
+        if h.getModelStatus() != optimal:
+            raise PlannerError(f"the relaxed problem could not be solved ({h.modelStatusToString(h.getModelStatus())})")
+        least = h.getInfo().objective_function_value
+        idx = np.array(sorted(slack_of.values()), dtype=np.int32)
+        h.addRow(-inf, least * (1 + 1e-7) + 1e-9, len(idx), idx, weights[idx])
+    cost = np.zeros(n_cols)
+    cost[:n] = lp.objective
+    h.changeColsCost(n_cols, all_cols, cost)
+    h.run()
+    status = h.getModelStatus()
+    ok = status == optimal
+    sol = h.getSolution()
+    share = np.array(sol.col_value[:n]) if ok else np.zeros(n)
+    pi: dict[int, float] = {}
+    dj = None
+    if ok and not is_mip and sol.dual_valid:
+        row_dual = sol.row_dual
+        pi = {i: float(row_dual[i]) for i in range(len(lp.rows))}
+        dj = np.array(sol.col_dual[:n])
+    if ok and not elastic and _faster_tie(lp, share, dj):
+        best = float(np.dot(lp.objective, share))
+        h.addRow(-inf, best + 1e-9 * max(1.0, abs(best)), n, np.arange(n, dtype=np.int32), lp.objective.astype(float))
+        second = np.zeros(n_cols)
+        second[:n] = lp.latency_weight
+        h.changeColsCost(n_cols, all_cols, second)
+        h.run()
+        if h.getModelStatus() == optimal:
+            share = np.array(h.getSolution().col_value[:n])
+    slack_values = None
+    if elastic:
+        values = h.getSolution().col_value
+        slack_values = np.zeros(len(lp.rows))
+        for r, c in slack_of.items():
+            slack_values[r] = max(0.0, values[c])
+    name = "Optimal" if ok else ("Infeasible" if status == highspy.HighsModelStatus.kInfeasible
+                                 else h.modelStatusToString(status))
+    return SolveResult(ok, name, share, pi, dj, time.perf_counter() - started, slack_values, n_cols, h.getNumRow())
+
+
+def _run_pulp(lp: LinearProgram, solver: str, *, upper, lower, integer: bool, elastic: bool) -> SolveResult:
     import pulp
 
     n = len(lp.var_w)

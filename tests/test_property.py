@@ -140,3 +140,21 @@ def test_with_a_dear_universal_fallback_plans_mix_lanes_optimally(portfolio, pri
     assert plan.status == "optimal", plan.diagnosis
     assert plan.total_cost == pytest.approx(expected, rel=1e-6, abs=1e-6)
     assert check_plan(json.loads(plan.to_json()), ws, cat) == []
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(portfolios())
+def test_highs_path_matches_the_independent_solve(portfolio):
+    """--solver highs hands the arrays to highspy directly; it must agree with the reference too."""
+    ws, cat = portfolio
+    cat["offerings"].append({"id": "fallback", "model": "big", "vendor": "vf", "capability": 100.0,
+                             "price": {"input": 20.0, "output": 20.0},
+                             "speed": {"output_tps": 5000.0, "ttft_s": 0.0}, "regions": ["us", "eu"]})
+    expected = reference_optimum(ws, cat)
+    plan = solve_dicts(ws, cat, "highs")
+    if expected is None:
+        assert plan.status == "infeasible"
+        return
+    assert plan.status == "optimal", plan.diagnosis
+    assert plan.total_cost == pytest.approx(expected, rel=1e-6, abs=1e-6)
+    assert check_plan(json.loads(plan.to_json()), ws, cat) == []

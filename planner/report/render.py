@@ -38,6 +38,7 @@ def _signed(x) -> str:
     return f"{x:+.0%}" if abs(x) >= 0.01 or x == 0 else f"{x:+.1%}"
 
 
+COMPOUNDING_CHARTS = 6  # the multi-turn workloads with the largest spend get a chart
 LOG_MIN, LOG_MAX = 0.1, 1000.0  # seconds, the span of the latency strips
 
 
@@ -53,7 +54,8 @@ def render_plan_report(plan: Plan) -> str:
     from . import charts
 
     charts.reset_ids()
-    compounding = {w.id: charts.compounding_chart(plan, w) for w in plan.workloads}
+    looped = sorted((w for w in plan.workloads if w.compounding), key=lambda w: (-w.cost, w.id))[:COMPOUNDING_CHARTS]
+    compounding = {w.id: charts.compounding_chart(plan, w) for w in looped}
     return _env().get_template("plan.html.j2").render(
         plan=plan, compounding=compounding, baselines_svg=charts.baselines_chart(plan),
         vendors_svg=charts.vendor_chart(plan), strip_ticks=[0.1, 1, 10, 100, 1000])

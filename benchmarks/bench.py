@@ -1,0 +1,247 @@
+"""Benchmark: generated W x M portfolios, the planner's phases, and a direct scipy/HiGHS solve.
+
+    python benchmarks/bench.py                     # 1000 x 200 and 3000 x 300, plus sweeps
+    python benchmarks/bench.py --sizes 200x50      # a quick run
+    python benchmarks/bench.py --no-sweeps
+
+For each size it writes a catalog and a workloads file under benchmarks/out/ and reports:
+- the phases of `planner solve` in one process: load, pairs, prune, build (LP rows and the PuLP
+  model), solve (the solver itself), plan (assembling the plan: break-even, baselines, outage
+  table...), write (plan file and HTML report);
+- `planner solve` end to end as a command (wall time of the subprocess, and its peak memory);
+- beside it, the same full LP (every eligible pair, no pruning) built straight from the pair
+  arrays with scipy.sparse and solved once by scipy.optimize.linprog(method="highs"): the
+  optimum must agree to 1e-6;
+- with --sweeps (default), a 30-point portfolio frontier and a 20-scenario what-if batch on the
+  first size, against the time of one solve.
+
+Instances: 10% of offerings have capacity limits, a fifth have two reasoning modes, one vendor
+has a spend cap, and budgets and floors are mixed so that about half of the pairs are eligible.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+OUT = ROOT / "benchmarks" / "out"
+
+
+def generate(W: int, M: int, seed: int = 7) -> tuple[Path, Path]:
+    rng = np.random.default_rng(seed)
+    vendors = [f"vendor{i}" for i in range(max(3, M // 20))]
+    offerings = []
+    for i in range(M):
+        fast = rng.random() < 0.2
+        tps = float(rng.uniform(600, 1000) if fast else rng.uniform(30, 200))
+        price_in = float(np.round(rng.lognormal(0.0, 1.0), 3))
+        off = {"id": f"o{i}", "model": f"model-{i % (M // 2 or 1)}", "vendor": vendors[i % len(vendors)],
+               "tier": "fast" if fast else "standard",
+               "capability": {"overall": float(np.round(rng.uniform(40, 95), 1))},
+               "price": {"input": price_in, "output": float(np.round(price_in * rng.uniform(2, 6), 3)),
+                         "cached_input": float(np.round(price_in * 0.1, 4))},
+               "speed": {"output_tps": round(tps, 1), "ttft_s": float(np.round(rng.uniform(0.1, 1.5), 2)),
+                         "prefill_tps": float(np.round(rng.uniform(3000, 30000)))},
+               "source": "generated"}
+        if i % 20 == 3:  # a dear, fast, capable lane without limits keeps every workload plannable
+            off.update(tier="fast", capability={"overall": 97.0})
+            off["speed"].update(output_tps=1000.0, ttft_s=0.1, prefill_tps=30000.0)
+            off["price"] = {k: v * 4 for k, v in off["price"].items()}
+        elif i % 10 == 0:
+            off["capacity"] = {"tokens_per_minute": float(rng.integers(2, 40) * 1e5)}
+        if i % 5 == 1:
+            off["modes"] = [{"name": "high", "reasoning_factor": 3.0,
+                             "capability": min(100.0, off["capability"]["overall"] + 4)}]
+        offerings.append(off)
+    workloads = []
+    for w in range(W):
+        turns = int(rng.choice([1, 1, 2, 4, 8]))
+        per_turn = rng.choice([None, 2.0, 3.0, 5.0, 10.0, 30.0], p=[0.2, 0.15, 0.2, 0.2, 0.15, 0.1])
+        budget = None if per_turn is None else float(per_turn) * turns
+        wl = {"id": f"w{w}", "tasks": float(rng.integers(1000, 500000)), "turns": turns,
+              "tool_latency_s": float(rng.choice([0.0, 0.2, 0.5])),
+              "tokens": {"input": float(rng.integers(200, 6000)), "output": float(rng.integers(50, 600)),
+                         "reasoning": float(rng.choice([0, 0, 200, 500])),
+                         "cached_input_share": float(rng.choice([0.0, 0.5]))},
+              "latency": {} if budget is None else {"budget_s": float(budget)},
+              "capability": {"min": float(rng.choice([40, 50, 55, 60]))}}
+        if budget is not None and rng.random() < 0.15:
+            wl["latency"]["within_budget_share"] = 0.9
+        if rng.random() < 0.1:
+            wl["capability"]["mean_min"] = wl["capability"]["min"] + 15
+        workloads.append(wl)
+    OUT.mkdir(parents=True, exist_ok=True)
+    cat_path = OUT / f"catalog-{M}.yaml"
+    ws_path = OUT / f"workloads-{W}x{M}.yaml"
+    cat_path.write_text(yaml.safe_dump({"catalog": f"bench-{M}", "as_of": "2026-12-01", "offerings": offerings},
+                                       sort_keys=False))
+    ws = {"name": f"bench-{W}x{M}", "catalog": cat_path.name, "period": "month",
+          "policy": {"vendor_share": {vendors[0]: 0.25}, "peak_factor": 2.0}, "workloads": workloads}
+    ws_path.write_text(yaml.safe_dump(ws, sort_keys=False))
+    return ws_path, cat_path
+
+
+def phases(ws_path: Path, solver: str = "cbc") -> dict:
+    """planner solve, phase by phase, in this process (the same calls solve_inputs makes)."""
+    from planner import insight, solve as S
+    from planner.load import load_inputs
+    from planner.model import build_problem
+    from planner.output import write_plan_outputs
+    from planner.pairs import build_pairs
+    from planner.prune import candidates
+
+    t = {}
+    t0 = time.perf_counter()
+    inputs = load_inputs(ws_path)
+    t["load"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    pairs = build_pairs(inputs.workloads, inputs.catalog)
+    t["pairs"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    cand = candidates(inputs.workloads, inputs.catalog, pairs)
+    t["prune"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    in_lp = np.flatnonzero(pairs.eligible_count > 0)
+    lp = build_problem(inputs.workloads, inputs.catalog, pairs, in_lp, cand)
+    t["build_rows"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    plan = S.solve_inputs(inputs, solver, pairs=pairs)
+    total_solve = time.perf_counter() - t0
+    t["solve_and_plan"] = total_solve
+    t["solver_seconds"] = plan.solver.seconds
+    t0 = time.perf_counter()
+    write_plan_outputs(plan, inputs, OUT / "plans")
+    t["write"] = time.perf_counter() - t0
+    t["eligible_pairs"] = int(pairs.eligible.sum())
+    t["lp_variables"] = int(len(lp.var_w))
+    t["lp_rows"] = len(lp.rows)
+    t["total_cost"] = plan.total_cost
+    t["status"] = plan.status
+    return t
+
+
+def cli(ws_path: Path, solver: str = "cbc") -> dict:
+    """planner solve as a user runs it: wall time and peak memory of the subprocess."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "planner.cli", "solve", str(ws_path), "--out", str(OUT / "plans"),
+                           "--solver", solver], capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    plan = json.loads((OUT / "plans" / f"{ws_path.stem.replace('workloads-', 'bench-')}.plan.json").read_text())
+    return {"wall": wall, "exit": proc.returncode, "peak_mb": max(peak, before) / 1024, "total_cost": plan["total_cost"]}
+
+
+def direct_scipy(ws_path: Path) -> dict:
+    """The full LP (all eligible pairs) from the pair arrays with scipy.sparse, one linprog(highs) solve."""
+    import scipy.sparse as sp
+    from scipy.optimize import linprog
+
+    from planner.load import load_inputs
+    from planner.pairs import build_pairs
+
+    inputs = load_inputs(ws_path)
+    pairs = build_pairs(inputs.workloads, inputs.catalog)
+    t0 = time.perf_counter()
+    wa, opts = pairs.workloads, pairs.options
+    w_idx, o_idx = np.nonzero(pairs.eligible)
+    n = len(w_idx)
+    spend = wa.tasks[w_idx] * pairs.cost_per_task[w_idx, o_idx]
+    W = pairs.shape[0]
+    A_eq = sp.csr_matrix((np.ones(n), (w_idx, np.arange(n))), shape=(W, n))
+    b_eq = np.ones(W)
+    rows, cols, vals, b_ub = [], [], [], []
+    r = 0
+    q = wa.within_budget_share
+    for w in np.flatnonzero((q < 1) & ~np.isnan(wa.budget_s)):
+        sel = np.flatnonzero((w_idx == w) & pairs.within_budget[w_idx, o_idx])
+        rows += [np.full(len(sel), r)]; cols += [sel]; vals += [-np.ones(len(sel))]; b_ub.append(-q[w]); r += 1
+    for w in np.flatnonzero(~np.isnan(wa.cap_mean_min)):
+        sel = np.flatnonzero(w_idx == w)
+        rows += [np.full(len(sel), r)]; cols += [sel]; vals += [-pairs.capability[w, o_idx[sel]]]
+        b_ub.append(-wa.cap_mean_min[w]); r += 1
+    for i, off in enumerate(inputs.catalog.offerings):
+        if off.capacity and off.capacity.tokens_per_minute:
+            sel = np.flatnonzero(opts.offering_index[o_idx] == i)
+            rows += [np.full(len(sel), r)]; cols += [sel]; vals += [pairs.peak_tpm[w_idx[sel], o_idx[sel]]]
+            b_ub.append(off.capacity.tokens_per_minute); r += 1
+    vendor = np.array(opts.vendor, dtype=object)[o_idx]
+    for v, s in inputs.workloads.policy.vendor_share.items():
+        rows += [np.full(n, r)]; cols += [np.arange(n)]; vals += [spend * ((vendor == v) - s)]; b_ub.append(0.0); r += 1
+    A_ub = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(r, n))
+    t_build = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    res = linprog(spend, A_ub=A_ub, b_ub=np.array(b_ub), A_eq=A_eq, b_eq=b_eq, bounds=(0, 1), method="highs")
+    t_solve = time.perf_counter() - t0
+    return {"build": t_build, "solve": t_solve, "status": res.status, "total_cost": float(res.fun),
+            "variables": n, "rows": r + W}
+
+
+def sweeps(ws_path: Path, solve_seconds: float) -> dict:
+    from planner.frontier import frontier
+    from planner.load import load_inputs
+    from planner.schema import Scenario
+    from planner.solve import solve_inputs
+    from planner.whatif import apply_scenario
+
+    inputs = load_inputs(ws_path)
+    t0 = time.perf_counter()
+    f = frontier(inputs, None, points=30)
+    t_frontier_latency = sum(1 for _ in f.latency)
+    t_frontier = time.perf_counter() - t0
+    scenarios = [Scenario.model_validate({"name": f"s{i}", "catalog": [
+        {"match": {"vendor": f"vendor{i % 10}"}, "set": {"price.output": f"*{0.5 + 0.05 * i:.2f}"}}]})
+        for i in range(20)]
+    t0 = time.perf_counter()
+    for sc in scenarios:
+        solve_inputs(apply_scenario(inputs, sc, "bench"), "cbc", scenario=sc.name, resilience=False)
+    t_batch = time.perf_counter() - t0
+    return {"frontier_points": len(f.latency) + len(f.capability), "frontier": t_frontier,
+            "frontier_ratio": t_frontier / solve_seconds, "batch20": t_batch, "batch_ratio": t_batch / solve_seconds,
+            "_": t_frontier_latency}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="1000x200,3000x300", help="comma-separated WxM")
+    parser.add_argument("--solver", default="cbc", choices=["cbc", "highs"])
+    parser.add_argument("--no-sweeps", action="store_true")
+    args = parser.parse_args()
+    for k, size in enumerate(args.sizes.split(",")):
+        W, M = (int(x) for x in size.lower().split("x"))
+        ws_path, _ = generate(W, M)
+        print(f"\n== {W} workloads x {M} offerings ==", flush=True)
+        p = phases(ws_path, args.solver)
+        print(f"eligible pairs {p['eligible_pairs']:,} of {W * (M + M // 5):,}; LP after pruning: "
+              f"{p['lp_variables']:,} variables, {p['lp_rows']:,} rows; status {p['status']}")
+        for key in ("load", "pairs", "prune", "build_rows", "solve_and_plan", "solver_seconds", "write"):
+            print(f"  {key:<16} {p[key]:8.3f} s")
+        c = cli(ws_path, args.solver)
+        d = direct_scipy(ws_path)
+        agree = abs(c["total_cost"] - d["total_cost"]) <= 1e-6 * max(1.0, abs(d["total_cost"]))
+        print(f"  planner solve (command, files -> plan + report): {c['wall']:.3f} s wall, peak {c['peak_mb']:.0f} MB, "
+              f"exit {c['exit']}")
+        print(f"  direct scipy/HiGHS full LP ({d['variables']:,} vars, {d['rows']:,} rows): build {d['build']:.3f} s, "
+              f"solve {d['solve']:.3f} s")
+        print(f"  ratio planner command / direct solve: {c['wall'] / d['solve']:.2f}; optimum agrees to 1e-6: {agree} "
+              f"(planner {c['total_cost']:.6f}, scipy {d['total_cost']:.6f})")
+        if k == 0 and not args.no_sweeps:
+            s = sweeps(ws_path, p["solve_and_plan"])
+            print(f"  30-point portfolio frontier ({s['frontier_points']} solves, both sweeps): {s['frontier']:.3f} s "
+                  f"= {s['frontier_ratio']:.2f} x one solve")
+            print(f"  20-scenario what-if batch: {s['batch20']:.3f} s = {s['batch_ratio']:.2f} x one solve")
+
+
+if __name__ == "__main__":
+    main()
