@@ -117,7 +117,7 @@ def _run_highs(lp: LinearProgram, *, upper, lower, integer: bool, elastic: bool)
         h.changeColsCost(n_cols, all_cols, second)
         h.run()
         if h.getModelStatus() == optimal:
-            share = np.array(h.getSolution().col_value[:n])
+            share = _better_or_same(lp, share, np.array(h.getSolution().col_value[:n]))
     slack_values = None
     if elastic:
         values = h.getSolution().col_value
@@ -190,13 +190,23 @@ def _run_pulp(lp: LinearProgram, solver: str, *, upper, lower, integer: bool, el
         prob.setObjective(pulp.LpAffineExpression([(x[j], float(c)) for j, c in enumerate(lp.latency_weight)]))
         prob.solve(make_solver(solver, mip=n_int > 0))
         if pulp.LpStatus[prob.status] == "Optimal":
-            share = np.array([v.varValue if v.varValue is not None else 0.0 for v in x], dtype=float)
+            share = _better_or_same(lp, share, np.array([v.varValue if v.varValue is not None else 0.0 for v in x]))
     seconds = time.perf_counter() - started
     if elastic:
         slack_values = np.zeros(len(lp.rows))
         for i, s in slacks.items():
             slack_values[i] = max(0.0, s.varValue or 0.0)
     return SolveResult(ok, status, share, pi, dj, seconds, slack_values, prob.numVariables(), prob.numConstraints())
+
+
+def _better_or_same(lp: LinearProgram, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """The tie-break pass's answer only when it is as cheap and as feasible as the first (solver
+    tolerances can let a second pass drift on badly scaled rows)."""
+    a, b = clean_shares(lp, first.copy()), clean_shares(lp, second.copy())
+    cost_a, cost_b = float(np.dot(lp.spend, a)), float(np.dot(lp.spend, b))
+    if cost_b <= cost_a * (1 + 1e-9) + 1e-12 and len(check_rows(lp, b)) <= len(check_rows(lp, a)):
+        return second
+    return first
 
 
 def _faster_tie(lp: LinearProgram, share: np.ndarray, dj: Optional[np.ndarray]) -> bool:
