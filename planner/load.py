@@ -15,7 +15,6 @@ from .errors import InputError, Problem
 from .schema import Catalog, Scenario, WorkloadSet
 
 M = TypeVar("M", bound=BaseModel)
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: 4x faster, same safe subset
 
 
 @dataclass(frozen=True)
@@ -32,8 +31,51 @@ class Inputs:
         return self.workloads.name or Path(self.workloads_file).name.split(".")[0]
 
 
-def read_yaml(path: str | Path) -> tuple[Any, dict[tuple, tuple[int, int]]]:
-    """Parse one YAML document safely; return the data and a map field path -> (line, column)."""
+class _DuplicateKey(Exception):
+    def __init__(self, key, line: int, column: int, first: int):
+        self.key, self.line, self.column, self.first = key, line, column, first
+
+
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when present: 4x faster
+    """The safe loader, refusing duplicate keys (PyYAML keeps the last one silently)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode):
+                if key_node.value in seen:
+                    raise _DuplicateKey(key_node.value, key_node.start_mark.line + 1, key_node.start_mark.column + 1,
+                                        seen[key_node.value])
+                seen[key_node.value] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep)
+
+
+class Positions:
+    """Field path -> (line, column), worked out from the YAML nodes only when an error needs it."""
+
+    def __init__(self, node: Optional[yaml.Node]):
+        self._node = node
+        self._map: Optional[dict[tuple, tuple[int, int]]] = None
+
+    def _build(self) -> dict[tuple, tuple[int, int]]:
+        if self._map is None:
+            self._map = {}
+            if self._node is not None:
+                _walk(self._node, (), self._map)
+        return self._map
+
+    def get(self, loc: tuple, default=None):
+        return self._build().get(loc, default)
+
+    def __contains__(self, loc: tuple) -> bool:
+        return loc in self._build()
+
+    def __getitem__(self, loc: tuple):
+        return self._build()[loc]
+
+
+def read_yaml(path: str | Path) -> tuple[Any, Positions]:
+    """Parse one YAML document safely; return the data and the positions of its fields."""
     path = Path(path)
     if not path.exists():
         raise InputError.single(str(path), "", "file not found")
@@ -49,6 +91,9 @@ def read_yaml(path: str | Path) -> tuple[Any, dict[tuple, tuple[int, int]]]:
     try:
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
+    except _DuplicateKey as dup:
+        raise InputError.single(str(path), "", f"duplicate key '{dup.key}' (first on line {dup.first})",
+                                dup.line, dup.column)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         what = " ".join(x for x in (exc.context, exc.problem) if x)
@@ -58,29 +103,19 @@ def read_yaml(path: str | Path) -> tuple[Any, dict[tuple, tuple[int, int]]]:
         raise InputError.single(str(path), "", f"YAML error: {exc}")
     finally:
         loader.dispose()
-    positions: dict[tuple, tuple[int, int]] = {}
-    if node is not None:
-        _walk(node, (), positions, str(path))
-    return data, positions
+    return data, Positions(node)
 
 
-def _walk(node: yaml.Node, loc: tuple, positions: dict, file: str) -> None:
+def _walk(node: yaml.Node, loc: tuple, positions: dict) -> None:
     positions.setdefault(loc, (node.start_mark.line + 1, node.start_mark.column + 1))
     if isinstance(node, yaml.MappingNode):
-        seen: dict[Any, int] = {}
         for key_node, value_node in node.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(key_node.value)
-            if key in seen:
-                raise InputError.single(
-                    file, format_loc(loc + (key,)),
-                    f"duplicate key '{key}' (first on line {seen[key]})",
-                    key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            seen[key] = key_node.start_mark.line + 1
             positions[loc + (key,)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            _walk(value_node, loc + (key,), positions, file)
+            _walk(value_node, loc + (key,), positions)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
-            _walk(item, loc + (i,), positions, file)
+            _walk(item, loc + (i,), positions)
 
 
 def format_loc(loc: tuple) -> str:
@@ -93,7 +128,7 @@ def format_loc(loc: tuple) -> str:
     return out
 
 
-def validate(model: type[M], data: Any, file: str, positions: Optional[dict] = None) -> M:
+def validate(model: type[M], data: Any, file: str, positions=None) -> M:
     """Validate parsed data against a schema model; every problem becomes one readable line."""
     positions = positions or {}
     if not isinstance(data, dict):
@@ -106,7 +141,7 @@ def validate(model: type[M], data: Any, file: str, positions: Optional[dict] = N
         raise InputError(file, problems) from None
 
 
-def _problem(model: type[BaseModel], data: Any, err: dict, positions: dict) -> Problem:
+def _problem(model: type[BaseModel], data: Any, err: dict, positions) -> Problem:
     loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
     kind = err["type"]
     value = err.get("input")
@@ -213,7 +248,7 @@ def load_workloads(path: str | Path) -> WorkloadSet:
     return ws
 
 
-def check_workloads(ws: WorkloadSet, file: str, positions: Optional[dict] = None) -> None:
+def check_workloads(ws: WorkloadSet, file: str, positions=None) -> None:
     """Cross-field rules the schema cannot state field by field."""
     positions = positions or {}
     problems = []

@@ -239,7 +239,8 @@ class Plan(PlanModel):
     offering_info: dict[str, OfferingInfo] = {}
 
     def to_json(self) -> str:
-        return json.dumps(self.model_dump(mode="json"), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        """The plan file's text: pydantic's serializer (Rust), 2-space indent, stable field order."""
+        return self.model_dump_json(indent=2) + "\n"
 
     def workload(self, wid: str) -> WorkloadPlan:
         return next(w for w in self.workloads if w.id == wid)

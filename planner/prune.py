@@ -36,68 +36,78 @@ def free_options(catalog: Catalog, pairs: Pairs) -> np.ndarray:
 
 
 def candidates(ws: WorkloadSet, catalog: Catalog, pairs: Pairs) -> np.ndarray:
-    """W x O bool: the eligible pairs that may carry share in an optimal plan."""
+    """W x O bool: the eligible pairs that may carry share in an optimal plan (vectorised over all pairs)."""
     keep = pairs.eligible.copy()
     free = free_options(catalog, pairs)
-    vendors = np.array(pairs.options.vendor, dtype=object)
     present = sorted(set(pairs.options.vendor))
     capped = any(s < 1 for s in vendor_caps(ws, present).values())
-    _, vendor_code = np.unique(vendors, return_inverse=True)
+    _, vendor_code = np.unique(np.array(pairs.options.vendor, dtype=object), return_inverse=True)
     wa = pairs.workloads
-    order_idx = np.arange(len(vendors))
-    for w in range(keep.shape[0]):
-        el = np.flatnonzero(keep[w])
-        if len(el) <= 1:
-            continue
-        use_within = wa.within_budget_share[w] < 1 and not np.isnan(wa.budget_s[w])
-        within = pairs.within_budget[w, el] if use_within else np.ones(len(el), dtype=bool)
-        cost = pairs.cost_per_task[w, el]
-        if capped:
-            if not np.isnan(wa.cap_mean_min[w]) or wa.max_options[w]:
-                continue
-            drop = _bracketed(cost, within, free[el], vendor_code[el], el)
-        else:
-            has_mean = not np.isnan(wa.cap_mean_min[w])
-            cap = pairs.capability[w, el] if has_mean else np.zeros(len(el))
-            by_vendor = not np.isnan(wa.max_vendor_share[w]) and wa.max_vendor_share[w] < 1
-            groups = vendor_code[el] if by_vendor else np.zeros(len(el), dtype=int)
-            drop = _dominated(cost, cap, pairs.latency_s[w, el], order_idx[el], within, free[el], groups)
-        keep[w, el[drop]] = False
+    w_idx, o_idx = np.nonzero(pairs.eligible)
+    if len(w_idx) == 0:
+        return keep
+    use_within = (wa.within_budget_share < 1) & ~np.isnan(wa.budget_s)
+    within = np.where(use_within[w_idx], pairs.within_budget[w_idx, o_idx], True)
+    cost = pairs.cost_per_task[w_idx, o_idx]
+    is_free = free[o_idx]
+    if capped:
+        prunable = np.isnan(wa.cap_mean_min) & (wa.max_options == 0)
+        sel = prunable[w_idx]
+        group = w_idx.astype(np.int64) * (int(vendor_code.max()) + 1) + vendor_code[o_idx]
+        drop = _bracketed(cost, within, is_free, group, o_idx) & sel
+    else:
+        has_mean = ~np.isnan(wa.cap_mean_min)
+        cap = np.where(has_mean[w_idx], pairs.capability[w_idx, o_idx], 0.0)
+        by_vendor = ~np.isnan(wa.max_vendor_share) & (wa.max_vendor_share < 1)
+        group = w_idx.astype(np.int64) * (int(vendor_code.max()) + 1) + np.where(by_vendor[w_idx], vendor_code[o_idx], 0)
+        drop = _dominated(cost, cap, pairs.latency_s[w_idx, o_idx], o_idx, within, is_free, group)
+    keep[w_idx[drop], o_idx[drop]] = False
     return keep
 
 
-def _dominated(cost, cap, lat, idx, within, free, groups) -> np.ndarray:
-    """Case A, vectorised: sort by (group, cost, -capability, latency, index); b is dominated when a
-    free option earlier in its group (within budget, if b is) has capability >= b's."""
-    order = np.lexsort((idx, lat, -cap, cost, groups))
-    g, c = groups[order], cap[order]
+def _dominated(cost, cap, lat, idx, within, free, group) -> np.ndarray:
+    """Case A: sort by (group, cost, -capability, latency, index); b is dominated when a free option
+    earlier in its group (within budget, if b is) has capability >= b's."""
+    order = np.lexsort((idx, lat, -cap, cost, group))
+    g, c = group[order], cap[order]
+    _, g_rank = np.unique(g, return_inverse=True)
+    first = np.r_[True, g[1:] != g[:-1]]
     drop_sorted = np.zeros(len(order), dtype=bool)
+    span = 1000.0  # capabilities lie in 0..100: one band per group keeps prefix maxima inside the group
     for dom_mask, applies in ((free[order] & within[order], within[order]), (free[order], ~within[order])):
-        best = np.where(dom_mask, c, -np.inf)
-        before = np.full(len(order), -np.inf)
-        for grp in np.unique(g):
-            sel = np.flatnonzero(g == grp)
-            run = np.maximum.accumulate(best[sel])
-            before[sel[1:]] = run[:-1]
-        drop_sorted |= applies & (before >= c)
+        banded = g_rank * span + np.where(dom_mask, c, -span / 2)
+        run = np.maximum.accumulate(banded)
+        before = np.r_[-np.inf, run[:-1]]
+        before[first] = -np.inf
+        drop_sorted |= applies & (before - g_rank * span >= c)
     drop = np.zeros(len(order), dtype=bool)
     drop[order] = drop_sorted
     return drop
 
 
-def _bracketed(cost, within, free, vendor, idx) -> np.ndarray:
-    """Case B: b is dropped when free options of its vendor (within budget, if b is) bracket its cost."""
+def _bracketed(cost, within, free, group, idx) -> np.ndarray:
+    """Case B: b is dropped when two free options of its workload and vendor (within budget, if b is)
+    bracket its cost; the cheapest and the dearest of them are kept."""
     drop = np.zeros(len(cost), dtype=bool)
-    for v in np.unique(vendor):
-        in_v = vendor == v
-        for b_within in (True, False):
-            dom = in_v & free & (within if b_within else np.ones_like(within))
-            if dom.sum() < 2:
-                continue
-            d = np.flatnonzero(dom)
-            lo = d[np.lexsort((idx[d], cost[d]))[0]]
-            hi = d[np.lexsort((idx[d], -cost[d]))[0]]
-            targets = in_v & (within == b_within)
-            targets[[lo, hi]] = False
-            drop |= targets & (cost >= cost[lo]) & (cost <= cost[hi])
+    for b_within in (True, False):
+        dom = free & within if b_within else free
+        target = within == b_within
+        if not dom.any() or not target.any():
+            continue
+        d = np.flatnonzero(dom)
+        lo_order = d[np.lexsort((idx[d], cost[d], group[d]))]
+        hi_order = d[np.lexsort((idx[d], -cost[d], group[d]))]
+        firsts = np.r_[True, group[lo_order][1:] != group[lo_order][:-1]]
+        lo, hi = lo_order[firsts], hi_order[np.r_[True, group[hi_order][1:] != group[hi_order][:-1]]]
+        groups = group[lo]
+        count = np.bincount(np.searchsorted(groups, group[d]), minlength=len(groups))
+        pos = np.searchsorted(groups, group)
+        pos_ok = (pos < len(groups)) & (groups[np.minimum(pos, len(groups) - 1)] == group)
+        pos = np.minimum(pos, len(groups) - 1)
+        lo_cost, hi_cost = cost[lo][pos], cost[hi][pos]
+        endpoint = np.zeros(len(cost), dtype=bool)
+        endpoint[lo] = True
+        endpoint[hi] = True
+        drop |= (target & pos_ok & (count[pos] >= 2) & ~(endpoint & dom)
+                 & (cost >= lo_cost) & (cost <= hi_cost))
     return drop

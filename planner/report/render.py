@@ -38,6 +38,7 @@ def _signed(x) -> str:
     return f"{x:+.0%}" if abs(x) >= 0.01 or x == 0 else f"{x:+.1%}"
 
 
+CARDS = 60  # workload cards in one report; a table lists every workload
 COMPOUNDING_CHARTS = 6  # the multi-turn workloads with the largest spend get a chart
 LOG_MIN, LOG_MAX = 0.1, 1000.0  # seconds, the span of the latency strips
 
@@ -56,8 +57,12 @@ def render_plan_report(plan: Plan) -> str:
     charts.reset_ids()
     looped = sorted((w for w in plan.workloads if w.compounding), key=lambda w: (-w.cost, w.id))[:COMPOUNDING_CHARTS]
     compounding = {w.id: charts.compounding_chart(plan, w) for w in looped}
+    cards = plan.workloads
+    if len(cards) > CARDS:  # large portfolios: cards for the largest spends and every infeasible workload
+        keep = {w.id for w in sorted(cards, key=lambda w: (w.status == "ok", -w.cost, w.id))[:CARDS]}
+        cards = [w for w in cards if w.id in keep]
     return _env().get_template("plan.html.j2").render(
-        plan=plan, compounding=compounding, baselines_svg=charts.baselines_chart(plan),
+        plan=plan, compounding=compounding, cards=cards, baselines_svg=charts.baselines_chart(plan),
         vendors_svg=charts.vendor_chart(plan), strip_ticks=[0.1, 1, 10, 100, 1000])
 
 
