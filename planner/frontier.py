@@ -19,7 +19,7 @@ from .errors import InputError
 from .load import Inputs
 from .model import build_problem
 from .pairs import Pairs, build_pairs
-from .prune import candidates as prune_candidates
+from .prune import sweep_candidates
 from .resolve import Resolver
 
 
@@ -70,11 +70,16 @@ def _relaxed(inputs: Inputs, targets: set[int], drop: str) -> Pairs:
     return build_pairs(validate(WorkloadSet, data, inputs.workloads_file), inputs.catalog)
 
 
+PRUNE = True  # tests switch it off to check that sweep pruning never changes a point
+
+
 def _sweep(inputs: Inputs, pairs: Pairs, targets: set[int], upper_for: Callable[[float], np.ndarray],
-           values: list[Optional[float]], labels: list[str], sweep: str, chosen: Callable, progress) -> list:
+           values: list[Optional[float]], labels: list[str], sweep: str, chosen: Callable, progress,
+           extra: np.ndarray) -> list:
     W = pairs.shape[0]
-    cand = prune_candidates(inputs.workloads, inputs.catalog, pairs)
-    cand[list(targets)] = pairs.eligible[list(targets)]
+    mask = np.zeros(W, dtype=bool)
+    mask[list(targets)] = True
+    cand = sweep_candidates(inputs.workloads, inputs.catalog, pairs, mask, extra) if PRUNE else pairs.eligible
     in_lp = np.flatnonzero(cand.any(axis=1))
     lp = build_problem(inputs.workloads, inputs.catalog, pairs, in_lp, cand)
     missing = W - len(in_lp)
@@ -132,9 +137,13 @@ def frontier(inputs: Inputs, workload_id: Optional[str] = None, points: int = 30
             raise InputError.single(inputs.workloads_file, "--workload",
                                     f"workload '{workload_id}' has no option meeting its rules other than latency")
         lo, hi = float(lat.min()), float(lat.max())
-        values = list(np.unique(np.geomspace(lo, hi, max(2, points - 1)))) if hi > lo else [lo]
-        values = [float(v) for v in values]
-        values[0], values[-1] = lo, hi
+        if hi > lo:  # geometric steps (latency spans orders of magnitude); a zero latency starts the list
+            start = lo if lo > 0 else max(hi * 1e-3, 1e-6)
+            values = [float(v) for v in np.geomspace(start, hi, max(2, points - 1 - (lo <= 0)))]
+            values = ([lo] if lo <= 0 else []) + values
+            values[0], values[-1] = lo, hi
+        else:
+            values = [lo]
         labels = [f"{v:.4g} s" for v in values] + ["no budget"]
         values = values + [None]
 
@@ -154,7 +163,8 @@ def frontier(inputs: Inputs, workload_id: Optional[str] = None, points: int = 30
             budget = np.where(has, wa.budget_s * (f if f else 1.0), np.inf)
             return (lat_pairs.latency_s[lp.var_w, lp.var_o] <= budget[lp.var_w]).astype(float)
 
-    result.latency = _sweep(inputs, lat_pairs, targets, upper_lat, values, labels, "latency", chosen, progress)
+    result.latency = _sweep(inputs, lat_pairs, targets, upper_lat, values, labels, "latency", chosen, progress,
+                            -lat_pairs.latency_s)
 
     # capability sweep
     cap_pairs = _relaxed(inputs, targets, "capability")
@@ -182,6 +192,6 @@ def frontier(inputs: Inputs, workload_id: Optional[str] = None, points: int = 30
             return (score >= base_floor[lp.var_w] + d).astype(float)
 
     result.capability = _sweep(inputs, cap_pairs, targets, upper_cap, floors, cap_labels, "capability", chosen,
-                               progress)
+                               progress, np.nan_to_num(cap_pairs.capability, nan=-1.0))
     result.seconds = time.perf_counter() - started
     return result

@@ -297,4 +297,7 @@ def _umask() -> int:
 def write_all(files: dict[Path, Any]) -> None:
     """Write several outputs so that none is half-written: render all first, then rename each."""
     for path, content in files.items():
-        write_atomic(path, content)
+        try:
+            write_atomic(path, content)
+        except OSError as exc:
+            raise InputError.single(str(path), "--out", f"cannot be written: {exc.strerror or exc}") from None

@@ -111,3 +111,66 @@ def _bracketed(cost, within, free, group, idx) -> np.ndarray:
         drop |= (target & pos_ok & (count[pos] >= 2) & ~(endpoint & dom)
                  & (cost >= lo_cost) & (cost <= hi_cost))
     return drop
+
+
+def sweep_candidates(ws: WorkloadSet, catalog: Catalog, pairs: Pairs, targets: np.ndarray,
+                     extra: np.ndarray) -> np.ndarray:
+    """Candidates that stay valid while a sweep switches options of the target workloads on and off.
+
+    A sweep keeps an option of a target workload when its `extra` score (W x O; -latency for a
+    budget sweep, capability for a floor sweep) reaches the sweep's threshold, so a dominator
+    must score at least as well on `extra` as the option it replaces: then it is on whenever
+    that option is. Targets with within_budget_share < 1, mean_min or max_options are not pruned.
+    """
+    keep = candidates(ws, catalog, pairs)
+    wa = pairs.workloads
+    simple = targets & (wa.within_budget_share >= 1) & np.isnan(wa.cap_mean_min) & (wa.max_options == 0)
+    keep[targets] = pairs.eligible[targets]
+    if not simple.any():
+        return keep
+    free = free_options(catalog, pairs)
+    present = sorted(set(pairs.options.vendor))
+    capped = any(s < 1 for s in vendor_caps(ws, present).values())
+    _, vendor_code = np.unique(np.array(pairs.options.vendor, dtype=object), return_inverse=True)
+    w_idx, o_idx = np.nonzero(pairs.eligible & simple[:, None])
+    if len(w_idx) == 0:
+        return keep
+    cost = pairs.cost_per_task[w_idx, o_idx]
+    score = extra[w_idx, o_idx]
+    is_free = free[o_idx]
+    n_v = int(vendor_code.max()) + 1
+    if capped:
+        group = w_idx.astype(np.int64) * n_v + vendor_code[o_idx]
+        drop = _bracketed_sequential(cost, score, is_free, group, o_idx)
+    else:
+        by_vendor = ~np.isnan(wa.max_vendor_share) & (wa.max_vendor_share < 1)
+        group = w_idx.astype(np.int64) * n_v + np.where(by_vendor[w_idx], vendor_code[o_idx], 0)
+        rank = np.unique(score, return_inverse=True)[1].astype(float)  # any order-preserving scale works
+        drop = _dominated(cost, rank, pairs.latency_s[w_idx, o_idx], o_idx, np.ones(len(cost), dtype=bool),
+                          is_free, group)
+    keep[w_idx[drop], o_idx[drop]] = False
+    return keep
+
+
+def _bracketed_sequential(cost, score, free, group, idx) -> np.ndarray:
+    """Case B for sweeps: in the order (group, -score, index), b is dropped when free options earlier
+    in its group (so scoring at least as well) bracket its cost. Every dropped option's share
+    splits between earlier ones at the same spend per vendor; the first two are never dropped."""
+    order = np.lexsort((idx, -score, group))
+    g, c, f = group[order], cost[order], free[order]
+    _, g_rank = np.unique(g, return_inverse=True)
+    first = np.r_[True, g[1:] != g[:-1]]
+    span = float(np.max(np.abs(c))) * 4 + 1.0  # banding keeps running extremes inside each group
+    lo_run = np.minimum.accumulate(np.where(f, c, span / 2) - g_rank * span)
+    hi_run = np.maximum.accumulate(np.where(f, c, -span / 2) + g_rank * span)
+    count_run = np.cumsum(f)
+    start = np.maximum.accumulate(np.where(first, np.arange(len(order)), 0))
+    before_count = count_run - f - np.r_[0, count_run][start]
+    lo_before = np.r_[np.inf, lo_run[:-1] + g_rank[1:] * span]
+    hi_before = np.r_[-np.inf, hi_run[:-1] - g_rank[1:] * span]
+    lo_before[first] = np.inf
+    hi_before[first] = -np.inf
+    drop_sorted = (before_count >= 2) & (c >= lo_before) & (c <= hi_before)
+    drop = np.zeros(len(order), dtype=bool)
+    drop[order] = drop_sorted
+    return drop

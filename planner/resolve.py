@@ -140,6 +140,8 @@ class Resolver:
     def run(self) -> Point:
         from .solve import clean_shares
 
+        if self.lp.integer:
+            self.h.clearSolver()  # HiGHS can keep a stale MIP incumbent across bound changes
         self.h.run()
         if self.h.getModelStatus() != self._ok_status:
             return Point(False, np.zeros(self.n), float("nan"))

@@ -229,3 +229,10 @@ def test_shipped_examples_solve(tmp_path, name):
     plan = json.loads((tmp_path / f"{name}.plan.json").read_text())
     tiers = {a["tier"] for w in plan["workloads"] for a in w["allocations"]}
     assert "fast" in tiers and tiers - {"fast"}, tiers  # the optimum mixes fast and cheap lanes
+
+
+def test_unwritable_output_is_an_input_error(tiny):
+    blocker = tiny / "file"
+    blocker.write_text("x")
+    result = run("solve", tiny / "tiny-workloads.yaml", "--out", blocker / "sub")
+    assert result.exit_code == 2 and "cannot be written" in result.stderr

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from conftest import solve_dicts
+from conftest import make_inputs, solve_dicts
 from reference import check_plan, reference_optimum
 
 VENDORS = ["v0", "v1", "v2"]
@@ -164,3 +164,29 @@ def test_highs_path_matches_the_independent_solve(portfolio):
     assert plan.status == "optimal", plan.diagnosis
     assert plan.total_cost == pytest.approx(expected, rel=1e-6, abs=1e-6)
     assert check_plan(json.loads(plan.to_json()), ws, cat) == []
+
+
+@settings(max_examples=EXPLORE or 60, derandomize=not EXPLORE, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(portfolios(), st.booleans())
+def test_frontier_pruning_keeps_every_point(portfolio, one_workload):
+    """Sweep-safe pruning: every frontier point has the same optimum with and without it."""
+    from planner import frontier as F
+
+    ws, cat = portfolio
+    cat["offerings"].append({"id": "fallback", "model": "big", "vendor": "vf", "capability": 100.0,
+                             "price": {"input": 20.0, "output": 20.0},
+                             "speed": {"output_tps": 5000.0, "ttft_s": 0.0}, "regions": ["us", "eu"]})
+    inputs = make_inputs(ws, cat)
+    target = ws["workloads"][0]["id"] if one_workload else None
+    try:
+        F.PRUNE = True
+        pruned = F.frontier(inputs, target, points=8)
+        F.PRUNE = False
+        full = F.frontier(inputs, target, points=8)
+    finally:
+        F.PRUNE = True
+    for a, b in zip(pruned.latency + pruned.capability, full.latency + full.capability):
+        assert a.feasible == b.feasible, (a, b)
+        if a.feasible:
+            assert a.cost == pytest.approx(b.cost, rel=1e-6, abs=1e-6), (a, b)
