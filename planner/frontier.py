@@ -84,13 +84,15 @@ def _sweep(inputs: Inputs, pairs: Pairs, targets: set[int], upper_for: Callable[
     lp = build_problem(inputs.workloads, inputs.catalog, pairs, in_lp, cand)
     missing = W - len(in_lp)
     resolver = Resolver(lp)
+    target_in_lp = np.array(sorted(set(targets) & set(in_lp.tolist())), dtype=int)
     points = []
     previous = None
     for value, label in zip(values, labels):
         upper = upper_for(value, lp)
         resolver.set_upper(upper)
         # a target workload with every option switched off cannot be planned at this point
-        empty = any(upper[lp.var_w == w].sum() == 0 for w in targets if w in set(in_lp))
+        on = np.bincount(lp.var_w, weights=upper, minlength=W)
+        empty = bool(np.any(on[target_in_lp] == 0))
         point = resolver.run() if not empty and not missing else None
         ok = point is not None and point.ok
         summary = chosen(lp, point.share) if ok else "-"
@@ -116,16 +118,14 @@ def frontier(inputs: Inputs, workload_id: Optional[str] = None, points: int = 30
     result = Frontier(inputs.name, workload_id, inputs.catalog.currency, inputs.workloads.period)
 
     def chosen(lp, share):
+        """The largest-share option of the workload (or of every workload, as one routing summary)."""
+        order = np.lexsort((-share, lp.var_w))
+        w_sorted = lp.var_w[order]
+        firsts = order[np.r_[True, w_sorted[1:] != w_sorted[:-1]]]
+        top = {int(lp.var_w[j]): labels_of(int(lp.var_o[j])) for j in firsts}
         if workload_id is not None:
-            w = next(iter(targets))
-            cols = np.flatnonzero(lp.var_w == w)
-            return labels_of(int(lp.var_o[cols[np.argmax(share[cols])]]))
-        tops = []
-        for w in range(len(ids)):
-            cols = np.flatnonzero(lp.var_w == w)
-            if len(cols):
-                tops.append(f"{ids[w]}:{labels_of(int(lp.var_o[cols[np.argmax(share[cols])]]))}")
-        return " ".join(tops)
+            return top.get(next(iter(targets)), "-")
+        return " ".join(f"{ids[w]}:{top[w]}" for w in sorted(top))
 
     # latency sweep
     lat_pairs = _relaxed(inputs, targets, "latency")
