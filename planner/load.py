@@ -159,7 +159,8 @@ def _problem(model: type[BaseModel], data: Any, err: dict, positions) -> Problem
         message = message.replace("Input should be", "should be")
         if kind == "string_pattern_mismatch":
             message = "should contain only letters, digits and . _ - @ / :"
-        message += f", found {_show(value)}"
+        if not (kind == "value_error" and isinstance(value, (dict, list))):  # a rule about a whole list
+            message += f", found {_show(value)}"
     ident = _owner_id(data, loc)
     if ident:
         message += f" (in {ident})"
