@@ -100,12 +100,20 @@ SETTINGS = settings(max_examples=EXPLORE or 200, derandomize=not EXPLORE, deadli
                     suppress_health_check=[HealthCheck.too_slow])
 
 
-@SETTINGS
-@given(portfolios())
-def test_optimum_matches_independent_solve_and_plan_passes_checker(portfolio):
-    ws, cat = portfolio
+FALLBACK = {"id": "fallback", "model": "big", "vendor": "vf", "capability": 100.0,
+            "speed": {"output_tps": 5000.0, "ttft_s": 0.0}, "regions": ["us", "eu"]}
+
+
+def with_fallback(cat, price=20.0):
+    """A fast, capable, dear offering makes most portfolios feasible, so the mixes get exercised."""
+    cat["offerings"].append({**FALLBACK, "price": {"input": price, "output": price}})
+    return cat
+
+
+def agrees_with_reference(ws, cat, solver="cbc"):
+    """The planner's status and optimum equal the independent solve's; the plan passes the checker."""
     expected = reference_optimum(ws, cat)
-    plan = solve_dicts(ws, cat)
+    plan = solve_dicts(ws, cat, solver)
     if expected is None:
         event("infeasible")
         assert plan.status == "infeasible"
@@ -114,6 +122,12 @@ def test_optimum_matches_independent_solve_and_plan_passes_checker(portfolio):
     assert plan.status == "optimal", plan.diagnosis
     assert plan.total_cost == pytest.approx(expected, rel=1e-6, abs=1e-6)
     assert check_plan(json.loads(plan.to_json()), ws, cat) == []
+
+
+@SETTINGS
+@given(portfolios())
+def test_optimum_matches_independent_solve_and_plan_passes_checker(portfolio):
+    agrees_with_reference(*portfolio)
 
 
 @SETTINGS
@@ -130,21 +144,8 @@ def test_pruning_keeps_the_optimum(portfolio):
 @SETTINGS
 @given(portfolios(), st.sampled_from([5.0, 20.0]))
 def test_with_a_dear_universal_fallback_plans_mix_lanes_optimally(portfolio, price):
-    """A fast, capable, dear offering makes most portfolios feasible, so the mixes get exercised."""
     ws, cat = portfolio
-    cat["offerings"].append({"id": "fallback", "model": "big", "vendor": "vf", "capability": 100.0,
-                             "price": {"input": price, "output": price},
-                             "speed": {"output_tps": 5000.0, "ttft_s": 0.0}, "regions": ["us", "eu"]})
-    expected = reference_optimum(ws, cat)
-    plan = solve_dicts(ws, cat)
-    if expected is None:
-        event("infeasible")
-        assert plan.status == "infeasible"
-        return
-    event("optimal, binding: " + ",".join(sorted({b.constraint.split(":")[0] for b in plan.binding})))
-    assert plan.status == "optimal", plan.diagnosis
-    assert plan.total_cost == pytest.approx(expected, rel=1e-6, abs=1e-6)
-    assert check_plan(json.loads(plan.to_json()), ws, cat) == []
+    agrees_with_reference(ws, with_fallback(cat, price))
 
 
 @settings(max_examples=EXPLORE or 100, derandomize=not EXPLORE, deadline=None,
@@ -153,17 +154,7 @@ def test_with_a_dear_universal_fallback_plans_mix_lanes_optimally(portfolio, pri
 def test_highs_path_matches_the_independent_solve(portfolio):
     """--solver highs hands the arrays to highspy directly; it must agree with the reference too."""
     ws, cat = portfolio
-    cat["offerings"].append({"id": "fallback", "model": "big", "vendor": "vf", "capability": 100.0,
-                             "price": {"input": 20.0, "output": 20.0},
-                             "speed": {"output_tps": 5000.0, "ttft_s": 0.0}, "regions": ["us", "eu"]})
-    expected = reference_optimum(ws, cat)
-    plan = solve_dicts(ws, cat, "highs")
-    if expected is None:
-        assert plan.status == "infeasible"
-        return
-    assert plan.status == "optimal", plan.diagnosis
-    assert plan.total_cost == pytest.approx(expected, rel=1e-6, abs=1e-6)
-    assert check_plan(json.loads(plan.to_json()), ws, cat) == []
+    agrees_with_reference(ws, with_fallback(cat), "highs")
 
 
 @settings(max_examples=EXPLORE or 60, derandomize=not EXPLORE, deadline=None,
@@ -174,10 +165,7 @@ def test_frontier_pruning_keeps_every_point(portfolio, one_workload):
     from planner import frontier as F
 
     ws, cat = portfolio
-    cat["offerings"].append({"id": "fallback", "model": "big", "vendor": "vf", "capability": 100.0,
-                             "price": {"input": 20.0, "output": 20.0},
-                             "speed": {"output_tps": 5000.0, "ttft_s": 0.0}, "regions": ["us", "eu"]})
-    inputs = make_inputs(ws, cat)
+    inputs = make_inputs(ws, with_fallback(cat))
     target = ws["workloads"][0]["id"] if one_workload else None
     try:
         F.PRUNE = True
