@@ -105,7 +105,7 @@ def compounding(pairs: Pairs, w: int, chosen: int) -> Optional[Compounding]:
         return [round(float(x), 6) for x in lat]
 
     rules = pairs.vendor_ok[w] & pairs.region_ok[w] & pairs.context_ok[w] & pairs.capability_ok[w]
-    std = np.flatnonzero(rules & np.array([t == "standard" for t in opts.tier]))
+    std = np.flatnonzero(rules & opts.standard_tier)
     standard = None
     if len(std):
         standard = int(std[np.lexsort((std, pairs.latency_s[w, std], pairs.cost_per_task[w, std]))[0]])

@@ -43,6 +43,10 @@ class Options:
     def label(self, o: int) -> str:
         return self.offering_id[o] if self.mode[o] == "default" else f"{self.offering_id[o]}@{self.mode[o]}"
 
+    @cached_property
+    def standard_tier(self) -> np.ndarray:
+        return np.array([t == "standard" for t in self.tier], dtype=bool)
+
     def score(self, metric: str) -> np.ndarray:
         got = self.capability.get(metric)
         return got if got is not None else np.full(len(self), np.nan)
