@@ -310,7 +310,7 @@ def solve_inputs(inputs: Inputs, solver: str = "cbc", scenario: Optional[str] = 
         workloads=workloads,
         offerings=_offering_uses(inputs, pairs, lp, share),
         vendors=_vendor_spend(inputs, pairs, lp, share),
-        binding=_binding(lp, share, result, total),
+        binding=_binding(lp, share, result, total, catalog.currency, ws.period),
         relaxation=relaxation,
         diagnosis=diagnosis,
         baselines=insight.baselines(inputs, pairs),
@@ -541,7 +541,8 @@ MEANING = {
 }
 
 
-def _binding(lp: LinearProgram, share: np.ndarray, result: SolveResult, total: float) -> list[Binding]:
+def _binding(lp: LinearProgram, share: np.ndarray, result: SolveResult, total: float, currency: str = "USD",
+             period: str = "period") -> list[Binding]:
     out = []
     for i, row in enumerate(lp.rows):
         if row.family == "cover":
@@ -556,21 +557,24 @@ def _binding(lp: LinearProgram, share: np.ndarray, result: SolveResult, total: f
             shadow = abs(pi) * lp.scale * rhs_scale
             shadow = float(f"{shadow:.9g}")
         out.append(Binding(constraint=row.name, shadow_price=shadow, limit=row.limit, unit=row.unit,
-                           meaning=_meaning(row, shadow)))
+                           meaning=_meaning(row, shadow, currency, period)))
     return out
 
 
-def _meaning(row: Row, shadow: Optional[float]) -> str:
+def _meaning(row: Row, shadow: Optional[float], currency: str = "USD", period: str = "period") -> str:
+    from .output import money
     ident = row.name.split(":", 1)[1] if ":" in row.name else ""
     if shadow is None:
         return f"{row.name} is at its limit"
     if row.family in ("tokens_per_minute", "requests_per_minute"):
         step = 10 ** max(0, int(np.floor(np.log10(max(row.limit or 1, 1)))) - 1)
-        return MEANING[row.family].format(unit_step=f"{step:,}", id=ident, money=f"{shadow * step:,.2f}")
+        return MEANING[row.family].format(unit_step=f"{step:,}", id=ident,
+                                          money=money(shadow * step, currency)).replace("per period", f"per {period}")
     if row.family == "budget":
         return MEANING["budget"]
     scale = 0.01 if row.family in ("vendor_share", "workload_vendor_share", "latency_share") else 1.0
-    return MEANING[row.family].format(id=ident, money=f"{shadow * scale:,.2f}")
+    return MEANING[row.family].format(id=ident, money=money(shadow * scale, currency)).replace("per period",
+                                                                                             f"per {period}")
 
 
 def _relaxations(lp: LinearProgram, share: np.ndarray, slack: np.ndarray, total: float) -> list[Relaxation]:
