@@ -148,11 +148,3 @@ class Resolver:
         x = np.array(self.h.getSolution().col_value[: self.n])
         share = clean_shares(self.lp, x)
         return Point(True, share, float(np.dot(self.lp.spend, share)))
-
-
-def chosen_label(lp: LinearProgram, share: np.ndarray, w: int, labels) -> Optional[str]:
-    """The option with the largest share of workload w, or None."""
-    cols = np.flatnonzero(lp.var_w == w)
-    if len(cols) == 0 or share[cols].max() <= 0:
-        return None
-    return labels(int(lp.var_o[cols[np.argmax(share[cols])]]))
