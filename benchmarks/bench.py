@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import subprocess
 import sys
@@ -94,7 +93,7 @@ def generate(W: int, M: int, seed: int = 7) -> tuple[Path, Path]:
 
 def phases(ws_path: Path, solver: str = "cbc") -> dict:
     """planner solve, phase by phase, in this process (the same calls solve_inputs makes)."""
-    from planner import insight, solve as S
+    from planner import solve as S
     from planner.load import load_inputs
     from planner.model import build_problem
     from planner.output import write_plan_outputs

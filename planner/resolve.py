@@ -11,7 +11,6 @@ import contextlib
 import os
 import sys
 from dataclasses import dataclass
-from typing import Optional
 
 import numpy as np
 

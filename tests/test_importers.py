@@ -1,7 +1,6 @@
 """Importers (on fixtures cut from the real files, and once on each whole file), diff and export."""
 
 import json
-from pathlib import Path
 
 import pytest
 import yaml

@@ -7,7 +7,6 @@ The browser test skips when Chromium or Playwright is missing, unless PLANNER_RE
 import os
 import re
 import shutil
-from pathlib import Path
 
 import pytest
 import yaml
