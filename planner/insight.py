@@ -215,8 +215,11 @@ def resilience(inputs: Inputs, pairs: Pairs, plan: Plan) -> list[VendorOutage]:
         for wid in lost:
             resolver.h.changeRowBounds(cover_rows[wid], 1.0, 1.0)
         kept = sum(c for wid, c in cost_by_w.items() if wid not in lost)
+        change = None
+        if point.ok:  # differences within solver tolerance are no change
+            change = point.cost - kept
+            change = 0.0 if abs(change) <= 1e-7 * max(1.0, abs(kept)) else change
         out.append(VendorOutage(vendor=v.vendor, spend=v.spend, feasible=point.ok,
-                                cost_without=point.cost if point.ok else None,
-                                change=point.cost - kept if point.ok else None, lost_workloads=lost))
+                                cost_without=point.cost if point.ok else None, change=change, lost_workloads=lost))
     resolver.set_upper(np.ones(len(lp.var_w)))
     return out

@@ -29,13 +29,17 @@ def _num(x, digits: int = 3) -> str:
         return f"{x / 1e6:.{digits}g}M"
     if abs(x) >= 1e4:
         return f"{x / 1e3:.{digits}g}k"
+    if abs(x) >= 100:
+        return f"{x:,.0f}"
     return f"{x:,.{digits}g}"
 
 
 def _signed(x) -> str:
     if x is None:
         return "-"
-    return f"{x:+.0%}" if abs(x) >= 0.01 or x == 0 else f"{x:+.1%}"
+    if abs(x) < 0.0005:
+        return "±0%"
+    return f"{x:+.0%}" if abs(x) >= 0.01 else f"{x:+.1%}"
 
 
 CARDS = 60  # workload cards in one report; a table lists every workload
