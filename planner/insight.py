@@ -92,9 +92,20 @@ def _baseline(inputs: Inputs, pairs: Pairs, key: str, label: str, choice: np.nda
 # ----------------------------------------------------------------------------- compounding
 
 
-def compounding(pairs: Pairs, w: int, chosen: int) -> Optional[Compounding]:
+def standard_options(pairs: Pairs) -> np.ndarray:
+    """Per workload, the cheapest (then fastest) standard-tier option meeting its rules other than
+    latency, or -1."""
+    rules = pairs.vendor_ok & pairs.region_ok & pairs.context_ok & pairs.capability_ok & pairs.options.standard_tier
+    W, O = pairs.shape
+    cost = np.where(rules, pairs.cost_per_task, np.inf)
+    lat = np.where(rules, pairs.latency_s, np.inf)
+    first = np.lexsort((np.broadcast_to(np.arange(O), (W, O)), lat, cost), axis=-1)[:, 0]
+    return np.where(rules[np.arange(W), first], first, -1)
+
+
+def compounding(pairs: Pairs, w: int, chosen: int, standard: int) -> Optional[Compounding]:
     """Latency against turns (1 to twice the workload's, at least 12) for the chosen option and the
-    cheapest standard-tier option that meets the workload's rules other than latency."""
+    standard-tier option of `standard_options` (-1: none)."""
     wa, opts = pairs.workloads, pairs.options
     if wa.turns[w] <= 1:
         return None
@@ -102,16 +113,13 @@ def compounding(pairs: Pairs, w: int, chosen: int) -> Optional[Compounding]:
 
     def curve(o: int) -> list[float]:
         lat = task_latency(pairs.call_s[w, o], pairs.first_token_s[w, o], n, wa.tool_latency_s[w], wa.streaming[w])
-        return [round(float(x), 6) for x in lat]
+        return np.round(lat, 6).tolist()
 
-    rules = pairs.vendor_ok[w] & pairs.region_ok[w] & pairs.context_ok[w] & pairs.capability_ok[w]
-    std = np.flatnonzero(rules & opts.standard_tier)
-    standard = None
-    if len(std):
-        standard = int(std[np.lexsort((std, pairs.latency_s[w, std], pairs.cost_per_task[w, std]))[0]])
-    return Compounding(turns=[int(x) for x in n], chosen=opts.label(chosen), chosen_latency_s=curve(chosen),
-                       standard=None if standard is None else opts.label(standard),
-                       standard_latency_s=None if standard is None else curve(standard))
+    has_std = standard >= 0
+    return Compounding(
+        turns=n.tolist(), chosen=opts.label(chosen), chosen_latency_s=curve(chosen),
+        standard=opts.label(int(standard)) if has_std else None,
+        standard_latency_s=curve(int(standard)) if has_std else None)
 
 
 # ----------------------------------------------------------------------------- break-even prices

@@ -336,6 +336,8 @@ def _workload_plans(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.n
     wa, opts = pairs.workloads, pairs.options
     ws = inputs.workloads
     starts = np.searchsorted(lp.var_w, np.arange(len(wa.ids) + 1))
+    rejected = _rejection_order(pairs)
+    standard = insight.standard_options(pairs)
     out = []
     for w, wl in enumerate(ws.workloads):
         cols = np.arange(starts[w], starts[w + 1])
@@ -370,9 +372,10 @@ def _workload_plans(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.n
             capability_mean=float(np.dot(shares, caps)) if allocs and not np.isnan(caps).any() else None,
             peak_tasks_per_minute=float(wa.peak_tasks_per_minute[w]), peak_assumed=bool(wa.peak_assumed[w]),
             eligible=int(pairs.eligible_count[w]),
-            allocations=allocs, rejected=_rejections(pairs, w),
+            allocations=allocs, rejected=_rejections(pairs, w, rejected[w]),
             tool_latency_s=wl.tool_latency_s, streaming=wl.latency.streaming,
-            compounding=insight.compounding(pairs, w, int(lp.var_o[used[np.argmax(share[used])]])) if allocs else None,
+            compounding=insight.compounding(pairs, w, int(lp.var_o[used[np.argmax(share[used])]]), standard[w])
+            if allocs else None,
             diagnosis=None if pairs.eligible_count[w] else _nearest_misses(pairs, w)))
     return out
 
@@ -423,19 +426,26 @@ def _break_even_by_resolving(pairs: Pairs, lp: LinearProgram, share: np.ndarray,
     return out
 
 
-def _rejections(pairs: Pairs, w: int, limit: int = 10) -> list[Rejection]:
-    bad = np.flatnonzero(~pairs.eligible[w])
-    if len(bad) == 0:
-        return []
-    order = np.lexsort((bad, pairs.latency_s[w, bad], pairs.cost_per_task[w, bad]))[:limit]
+def _rejection_order(pairs: Pairs, limit: int = 10) -> list[np.ndarray]:
+    """Per workload, up to `limit` ineligible options, cheapest first (then faster, then catalog order)."""
+    W, O = pairs.shape
+    cost = np.where(pairs.eligible, np.inf, pairs.cost_per_task)
+    lat = np.where(pairs.eligible, np.inf, pairs.latency_s)
+    index = np.broadcast_to(np.arange(O), (W, O))
+    order = np.lexsort((index, lat, cost), axis=-1)[:, :limit]
+    return [row[~pairs.eligible[w, row]] for w, row in enumerate(order)]
+
+
+def _rejections(pairs: Pairs, w: int, options: np.ndarray) -> list[Rejection]:
     opts = pairs.options
     out = []
-    for o in bad[order]:
+    for o in options:
+        o = int(o)
         cap = pairs.capability[w, o]
-        out.append(Rejection(offering=opts.offering_id[o], mode=opts.mode[o], reasons=pairs.reasons(w, int(o)),
-                             cost_per_task=float(pairs.cost_per_task[w, o]),
-                             latency_s=float(pairs.latency_s[w, o]),
-                             capability=None if np.isnan(cap) else float(cap)))
+        out.append(Rejection(
+            offering=opts.offering_id[o], mode=opts.mode[o], reasons=pairs.reasons(w, o),
+            cost_per_task=float(pairs.cost_per_task[w, o]), latency_s=float(pairs.latency_s[w, o]),
+            capability=None if np.isnan(cap) else float(cap)))
     return out
 
 
