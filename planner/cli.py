@@ -117,7 +117,7 @@ def explain(
     def run() -> int:
         from .errors import InputError
         from .load import load_inputs
-        from .output import explain_rows, print_rows
+        from .output import explain_rows, print_explain, print_rows
 
         inputs = load_inputs(workloads, catalog)
         ids = [w.id for w in inputs.workloads.workloads]
@@ -125,7 +125,13 @@ def explain(
             raise InputError.single(str(workloads), "--workload",
                                     f"no workload '{workload}'; expected one of: {', '.join(ids)}")
         rows = explain_rows(inputs, ids.index(workload))
-        print_rows(rows, fmt.value, title=f"{workload}: every option, cheapest first")
+        budget = rows[0]["budget_s"] if rows else None
+        title = (f"{workload}: every option, cheapest first (budget "
+                 f"{'none' if budget is None else f'{budget:g} s'})")
+        if fmt.value == "table":
+            print_explain(rows, title, inputs.catalog.currency)
+        else:
+            print_rows(rows, fmt.value, title=title)
         return EXIT_OK
 
     _guard(run)

@@ -161,6 +161,23 @@ def print_rows(rows: list[dict[str, Any]], fmt: str, title: str = "") -> None:
     _console().print(table)
 
 
+def print_explain(rows: list[dict[str, Any]], title: str, currency: str = "USD") -> None:
+    """explain as a table people can read: short columns kept whole, the reasons wrapped."""
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for col, just in (("option", "left"), ("vendor · host · tier", "left"), ("latency", "right"),
+                      ("cost/task", "right"), ("capability", "right"), ("eligible", "left")):
+        table.add_column(col, justify=just, no_wrap=True)
+    table.add_column("why not", ratio=1)
+    for r in rows:
+        where = r["vendor"] if r["host"] == r["vendor"] else f"{r['vendor']} · {r['host']}"
+        table.add_row(r["option"], f"{where} · {r['tier']}", seconds(r["latency_s"]),
+                      money(r["cost_per_task"], currency), "-" if r["capability"] is None else f"{r['capability']:g}",
+                      "yes" if r["eligible"] else "no", "; ".join(r["reasons"]))
+    _console().print(table)
+
+
 def _cell(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:,.6g}"
