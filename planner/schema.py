@@ -2,7 +2,10 @@
 
 Units: money in the catalog's currency, prices per 1,000,000 tokens, time in seconds,
 speeds in tokens per second, volumes per period. Every model forbids unknown keys and
-validates strictly (no silent string-to-number coercion).
+validates strictly (no silent string-to-number coercion). Upper bounds are plausibility
+limits far beyond any real figure (a billion tokens per call, $1M per 1M tokens...): past
+them a number is a typo, and the LP's coefficients would span more orders of magnitude than
+a solver's tolerances can carry.
 """
 
 from __future__ import annotations
@@ -38,9 +41,9 @@ def _capability_dict(value: Any) -> Any:
 
 
 class Price(Strict):
-    input: float = Field(ge=0, description="per 1M input tokens")
-    output: float = Field(ge=0, description="per 1M output tokens; reasoning bills as output")
-    cached_input: Optional[float] = Field(None, ge=0, description="per 1M cached input tokens; default: input")
+    input: float = Field(ge=0, le=1e6, description="per 1M input tokens")
+    output: float = Field(ge=0, le=1e6, description="per 1M output tokens; reasoning bills as output")
+    cached_input: Optional[float] = Field(None, ge=0, le=1e6, description="per 1M cached input tokens; default: input")
 
     @property
     def cached_input_or_input(self) -> float:
@@ -48,19 +51,19 @@ class Price(Strict):
 
 
 class Speed(Strict):
-    output_tps: float = Field(gt=0, description="decode speed, tokens/s")
-    ttft_s: float = Field(ge=0, description="fixed time to first token per call, s")
-    prefill_tps: Optional[float] = Field(None, gt=0, description="input processing speed, tokens/s")
+    output_tps: float = Field(gt=0, le=1e7, description="decode speed, tokens/s")
+    ttft_s: float = Field(ge=0, le=1e5, description="fixed time to first token per call, s")
+    prefill_tps: Optional[float] = Field(None, gt=0, le=1e9, description="input processing speed, tokens/s")
 
 
 class Capacity(Strict):
-    tokens_per_minute: Optional[float] = Field(None, gt=0, description="input+reasoning+output tokens/min")
-    requests_per_minute: Optional[float] = Field(None, gt=0, description="model calls/min")
+    tokens_per_minute: Optional[float] = Field(None, gt=0, le=1e15, description="input+reasoning+output tokens/min")
+    requests_per_minute: Optional[float] = Field(None, gt=0, le=1e12, description="model calls/min")
 
 
 class Mode(Strict):
     name: OfferingId
-    reasoning_factor: float = Field(1.0, ge=0, description="multiplies the workload's reasoning tokens")
+    reasoning_factor: float = Field(1.0, ge=0, le=1e3, description="multiplies the workload's reasoning tokens")
     capability: Optional[dict[str, Score]] = None
 
     _cap = field_validator("capability", mode="before")(classmethod(lambda cls, v: _capability_dict(v)))
@@ -82,7 +85,7 @@ class Offering(Strict):
     capability: dict[str, Score]
     price: Price
     speed: Speed
-    context_window: Optional[int] = Field(None, gt=0, description="tokens")
+    context_window: Optional[int] = Field(None, gt=0, le=10**10, description="tokens")
     capacity: Optional[Capacity] = None
     regions: Optional[list[Name]] = None
     modes: list[Mode] = []
@@ -139,7 +142,7 @@ def _check_unique(ids: list[str], what: str) -> None:
 
 
 class Policy(Strict):
-    budget: Optional[float] = Field(None, gt=0, description="max total spend per period")
+    budget: Optional[float] = Field(None, gt=0, le=1e15, description="max total spend per period")
     max_vendor_share: Optional[float] = Field(None, gt=0, le=1, description="max share of spend, any vendor")
     vendor_share: dict[Name, Share] = Field({}, description="per-vendor spend caps")
     deny_vendors: list[Name] = []
@@ -148,15 +151,15 @@ class Policy(Strict):
 
 
 class Tokens(Strict):
-    input: float = Field(ge=0, description="input tokens per call")
-    output: float = Field(ge=0, description="output tokens per call")
-    reasoning: float = Field(0.0, ge=0, description="hidden reasoning tokens per call, billed as output")
+    input: float = Field(ge=0, le=1e9, description="input tokens per call")
+    output: float = Field(ge=0, le=1e9, description="output tokens per call")
+    reasoning: float = Field(0.0, ge=0, le=1e9, description="hidden reasoning tokens per call, billed as output")
     cached_input_share: Share = 0.0
 
 
 class Latency(Strict):
     threshold: Optional[Name] = None
-    budget_s: Optional[float] = Field(None, gt=0, description="task latency budget, s")
+    budget_s: Optional[float] = Field(None, gt=0, le=1e7, description="task latency budget, s")
     within_budget_share: float = Field(1.0, gt=0, le=1)
     streaming: bool = False
 
@@ -181,10 +184,10 @@ class VendorRule(Strict):
 class Workload(Strict):
     id: OfferingId
     description: Optional[str] = None
-    tasks: float = Field(gt=0, description="tasks per period")
-    peak_tasks_per_minute: Optional[float] = Field(None, ge=0, description="tasks/min at peak")
-    turns: int = Field(1, ge=1, description="model calls per task")
-    tool_latency_s: float = Field(0.0, ge=0, description="tool time between two calls, s")
+    tasks: float = Field(gt=0, le=1e13, description="tasks per period")
+    peak_tasks_per_minute: Optional[float] = Field(None, ge=0, le=1e10, description="tasks/min at peak")
+    turns: int = Field(1, ge=1, le=10000, description="model calls per task")
+    tool_latency_s: float = Field(0.0, ge=0, le=1e6, description="tool time between two calls, s")
     tokens: Tokens
     latency: Latency = Latency()
     capability: CapabilityRule = CapabilityRule()
@@ -198,7 +201,7 @@ class WorkloadSet(Strict):
     name: Optional[OfferingId] = None
     catalog: Optional[Name] = None
     period: Literal["day", "week", "month", "quarter", "year"] = "month"
-    thresholds: dict[Name, Optional[Annotated[float, Field(gt=0)]]] = {}
+    thresholds: dict[Name, Optional[Annotated[float, Field(gt=0, le=1e7)]]] = {}
     policy: Policy = Policy()
     workloads: list[Workload] = Field(min_length=1)
 

@@ -102,7 +102,7 @@ def _run_highs(lp: LinearProgram, *, upper, lower, integer: bool, elastic: bool)
     status = h.getModelStatus()
     ok = status == optimal
     sol = h.getSolution()
-    share = np.array(sol.col_value[:n]) if ok else np.zeros(n)
+    share = _highs_shares(lp, sol.col_value, n, is_mip) if ok else np.zeros(n)
     pi: dict[int, float] = {}
     dj = None
     if ok and not is_mip and sol.dual_valid:
@@ -117,7 +117,7 @@ def _run_highs(lp: LinearProgram, *, upper, lower, integer: bool, elastic: bool)
         h.changeColsCost(n_cols, all_cols, second)
         h.run()
         if h.getModelStatus() == optimal:
-            share = _better_or_same(lp, share, np.array(h.getSolution().col_value[:n]))
+            share = _better_or_same(lp, share, _highs_shares(lp, h.getSolution().col_value, n, is_mip))
     slack_values = None
     if elastic:
         values = h.getSolution().col_value
@@ -127,6 +127,18 @@ def _run_highs(lp: LinearProgram, *, upper, lower, integer: bool, elastic: bool)
     name = "Optimal" if ok else ("Infeasible" if status == highspy.HighsModelStatus.kInfeasible
                                  else h.modelStatusToString(status))
     return SolveResult(ok, name, share, pi, dj, time.perf_counter() - started, slack_values, n_cols, h.getNumRow())
+
+
+def _highs_shares(lp: LinearProgram, values, n: int, is_mip: bool) -> np.ndarray:
+    """Share values from a HiGHS solution; with max_options, an option whose binary is off carries nothing."""
+    share = np.array(values[:n])
+    if is_mip:
+        y = n
+        for _, cols, _ in lp.max_options:
+            on = np.array(values[y:y + len(cols)]) > 0.5
+            share[cols] = np.where(on, share[cols], 0.0)
+            y += len(cols)
+    return share
 
 
 def _run_pulp(lp: LinearProgram, solver: str, *, upper, lower, integer: bool, elastic: bool) -> SolveResult:
@@ -150,9 +162,11 @@ def _run_pulp(lp: LinearProgram, solver: str, *, upper, lower, integer: bool, el
         prob.addConstraint(con)
         constraints.append(con)
     n_int = 0
+    binaries = []
     if integer and lp.max_options:
         for g, (w, cols, k) in enumerate(lp.max_options):
             ys = [prob.add_variable(f"y{g}_{j}", 0, 1, cat=pulp.LpBinary) for j in cols]
+            binaries.append(ys)
             n_int += len(ys)
             for j, y in zip(cols, ys):
                 prob.addConstraint(pulp.LpConstraint(pulp.LpAffineExpression([(x[j], 1.0), (y, -1.0)]),
@@ -177,6 +191,9 @@ def _run_pulp(lp: LinearProgram, solver: str, *, upper, lower, integer: bool, el
     status = pulp.LpStatus[prob.status]
     ok = status == "Optimal"
     share = np.array([v.varValue if v.varValue is not None else 0.0 for v in x], dtype=float)
+    if ok and n_int:  # an option whose binary is off carries nothing, whatever the solver's dust
+        for (w, cols, k), ys in zip(lp.max_options, binaries):
+            share[cols] = np.where(np.array([(y.varValue or 0.0) > 0.5 for y in ys]), share[cols], 0.0)
     pi = {}
     dj = None
     if ok and not n_int:
@@ -190,13 +207,21 @@ def _run_pulp(lp: LinearProgram, solver: str, *, upper, lower, integer: bool, el
         prob.setObjective(pulp.LpAffineExpression([(x[j], float(c)) for j, c in enumerate(lp.latency_weight)]))
         prob.solve(make_solver(solver, mip=n_int > 0))
         if pulp.LpStatus[prob.status] == "Optimal":
-            share = _better_or_same(lp, share, np.array([v.varValue if v.varValue is not None else 0.0 for v in x]))
+            second = np.array([v.varValue if v.varValue is not None else 0.0 for v in x])
+            for (w, cols, k), ys in zip(lp.max_options if n_int else [], binaries):
+                second[cols] = np.where(np.array([(y.varValue or 0.0) > 0.5 for y in ys]), second[cols], 0.0)
+            share = _better_or_same(lp, share, second)
     seconds = time.perf_counter() - started
     if elastic:
         slack_values = np.zeros(len(lp.rows))
         for i, s in slacks.items():
             slack_values[i] = max(0.0, s.varValue or 0.0)
     return SolveResult(ok, status, share, pi, dj, seconds, slack_values, prob.numVariables(), prob.numConstraints())
+
+
+def _spread(lp: LinearProgram) -> float:
+    positive = lp.spend[lp.spend > 0]
+    return float(np.log10(positive.max() / positive.min())) if len(positive) else 0.0
 
 
 def _better_or_same(lp: LinearProgram, first: np.ndarray, second: np.ndarray) -> np.ndarray:
@@ -240,7 +265,7 @@ def check_rows(lp: LinearProgram, share: np.ndarray, slack: Optional[np.ndarray]
     for i, row in enumerate(lp.rows):
         act = lp.activity(share, row)
         give = 0.0 if slack is None else slack[i]
-        tol = FEAS_TOL * max(1.0, abs(row.rhs))
+        tol = FEAS_TOL * max(1.0, abs(row.rhs), abs(give))
         if row.sense == "<=" and act > row.rhs + give + tol:
             bad.append(f"{row.name}: {act:.9g} > {row.rhs + give:.9g}")
         elif row.sense == ">=" and act < row.rhs - give - tol:
@@ -275,8 +300,15 @@ def solve_inputs(inputs: Inputs, solver: str = "cbc", scenario: Optional[str] = 
         result = SolveResult(True, "Optimal", np.zeros(0))
     share = clean_shares(lp, result.share)
     violations = check_rows(lp, share, result.slack)
+    if violations and solver != "highs":  # a second opinion before giving up
+        retry = run_lp(lp, "highs", elastic=result.slack is not None)
+        if retry.ok and not check_rows(lp, clean_shares(lp, retry.share), retry.slack):
+            result, share, violations = retry, clean_shares(lp, retry.share), []
     if violations:
-        raise PlannerError("the solver's answer violates constraints: " + "; ".join(violations[:5]))
+        spread = _spread(lp)
+        raise PlannerError("the solver's answer violates constraints (" + "; ".join(violations[:3]) + ")"
+                           + (f"; costs per task span {spread:.0f} orders of magnitude, more than the solver's "
+                              "tolerances carry: check the inputs for a typo" if spread > 9 else ""))
     if lp.integer and result.slack is None and len(lp.var_w):
         # duals of an integer plan: the LP with the chosen options fixed
         upper = np.ones(len(share))
