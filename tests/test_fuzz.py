@@ -40,7 +40,7 @@ def mutated(draw):
         action = draw(st.sampled_from(["set", "delete", "rename"]))
         key = where[-1]
         if action == "set":
-            parent[key] = draw(WEIRD)
+            parent[key] = copy.deepcopy(draw(WEIRD))  # the sampled lists and dicts are shared objects
         elif action == "delete":
             del parent[key]
         elif isinstance(parent, dict):
