@@ -39,9 +39,7 @@ def apply_scenario(inputs: Inputs, scenario: Scenario, file: str) -> Inputs:
             hits = [o for o in cat["offerings"] if _matches(o, edit.match)]
             if not hits:
                 raise InputError.single(file, f"{loc}.match", f"matches no offering ({_describe(edit.match)})")
-            for path, value in edit.set.items():
-                for o in hits:
-                    _apply(o, path, value, Offering, file, f"{loc}.set.{path}", f"offering '{o['id']}'")
+            _set_fields(hits, edit.set, Offering, file, loc, "offering")
         elif edit.remove is not None:
             keep = [o for o in cat["offerings"] if not _matches(o, edit.remove)]
             if len(keep) == len(cat["offerings"]):
@@ -56,16 +54,22 @@ def apply_scenario(inputs: Inputs, scenario: Scenario, file: str) -> Inputs:
         hits = [w for w in ws["workloads"] if edit.match.id is None or fnmatch.fnmatchcase(w["id"], edit.match.id)]
         if not hits:
             raise InputError.single(file, f"{loc}.match", f"matches no workload (id '{edit.match.id}')")
-        for path, value in edit.set.items():
-            for w in hits:
-                _apply(w, path, value, Workload, file, f"{loc}.set.{path}", f"workload '{w['id']}'")
+        _set_fields(hits, edit.set, Workload, file, loc, "workload")
     if scenario.policy is not None:
-        for path, value in scenario.policy.set.items():
-            _apply(ws["policy"], path, value, Policy, file, f"policy.set.{path}", "policy")
+        _set_fields([ws["policy"]], scenario.policy.set, Policy, file, "policy", "policy")
     new_cat = _revalidate(Catalog, cat, file, "catalog after the scenario")
     new_ws = _revalidate(WorkloadSet, ws, file, "workloads after the scenario")
     check_workloads(new_ws, file)
     return Inputs(new_ws, new_cat, inputs.workloads_file, inputs.catalog_file)
+
+
+def _set_fields(targets: list[dict], edits: dict[str, Any], model: type[BaseModel], file: str, loc: str,
+                what: str) -> None:
+    """Apply every `path: value` of one edit to each matched object (offering, workload or policy)."""
+    for path, value in edits.items():
+        for obj in targets:
+            label = f"{what} '{obj['id']}'" if "id" in obj else what
+            _apply(obj, path, value, model, file, f"{loc}.set.{path}", label)
 
 
 def _revalidate(model, data, file: str, what: str):
