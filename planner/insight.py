@@ -125,14 +125,18 @@ def compounding(pairs: Pairs, w: int, chosen: int, standard: int) -> Optional[Co
 # ----------------------------------------------------------------------------- break-even prices
 
 
-def reduced_costs(inputs: Inputs, pairs: Pairs, lp: LinearProgram, duals: dict[str, float],
-                  workloads: np.ndarray) -> tuple[LinearProgram, np.ndarray, np.ndarray]:
-    """Reduced costs of every eligible pair (pruned ones included) from the solved LP's duals.
+def full_problem(inputs: Inputs, pairs: Pairs) -> LinearProgram:
+    """The LP over every eligible pair, unpruned: what break-even prices and outages are read from."""
+    return build_problem(inputs.workloads, inputs.catalog, pairs, np.flatnonzero(pairs.eligible_count > 0),
+                         pairs.eligible)
 
-    Returns the full LP, d (scaled money per unit share, tie-break excluded) and the rate at which
-    d falls as the option's prices scale up together (money rows scale with the price too).
+
+def reduced_costs(full: LinearProgram, lp: LinearProgram, duals: dict[str, float]) -> tuple[np.ndarray, np.ndarray]:
+    """Reduced costs of every column of the full LP (pruned pairs included) from the solved LP's duals.
+
+    Returns d (in lp's scaled money per unit share, tie-break excluded) and the rate at which d
+    falls as the option's prices scale up together (money rows scale with the price too).
     """
-    full = build_problem(inputs.workloads, inputs.catalog, pairs, workloads, pairs.eligible)
     money = full.spend / lp.scale
     acc = np.zeros(len(money))
     acc_money = np.zeros(len(money))
@@ -144,15 +148,15 @@ def reduced_costs(inputs: Inputs, pairs: Pairs, lp: LinearProgram, duals: dict[s
         np.add.at(acc, row.cols, coefs * y)
         if row.family in ("vendor_share", "budget"):
             np.add.at(acc_money, row.cols, coefs * y)
-    return full, money - acc, money - acc_money
+    return money - acc, money - acc_money
 
 
-def break_even(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray, duals: dict[str, float],
+def break_even(pairs: Pairs, lp: LinearProgram, full: LinearProgram, share: np.ndarray, duals: dict[str, float],
                workloads: np.ndarray) -> dict[int, list[BreakEven]]:
     """LP plans: for each unused eligible option, the uniform price change (a cut) at which its reduced
     cost reaches zero, so it would take part of the workload; for each used option, how far its
     prices can rise before the best unused alternative's reduced cost reaches zero."""
-    full, d, slope = reduced_costs(inputs, pairs, lp, duals, workloads)
+    d, slope = reduced_costs(full, lp, duals)
     opts, wa = pairs.options, pairs.workloads
     W, O = pairs.shape
     used_share = np.zeros((W, O))
@@ -196,15 +200,14 @@ def _round(x: Optional[float]) -> Optional[float]:
 # ----------------------------------------------------------------------------- vendor outages
 
 
-def resilience(inputs: Inputs, pairs: Pairs, plan: Plan) -> list[VendorOutage]:
-    """For each vendor the plan spends with: the cost of a plan without it (one warm re-solve each)
-    and the workloads that would have no eligible option left."""
+def resilience(pairs: Pairs, plan: Plan, lp: LinearProgram) -> list[VendorOutage]:
+    """For each vendor the plan spends with: the cost of a plan without it (one warm re-solve each of
+    the full LP) and the workloads that would have no eligible option left."""
     from .resolve import Resolver
 
-    if not plan.vendors or int(pairs.eligible.sum()) > RESILIENCE_MAX_PAIRS:
+    if not plan.vendors or len(lp.var_w) > RESILIENCE_MAX_PAIRS:
         return []
-    in_lp = np.flatnonzero(pairs.eligible_count > 0)
-    lp = build_problem(inputs.workloads, inputs.catalog, pairs, in_lp, pairs.eligible)
+    in_lp = np.unique(lp.var_w)
     resolver = Resolver(lp)
     vendor_of = np.array(pairs.options.vendor, dtype=object)[lp.var_o]
     cover_rows = {r.name.split(":", 1)[1]: i for i, r in enumerate(lp.rows) if r.family == "cover"}

@@ -322,8 +322,16 @@ def solve_inputs(inputs: Inputs, solver: str = "cbc", scenario: Optional[str] = 
         relaxation = _relaxations(lp, share, result.slack, total)
         diagnosis += [r.meaning for r in relaxation]
     workloads = _workload_plans(inputs, pairs, lp, share, result)
+    full: Optional[LinearProgram] = None if prune else lp
+
+    def full_lp() -> LinearProgram:  # built at most once, and only when asked for
+        nonlocal full
+        if full is None:
+            full = insight.full_problem(inputs, pairs)
+        return full
+
     if result.slack is None and len(lp.var_w):
-        _add_break_even(inputs, pairs, lp, share, result, solver, in_lp, workloads)
+        _add_break_even(pairs, lp, full_lp, share, result, solver, in_lp, workloads)
     for w in alone:
         diagnosis.append(f"workload '{pairs.workloads.ids[w]}': {workloads[w].diagnosis.summary}")
     feasible = result.slack is None and len(alone) == 0
@@ -350,8 +358,8 @@ def solve_inputs(inputs: Inputs, solver: str = "cbc", scenario: Optional[str] = 
         assumptions=_assumptions(inputs, pairs),
         sources={o.id: o.source for o in catalog.offerings if o.source},
     )
-    if feasible and resilience:
-        plan.resilience = insight.resilience(inputs, pairs, plan)
+    if feasible and resilience and int(pairs.eligible.sum()) <= insight.RESILIENCE_MAX_PAIRS:
+        plan.resilience = insight.resilience(pairs, plan, full_lp())
     named = {a.offering for w in workloads for a in w.allocations} | {b.offering for w in workloads for b in w.break_even}
     plan.offering_info = {o.id: OfferingInfo(model=o.model, vendor=o.vendor, host=o.host_name, tier=o.tier,
                                              price_input=o.price.input, price_output=o.price.output,
@@ -412,14 +420,14 @@ def _workload_plans(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.n
     return out
 
 
-def _add_break_even(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray, result: SolveResult,
+def _add_break_even(pairs: Pairs, lp: LinearProgram, full_lp, share: np.ndarray, result: SolveResult,
                     solver: str, in_lp: np.ndarray, workloads: list[WorkloadPlan]) -> None:
     """Break-even prices: reduced costs for LP workloads, re-solves for max_options workloads."""
     integer_w = {w for w, _, _ in lp.max_options}
     if result.pi:
         duals = {lp.rows[i].name: y for i, y in result.pi.items()}
         lp_w = np.array([w for w in in_lp if w not in integer_w], dtype=int)
-        for w, rows in insight.break_even(inputs, pairs, lp, share, duals, lp_w).items():
+        for w, rows in insight.break_even(pairs, lp, full_lp(), share, duals, lp_w).items():
             workloads[w].break_even = rows
     total = float(np.dot(lp.spend, share))
     for w, cols, _ in lp.max_options:

@@ -204,7 +204,7 @@ def test_reduced_costs_match_the_solver(tiny_workloads, tiny_catalog):
     import numpy as np
 
     from conftest import make_inputs
-    from planner.insight import reduced_costs
+    from planner.insight import full_problem, reduced_costs
     from planner.model import build_problem
     from planner.pairs import build_pairs
     from planner.solve import run_lp
@@ -219,7 +219,7 @@ def test_reduced_costs_match_the_solver(tiny_workloads, tiny_catalog):
         result = run_lp(lp, solver)
         assert result.ok
         duals = {lp.rows[i].name: y for i, y in result.pi.items()}
-        _, d, _ = reduced_costs(inputs, pairs, lp, duals, lp_w)
+        d, _ = reduced_costs(full_problem(inputs, pairs), lp, duals)
         tie = lp.objective - lp.spend / lp.scale
         assert np.allclose(d + tie, result.dj, atol=1e-6), (solver, d + tie, result.dj)
         assert {"vendor_share:budgetco"} <= {r.name for i, r in enumerate(lp.rows) if result.pi.get(i)}
