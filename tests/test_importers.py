@@ -82,13 +82,17 @@ def test_aa_row_without_speed_is_left_out(tmp_path):
     assert any("no output speed" in r for _, _, r in result.left_out)
 
 
+def import_all(folder, aa, litellm, openrouter, out):
+    """`planner catalog import` of the three kinds merged into one catalog, as `make catalog` runs it."""
+    result = runner.invoke(app, ["catalog", "import", "aa", str(folder / aa), f"litellm:{folder / litellm}",
+                                 f"openrouter:{folder / openrouter}", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return load_catalog(out)
+
+
 def test_import_cli_writes_catalog_and_left_out_list(tmp_path):
     out = tmp_path / "cat.yaml"
-    result = runner.invoke(app, ["catalog", "import", "aa", str(SMALL / "aa_small.csv"),
-                                 f"litellm:{SMALL / 'litellm_small.json'}",
-                                 f"openrouter:{SMALL / 'openrouter_small.json'}", "--out", str(out)])
-    assert result.exit_code == 0, result.output
-    cat = load_catalog(out)
+    cat = import_all(SMALL, "aa_small.csv", "litellm_small.json", "openrouter_small.json", out)
     assert len(cat.offerings) == 8 and cat.catalog == "cat"
     assert (tmp_path / "cat.left-out.csv").read_text().startswith("source,name,reason")
     assert runner.invoke(app, ["catalog", "validate", str(out)]).exit_code == 0
@@ -109,12 +113,8 @@ def test_import_errors(tmp_path):
 
 
 def test_whole_source_files_import_and_match_the_shipped_catalog(tmp_path):
-    out = tmp_path / "aa-2026-06.yaml"
-    result = runner.invoke(app, ["catalog", "import", "aa", str(FULL / "aa_providers_leaderboard.csv"),
-                                 f"litellm:{FULL / 'litellm_model_prices_and_context_window.json'}",
-                                 f"openrouter:{FULL / 'openrouter_models_2026-04-04.json'}", "--out", str(out)])
-    assert result.exit_code == 0, result.output
-    built = load_catalog(out)
+    built = import_all(FULL, "aa_providers_leaderboard.csv", "litellm_model_prices_and_context_window.json",
+                       "openrouter_models_2026-04-04.json", tmp_path / "aa-2026-06.yaml")
     assert built.as_of == "2026-06-19" and len(built.offerings) > 800
     shipped = load_catalog(ROOT / "catalogs" / "aa-2026-06.yaml")
     assert diff_catalogs(shipped, built) == []  # `make catalog` reproduces the checked-in catalog
