@@ -102,7 +102,7 @@ def _run_highs(lp: LinearProgram, *, upper, lower, integer: bool, elastic: bool)
     status = h.getModelStatus()
     ok = status == optimal
     sol = h.getSolution()
-    share = _highs_shares(lp, sol.col_value, n, is_mip) if ok else np.zeros(n)
+    share = _solution_shares(lp, sol.col_value, n, is_mip) if ok else np.zeros(n)
     pi: dict[int, float] = {}
     dj = None
     if ok and not is_mip and sol.dual_valid:
@@ -117,7 +117,7 @@ def _run_highs(lp: LinearProgram, *, upper, lower, integer: bool, elastic: bool)
         h.changeColsCost(n_cols, all_cols, second)
         h.run()
         if h.getModelStatus() == optimal:
-            share = _better_or_same(lp, share, _highs_shares(lp, h.getSolution().col_value, n, is_mip))
+            share = _better_or_same(lp, share, _solution_shares(lp, h.getSolution().col_value, n, is_mip))
     slack_values = None
     if elastic:
         values = h.getSolution().col_value
@@ -129,8 +129,9 @@ def _run_highs(lp: LinearProgram, *, upper, lower, integer: bool, elastic: bool)
     return SolveResult(ok, name, share, pi, dj, time.perf_counter() - started, slack_values, n_cols, h.getNumRow())
 
 
-def _highs_shares(lp: LinearProgram, values, n: int, is_mip: bool) -> np.ndarray:
-    """Share values from a HiGHS solution; with max_options, an option whose binary is off carries nothing."""
+def _solution_shares(lp: LinearProgram, values, n: int, is_mip: bool) -> np.ndarray:
+    """Shares from a solution laid out as [shares..., binaries of each max_options group...]; an option
+    whose binary is off carries nothing, whatever dust the solver left on it."""
     share = np.array(values[:n])
     if is_mip:
         y = n
@@ -190,10 +191,10 @@ def _run_pulp(lp: LinearProgram, solver: str, *, upper, lower, integer: bool, el
     prob.solve(make_solver(solver, mip=n_int > 0))
     status = pulp.LpStatus[prob.status]
     ok = status == "Optimal"
-    share = np.array([v.varValue if v.varValue is not None else 0.0 for v in x], dtype=float)
-    if ok and n_int:  # an option whose binary is off carries nothing, whatever the solver's dust
-        for (w, cols, k), ys in zip(lp.max_options, binaries):
-            share[cols] = np.where(np.array([(y.varValue or 0.0) > 0.5 for y in ys]), share[cols], 0.0)
+    def values() -> list[float]:
+        return [v.varValue or 0.0 for v in x] + [y.varValue or 0.0 for ys in binaries for y in ys]
+
+    share = _solution_shares(lp, values(), n, n_int > 0)
     pi = {}
     dj = None
     if ok and not n_int:
@@ -207,10 +208,7 @@ def _run_pulp(lp: LinearProgram, solver: str, *, upper, lower, integer: bool, el
         prob.setObjective(pulp.LpAffineExpression([(x[j], float(c)) for j, c in enumerate(lp.latency_weight)]))
         prob.solve(make_solver(solver, mip=n_int > 0))
         if pulp.LpStatus[prob.status] == "Optimal":
-            second = np.array([v.varValue if v.varValue is not None else 0.0 for v in x])
-            for (w, cols, k), ys in zip(lp.max_options if n_int else [], binaries):
-                second[cols] = np.where(np.array([(y.varValue or 0.0) > 0.5 for y in ys]), second[cols], 0.0)
-            share = _better_or_same(lp, share, second)
+            share = _better_or_same(lp, share, _solution_shares(lp, values(), n, n_int > 0))
     seconds = time.perf_counter() - started
     if elastic:
         slack_values = np.zeros(len(lp.rows))
