@@ -87,29 +87,32 @@ def _dominated(cost, cap, lat, idx, within, free, group) -> np.ndarray:
 
 def _bracketed(cost, within, free, group, idx) -> np.ndarray:
     """Case B: b is dropped when two free options of its workload and vendor (within budget, if b is)
-    bracket its cost; the cheapest and the dearest of them are kept."""
+    bracket its cost; the cheapest and the dearest of them (first in catalog order on ties) are kept."""
     drop = np.zeros(len(cost), dtype=bool)
+    order = np.argsort(group, kind="stable")  # inside a group: the pairs' order, so ascending idx
+    g_sorted = group[order]
+    new_group = np.r_[True, g_sorted[1:] != g_sorted[:-1]]
+    rank = np.empty(len(cost), dtype=np.int64)
+    rank[order] = np.cumsum(new_group) - 1
+    n_groups = int(new_group.sum())
     for b_within in (True, False):
         dom = free & within if b_within else free
         target = within == b_within
         if not dom.any() or not target.any():
             continue
-        d = np.flatnonzero(dom)
-        lo_order = d[np.lexsort((idx[d], cost[d], group[d]))]
-        hi_order = d[np.lexsort((idx[d], -cost[d], group[d]))]
-        firsts = np.r_[True, group[lo_order][1:] != group[lo_order][:-1]]
-        lo, hi = lo_order[firsts], hi_order[np.r_[True, group[hi_order][1:] != group[hi_order][:-1]]]
-        groups = group[lo]
-        count = np.bincount(np.searchsorted(groups, group[d]), minlength=len(groups))
-        pos = np.searchsorted(groups, group)
-        pos_ok = (pos < len(groups)) & (groups[np.minimum(pos, len(groups) - 1)] == group)
-        pos = np.minimum(pos, len(groups) - 1)
-        lo_cost, hi_cost = cost[lo][pos], cost[hi][pos]
+        g_dom = rank[dom]
+        count = np.bincount(g_dom, minlength=n_groups)
+        lo_cost = np.full(n_groups, np.inf)
+        hi_cost = np.full(n_groups, -np.inf)
+        np.minimum.at(lo_cost, g_dom, cost[dom])
+        np.maximum.at(hi_cost, g_dom, cost[dom])
         endpoint = np.zeros(len(cost), dtype=bool)
-        endpoint[lo] = True
-        endpoint[hi] = True
-        drop |= (target & pos_ok & (count[pos] >= 2) & ~(endpoint & dom)
-                 & (cost >= lo_cost) & (cost <= hi_cost))
+        for extreme in (lo_cost, hi_cost):  # the first dominator (in idx order) at each extreme
+            at = dom & (cost == extreme[rank])
+            first = np.full(n_groups, np.iinfo(np.int64).max)
+            np.minimum.at(first, rank[at], idx[at])
+            endpoint |= at & (idx == first[rank])
+        drop |= (target & (count[rank] >= 2) & ~endpoint & (cost >= lo_cost[rank]) & (cost <= hi_cost[rank]))
     return drop
 
 
