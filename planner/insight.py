@@ -13,7 +13,7 @@ import numpy as np
 from .load import Inputs
 from .model import LinearProgram, build_problem
 from .pairs import Pairs, task_latency
-from .plan import Baseline, BaselineChoice, BreakEven, Compounding, Plan, VendorOutage
+from .plan import Baseline, Plan, VendorOutage
 
 RESILIENCE_MAX_PAIRS = 30_000  # above this many eligible pairs, the solve skips the outage table
 
@@ -48,45 +48,45 @@ def baselines(inputs: Inputs, pairs: Pairs) -> list[Baseline]:
 
 def _per_tier(pairs: Pairs, tier: str) -> np.ndarray:
     """Per workload: the cheapest eligible option of the tier, else the cheapest that passes the most rules."""
-    in_tier = np.array([t == tier for t in pairs.options.tier])
-    rules = (pairs.vendor_ok.astype(int) + pairs.region_ok + pairs.context_ok + pairs.capability_ok
-             + pairs.within_budget)
-    choice = np.empty(pairs.shape[0], dtype=int)
-    for w in range(pairs.shape[0]):
-        cand = np.flatnonzero(in_tier)
-        key = np.lexsort((cand, pairs.cost_per_task[w, cand], -rules[w, cand], ~pairs.eligible[w, cand]))
-        choice[w] = cand[key[0]]
-    return choice
+    cand = np.flatnonzero(np.array([t == tier for t in pairs.options.tier]))
+    rules = (pairs.vendor_ok[:, cand].astype(int) + pairs.region_ok[:, cand] + pairs.context_ok[:, cand]
+             + pairs.capability_ok[:, cand] + pairs.within_budget[:, cand])
+    W = pairs.shape[0]
+    key = np.lexsort((np.broadcast_to(cand, (W, len(cand))), pairs.cost_per_task[:, cand], -rules,
+                      ~pairs.eligible[:, cand]), axis=-1)
+    return cand[key[:, 0]]
 
 
 def _baseline(inputs: Inputs, pairs: Pairs, key: str, label: str, choice: np.ndarray) -> Baseline:
     wa, opts = pairs.workloads, pairs.options
+    W = len(choice)
+    rows = np.arange(W)
+    n_off = len(inputs.catalog.offerings)
+    off = opts.offering_index[choice]
+    tpm = np.bincount(off, weights=pairs.peak_tpm[rows, choice], minlength=n_off)
+    rpm = np.bincount(off, weights=pairs.peak_rpm[rows, choice], minlength=n_off)
+    reasons = pairs.reasons_many(rows, choice)
+    over = ~pairs.within_budget[rows, choice] & (wa.within_budget_share < 1)
+    cost = wa.tasks * pairs.cost_per_task[rows, choice]
     choices = []
-    tpm: dict[int, float] = {}
-    rpm: dict[int, float] = {}
-    for w, o in enumerate(choice):
-        off = int(opts.offering_index[o])
-        tpm[off] = tpm.get(off, 0.0) + float(pairs.peak_tpm[w, o])
-        rpm[off] = rpm.get(off, 0.0) + float(pairs.peak_rpm[w, o])
-    for w, o in enumerate(choice):
-        reasons = pairs.reasons(w, int(o))
-        if not pairs.within_budget[w, o] and wa.within_budget_share[w] < 1:
-            reasons.append(f"latency over budget for every task (needs {wa.within_budget_share[w]:.0%} within)")
-        choices.append(BaselineChoice(workload=wa.ids[w], option=opts.label(int(o)),
-                                      cost=float(wa.tasks[w] * pairs.cost_per_task[w, o]), misses=reasons))
+    for w, o in enumerate(choice.tolist()):
+        if over[w]:
+            reasons[w].append(f"latency over budget for every task (needs {wa.within_budget_share[w]:.0%} within)")
+        choices.append(dict(workload=wa.ids[w], option=opts.label(o), cost=float(cost[w]), misses=reasons[w]))
     capacity_notes = []
-    for off, load in tpm.items():
-        cap = inputs.catalog.offerings[off].capacity
-        if cap and cap.tokens_per_minute and load > cap.tokens_per_minute:
-            capacity_notes.append(f"capacity: {inputs.catalog.offerings[off].id} needs {load:,.0f} tokens/min at "
-                                  f"peak, has {cap.tokens_per_minute:,.0f}")
-        if cap and cap.requests_per_minute and rpm[off] > cap.requests_per_minute:
-            capacity_notes.append(f"capacity: {inputs.catalog.offerings[off].id} needs {rpm[off]:,.0f} "
-                                  f"requests/min at peak, has {cap.requests_per_minute:,.0f}")
+    for i in np.unique(off).tolist():  # offerings in catalog order
+        o = inputs.catalog.offerings[i]
+        cap = o.capacity
+        if cap and cap.tokens_per_minute and tpm[i] > cap.tokens_per_minute:
+            capacity_notes.append(f"capacity: {o.id} needs {tpm[i]:,.0f} tokens/min at peak, "
+                                  f"has {cap.tokens_per_minute:,.0f}")
+        if cap and cap.requests_per_minute and rpm[i] > cap.requests_per_minute:
+            capacity_notes.append(f"capacity: {o.id} needs {rpm[i]:,.0f} requests/min at peak, "
+                                  f"has {cap.requests_per_minute:,.0f}")
     if capacity_notes:
-        choices.append(BaselineChoice(workload="(portfolio)", option=None, cost=0.0, misses=capacity_notes))
-    return Baseline(key=key, label=label, total_cost=float(sum(c.cost for c in choices)),
-                    misses=sum(1 for c in choices if c.misses), choices=choices)
+        choices.append(dict(workload="(portfolio)", option=None, cost=0.0, misses=capacity_notes))
+    return Baseline.model_validate(dict(key=key, label=label, total_cost=float(sum(c["cost"] for c in choices)),
+                                        misses=sum(1 for c in choices if c["misses"]), choices=choices))
 
 
 # ----------------------------------------------------------------------------- compounding
@@ -103,23 +103,34 @@ def standard_options(pairs: Pairs) -> np.ndarray:
     return np.where(rules[np.arange(W), first], first, -1)
 
 
-def compounding(pairs: Pairs, w: int, chosen: int, standard: int) -> Optional[Compounding]:
-    """Latency against turns (1 to twice the workload's, at least 12) for the chosen option and the
-    standard-tier option of `standard_options` (-1: none)."""
+def compounding_many(pairs: Pairs, chosen: np.ndarray) -> dict[int, dict]:
+    """Per multi-turn workload with a chosen option (chosen[w] >= 0): latency against turns (1 to twice
+    the workload's, at least 12, at most 40) for the chosen option and for the standard-tier option of
+    `standard_options`, when there is one."""
     wa, opts = pairs.workloads, pairs.options
-    if wa.turns[w] <= 1:
-        return None
-    n = np.arange(1, int(min(40, max(12, 2 * wa.turns[w]))) + 1)
+    ws = np.flatnonzero((wa.turns > 1) & (chosen >= 0))
+    if len(ws) == 0:
+        return {}
+    standard = standard_options(pairs)[ws]
+    length = np.minimum(40, np.maximum(12, 2 * wa.turns[ws])).astype(int)
+    n = np.arange(1, int(length.max()) + 1)[None, :]
 
-    def curve(o: int) -> list[float]:
-        lat = task_latency(pairs.call_s[w, o], pairs.first_token_s[w, o], n, wa.tool_latency_s[w], wa.streaming[w])
+    def curves(o: np.ndarray) -> list[list[float]]:
+        o = np.maximum(o, 0)
+        lat = task_latency(pairs.call_s[ws, o][:, None], pairs.first_token_s[ws, o][:, None], n,
+                           wa.tool_latency_s[ws][:, None], wa.streaming[ws][:, None])
         return np.round(lat, 6).tolist()
 
-    has_std = standard >= 0
-    return Compounding(
-        turns=n.tolist(), chosen=opts.label(chosen), chosen_latency_s=curve(chosen),
-        standard=opts.label(int(standard)) if has_std else None,
-        standard_latency_s=curve(int(standard)) if has_std else None)
+    chosen_curves, standard_curves = curves(chosen[ws]), curves(standard)
+    out = {}
+    for k, w in enumerate(ws.tolist()):
+        m = int(length[k])
+        has_std = standard[k] >= 0
+        out[w] = dict(turns=list(range(1, m + 1)), chosen=opts.label(int(chosen[w])),
+                      chosen_latency_s=chosen_curves[k][:m],
+                      standard=opts.label(int(standard[k])) if has_std else None,
+                      standard_latency_s=standard_curves[k][:m] if has_std else None)
+    return out
 
 
 # ----------------------------------------------------------------------------- break-even prices
@@ -152,7 +163,7 @@ def reduced_costs(full: LinearProgram, lp: LinearProgram, duals: dict[str, float
 
 
 def break_even(pairs: Pairs, lp: LinearProgram, full: LinearProgram, share: np.ndarray, duals: dict[str, float],
-               workloads: np.ndarray) -> dict[int, list[BreakEven]]:
+               workloads: np.ndarray) -> dict[int, list[dict]]:
     """LP plans: for each unused eligible option, the uniform price change (a cut) at which its reduced
     cost reaches zero, so it would take part of the workload; for each used option, how far its
     prices can rise before the best unused alternative's reduced cost reaches zero."""
@@ -163,7 +174,8 @@ def break_even(pairs: Pairs, lp: LinearProgram, full: LinearProgram, share: np.n
     used_share[lp.var_w, lp.var_o] = share
     fw, fo = full.var_w, full.var_o
     cpt = pairs.cost_per_task[fw, fo]
-    used = used_share[fw, fo] > 0
+    us = used_share[fw, fo]
+    used = us > 0
     per_task = lp.scale / wa.tasks[fw]
     d_task = np.maximum(d, 0.0) * per_task  # money per task
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -171,26 +183,30 @@ def break_even(pairs: Pairs, lp: LinearProgram, full: LinearProgram, share: np.n
     cut[cut <= -1] = np.nan
     best_alt = np.full(W, np.inf)  # cheapest unused alternative's reduced cost per task
     np.minimum.at(best_alt, fw[~used], d_task[~used])
-    out: dict[int, list[BreakEven]] = {}
-    starts = np.searchsorted(fw, np.arange(W + 1))
-    for w in workloads:
-        cols = np.arange(starts[w], starts[w + 1])
-        rows = []
-        for j in cols[used[cols]][np.argsort(-used_share[w, fo[cols[used[cols]]]], kind="stable")]:
-            change = None if not np.isfinite(best_alt[w]) or cpt[j] <= 0 else float(best_alt[w] / cpt[j])
-            rows.append(_be(opts, int(fo[j]), True, float(cpt[j]), change))
-        unused = cols[~used[cols]]
-        key = np.where(np.isnan(cut[unused]), -9.0, cut[unused])
-        for j in unused[np.lexsort((fo[unused], -key))][:UNUSED_PER_WORKLOAD]:
-            rows.append(_be(opts, int(fo[j]), False, float(cpt[j]), None if np.isnan(cut[j]) else float(cut[j])))
-        out[int(w)] = rows
+    wanted = np.zeros(W, dtype=bool)
+    wanted[np.asarray(workloads, dtype=int)] = True
+    pos = np.arange(len(fw))
+    # used options, largest share first; then up to UNUSED_PER_WORKLOAD unused ones, nearest cut first
+    u = np.flatnonzero(used & wanted[fw])
+    u = u[np.lexsort((pos[u], -us[u], fw[u]))]
+    n = np.flatnonzero(~used & wanted[fw])
+    key = np.where(np.isnan(cut[n]), -9.0, cut[n])
+    n = n[np.lexsort((fo[n], -key, fw[n]))]
+    first = np.searchsorted(fw[n], fw[n])  # fw[n] is sorted: each workload's first position
+    n = n[np.arange(len(n)) - first < UNUSED_PER_WORKLOAD]
+    out: dict[int, list[dict]] = {int(w): [] for w in np.flatnonzero(wanted)}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        up = np.where(np.isfinite(best_alt[fw]) & (cpt > 0), best_alt[fw] / cpt, np.nan)
+    for is_used, cols, change in ((True, u, up), (False, n, cut)):
+        for j in cols.tolist():
+            o = int(fo[j])
+            c = float(change[j])
+            c = None if np.isnan(c) else c
+            out[int(fw[j])].append(dict(offering=opts.offering_id[o], mode=opts.mode[o], used=is_used,
+                                        cost_per_task=float(cpt[j]),
+                                        break_even_cost_per_task=None if c is None else float(cpt[j]) * (1 + c),
+                                        price_change=_round(c)))
     return out
-
-
-def _be(opts, o: int, used: bool, cpt: float, change: Optional[float]) -> BreakEven:
-    return BreakEven(offering=opts.offering_id[o], mode=opts.mode[o], used=used, cost_per_task=cpt,
-                     break_even_cost_per_task=None if change is None else cpt * (1 + change),
-                     price_change=_round(change))
 
 
 def _round(x: Optional[float]) -> Optional[float]:

@@ -181,27 +181,42 @@ class Pairs:
 
     def reasons(self, w: int, o: int) -> list[str]:
         """Every reason option o is not eligible for workload w (empty when eligible)."""
-        out = []
-        opts = self.options
-        if not self.vendor_ok[w, o]:
-            out.append(self.vendor_why.get((w, opts.vendor[o]), f"vendor {opts.vendor[o]} not allowed"))
-        if not self.region_ok[w, o]:
-            need = ", ".join(sorted(self.region_need[w] or ()))
-            have = opts.regions[o]
-            out.append(f"region: runs in {', '.join(sorted(have))}, needs one of {need}" if have
-                       else f"region: unknown, needs one of {need}")
-        if not self.context_ok[w, o]:
-            used = self.workloads.input[w] + self.reasoning[w, o] + self.workloads.output[w]
-            out.append(f"context {fmt_num(used)} tokens > window {fmt_num(opts.context_window[o])}")
-        if not self.capability_ok[w, o]:
-            metric = self.workloads.metric[w]
-            score = self.capability[w, o]
-            if np.isnan(score):
-                out.append(f"no '{metric}' capability score")
-            else:
-                out.append(f"{metric} {fmt_num(score)} < floor {fmt_num(self.workloads.cap_min[w])}")
-        if not self.within_budget[w, o] and self.workloads.within_budget_share[w] >= 1:
-            out.append(f"latency {fmt_s(self.latency_s[w, o])} s > budget {fmt_s(self.workloads.budget_s[w])} s")
+        return self.reasons_many(np.array([w]), np.array([o]))[0]
+
+    def reasons_many(self, ws: np.ndarray, os: np.ndarray) -> list[list[str]]:
+        """reasons(w, o) for many pairs at once: the rules are checked as arrays, and only the
+        failures are formatted."""
+        ws, os = np.asarray(ws, dtype=int), np.asarray(os, dtype=int)
+        out: list[list[str]] = [[] for _ in range(len(ws))]
+        opts, wa = self.options, self.workloads
+        for k in np.flatnonzero(~self.vendor_ok[ws, os]):
+            w, v = int(ws[k]), opts.vendor[os[k]]
+            out[k].append(self.vendor_why.get((w, v), f"vendor {v} not allowed"))
+        for k in np.flatnonzero(~self.region_ok[ws, os]):
+            need = ", ".join(sorted(self.region_need[ws[k]] or ()))
+            have = opts.regions[os[k]]
+            out[k].append(f"region: runs in {', '.join(sorted(have))}, needs one of {need}" if have
+                          else f"region: unknown, needs one of {need}")
+        bad = np.flatnonzero(~self.context_ok[ws, os])
+        if len(bad):
+            used = wa.input[ws[bad]] + self.reasoning[ws[bad], os[bad]] + wa.output[ws[bad]]
+            for k, u in zip(bad, used):
+                out[k].append(f"context {fmt_num(u)} tokens > window {fmt_num(opts.context_window[os[k]])}")
+        bad = np.flatnonzero(~self.capability_ok[ws, os])
+        if len(bad):
+            scores = self.capability[ws[bad], os[bad]]
+            for k, score in zip(bad, scores):
+                metric = wa.metric[ws[k]]
+                out[k].append(f"no '{metric}' capability score" if np.isnan(score)
+                              else f"{metric} {fmt_num(score)} < floor {fmt_num(wa.cap_min[ws[k]])}")
+        bad = np.flatnonzero(~self.within_budget[ws, os] & (wa.within_budget_share[ws] >= 1))
+        if len(bad):
+            budgets: dict[int, str] = {}
+            for k, lat in zip(bad, self.latency_s[ws[bad], os[bad]]):
+                w = int(ws[k])
+                if w not in budgets:
+                    budgets[w] = fmt_s(wa.budget_s[w])
+                out[k].append(f"latency {fmt_s(lat)} s > budget {budgets[w]} s")
         return out
 
     @cached_property

@@ -13,15 +13,15 @@ from .errors import InputError, PlannerError
 from .load import Inputs
 from .model import LinearProgram, Row, build_problem, vendor_caps
 from .pairs import Pairs, build_pairs, fmt_s
-from .plan import (Allocation, Binding, BreakEven, Diagnosis, LatencySummary, NearMiss, OfferingInfo, OfferingUse, Plan,
-                   Rejection,
-                   Relaxation, SolverInfo, VendorSpend, WorkloadPlan)
+from .plan import (Binding, BreakEven, Diagnosis, NearMiss, OfferingInfo, OfferingUse, Plan, Relaxation, SolverInfo,
+                   VendorSpend, WorkloadPlan)
 from .plan import Inputs as PlanInputs
 from . import insight
 from .prune import candidates as prune_candidates
 
 SHARE_EPS = 1e-9  # allocations below this share are dropped
 FEAS_TOL = 1e-6  # tolerance of the self-check on every row (scaled units)
+TIED_DJ = 1e-8  # reduced costs up to this (scaled objective, total >= 1) count as zero in the tie-break pass
 SOLVERS = ("cbc", "highs")
 
 
@@ -111,7 +111,12 @@ def _run_highs(lp: LinearProgram, *, upper, lower, integer: bool, elastic: bool)
         dj = np.array(sol.col_dual[:n])
     if ok and not elastic and _faster_tie(lp, share, dj):
         best = float(np.dot(lp.objective, share))
-        h.addRow(-inf, best + 1e-9 * max(1.0, abs(best)), n, np.arange(n, dtype=np.int32), lp.objective.astype(float))
+        keep = _optimal_face(share, dj)
+        cols = np.flatnonzero(keep).astype(np.int32)
+        h.addRow(-inf, best + 1e-9 * max(1.0, abs(best)), len(cols), cols, lp.objective[cols].astype(float))
+        out = np.flatnonzero(~keep).astype(np.int32)
+        if len(out):
+            h.changeColsBounds(len(out), out, np.zeros(len(out)), np.zeros(len(out)))
         second = np.zeros(n_cols)
         second[:n] = lp.latency_weight
         h.changeColsCost(n_cols, all_cols, second)
@@ -205,6 +210,8 @@ def _run_pulp(lp: LinearProgram, solver: str, *, upper, lower, integer: bool, el
         best = float(np.dot(lp.objective, share))
         prob.addConstraint(pulp.LpConstraint(cost_expr, pulp.LpConstraintLE, "optimal_cost",
                                              best + 1e-9 * max(1.0, abs(best))))
+        for j in np.flatnonzero(~_optimal_face(share, dj)):
+            x[j].upBound = 0.0
         prob.setObjective(pulp.LpAffineExpression([(x[j], float(c)) for j, c in enumerate(lp.latency_weight)]))
         prob.solve(make_solver(solver, mip=n_int > 0))
         if pulp.LpStatus[prob.status] == "Optimal":
@@ -230,6 +237,15 @@ def _better_or_same(lp: LinearProgram, first: np.ndarray, second: np.ndarray) ->
     if cost_b <= cost_a * (1 + 1e-9) + 1e-12 and len(check_rows(lp, b)) <= len(check_rows(lp, a)):
         return second
     return first
+
+
+def _optimal_face(share: np.ndarray, dj: Optional[np.ndarray]) -> np.ndarray:
+    """The columns that can be positive in some optimal plan: by complementary slackness, an unused
+    column whose reduced cost (at an optimal dual) is positive is zero in every optimal plan, so the
+    tie-break pass only needs the used columns and those with a reduced cost of about zero."""
+    if dj is None:  # integer plans: no duals, keep everything
+        return np.ones(len(share), dtype=bool)
+    return (share > SHARE_EPS) | (dj <= TIED_DJ)
 
 
 def _faster_tie(lp: LinearProgram, share: np.ndarray, dj: Optional[np.ndarray]) -> bool:
@@ -319,7 +335,6 @@ def solve_inputs(inputs: Inputs, solver: str = "cbc", scenario: Optional[str] = 
     if result.slack is not None:
         relaxation = _relaxations(lp, share, result.slack, total)
         diagnosis += [r.meaning for r in relaxation]
-    workloads = _workload_plans(inputs, pairs, lp, share, result)
     full: Optional[LinearProgram] = None if prune else lp
 
     def full_lp() -> LinearProgram:  # built at most once, and only when asked for
@@ -328,8 +343,9 @@ def solve_inputs(inputs: Inputs, solver: str = "cbc", scenario: Optional[str] = 
             full = insight.full_problem(inputs, pairs)
         return full
 
-    if result.slack is None and len(lp.var_w):
-        _add_break_even(pairs, lp, full_lp, share, result, solver, in_lp, workloads)
+    break_even = (_break_even(pairs, lp, full_lp, share, result, solver, in_lp)
+                  if result.slack is None and len(lp.var_w) else {})
+    workloads = _workload_plans(inputs, pairs, lp, share, break_even)
     for w in alone:
         diagnosis.append(f"workload '{pairs.workloads.ids[w]}': {workloads[w].diagnosis.summary}")
     feasible = result.slack is None and len(alone) == 0
@@ -370,66 +386,74 @@ def solve_inputs(inputs: Inputs, solver: str = "cbc", scenario: Optional[str] = 
 
 
 def _workload_plans(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray,
-                    result: SolveResult) -> list[WorkloadPlan]:
+                    break_even: dict[int, list]) -> list[WorkloadPlan]:
+    """Every workload's part of the plan, assembled as plain data and validated in one call."""
+    from pydantic import TypeAdapter
+
     wa, opts = pairs.workloads, pairs.options
     ws = inputs.workloads
-    starts = np.searchsorted(lp.var_w, np.arange(len(wa.ids) + 1))
-    rejected = _rejection_order(pairs)
-    standard = insight.standard_options(pairs)
+    rejected = _rejections(pairs)
+    used = np.flatnonzero(share > 0)
+    u_w, u_o, u_s = lp.var_w[used], lp.var_o[used], share[used]
+    u_tasks = u_s * wa.tasks[u_w]
+    u_cpt = pairs.cost_per_task[u_w, u_o]
+    u_lat = pairs.latency_s[u_w, u_o]
+    u_cap = pairs.capability[u_w, u_o]
+    u_within = pairs.within_budget[u_w, u_o]
+    u_starts = np.searchsorted(u_w, np.arange(len(wa.ids) + 1))
+    main = np.full(len(wa.ids), -1)  # the option carrying the largest share, per workload
+    for w in np.unique(u_w):
+        lo, hi = u_starts[w], u_starts[w + 1]
+        main[w] = u_o[lo + int(np.argmax(u_s[lo:hi]))]
+    curves = insight.compounding_many(pairs, main)
     out = []
     for w, wl in enumerate(ws.workloads):
-        cols = np.arange(starts[w], starts[w + 1])
-        used = cols[share[cols] > 0]
         allocs = []
-        for j in used:
-            o = int(lp.var_o[j])
-            s = float(share[j])
-            tasks = s * float(wa.tasks[w])
-            cpt = float(pairs.cost_per_task[w, o])
-            cap = pairs.capability[w, o]
-            allocs.append(Allocation(
-                offering=opts.offering_id[o], mode=opts.mode[o], share=s, tasks=tasks, cost_per_task=cpt,
-                cost=tasks * cpt, latency_s=float(pairs.latency_s[w, o]),
-                capability=None if np.isnan(cap) else float(cap), vendor=opts.vendor[o], host=opts.host[o],
-                tier=opts.tier[o], model=opts.model[o], within_budget=bool(pairs.within_budget[w, o])))
+        for k in range(u_starts[w], u_starts[w + 1]):
+            o = int(u_o[k])
+            tasks, cpt, cap = float(u_tasks[k]), float(u_cpt[k]), u_cap[k]
+            allocs.append(dict(
+                offering=opts.offering_id[o], mode=opts.mode[o], share=float(u_s[k]), tasks=tasks, cost_per_task=cpt,
+                cost=tasks * cpt, latency_s=float(u_lat[k]), capability=None if np.isnan(cap) else float(cap),
+                vendor=opts.vendor[o], host=opts.host[o], tier=opts.tier[o], model=opts.model[o],
+                within_budget=bool(u_within[k])))
         budget = wa.budget_s[w]
-        status = "ok" if allocs else "infeasible"
-        cost = float(sum(a.cost for a in allocs))
-        shares = np.array([a.share for a in allocs])
-        lat = np.array([a.latency_s for a in allocs])
-        caps = np.array([np.nan if a.capability is None else a.capability for a in allocs])
-        within = np.array([a.within_budget for a in allocs], dtype=bool)
-        out.append(WorkloadPlan(
-            id=wl.id, status=status, description=wl.description, tasks=float(wa.tasks[w]), turns=wl.turns,
-            budget_s=None if np.isnan(budget) else float(budget), threshold=wa.threshold[w],
-            metric=wa.metric[w], capability_min=wl.capability.min,
-            cost=cost, cost_per_task=cost / float(wa.tasks[w]) if allocs else None,
-            latency_s=LatencySummary(mean=float(np.dot(shares, lat)), max=float(lat.max())) if allocs else None,
-            within_budget_share=float(shares[within].sum()) if allocs else None,
+        cost = float(sum(a["cost"] for a in allocs))
+        summary: dict = dict(cost_per_task=None, latency_s=None, within_budget_share=None, capability_mean=None)
+        if allocs:
+            sl = slice(u_starts[w], u_starts[w + 1])
+            shares, lat, caps = u_s[sl], u_lat[sl], u_cap[sl]
+            summary = dict(
+                cost_per_task=cost / float(wa.tasks[w]),
+                latency_s=dict(mean=float(np.dot(shares, lat)), max=float(lat.max())),
+                within_budget_share=float(shares[u_within[sl]].sum()),
+                capability_mean=None if np.isnan(caps).any() else float(np.dot(shares, caps)))
+        out.append(dict(
+            id=wl.id, status="ok" if allocs else "infeasible", description=wl.description, tasks=float(wa.tasks[w]),
+            turns=wl.turns, budget_s=None if np.isnan(budget) else float(budget), threshold=wa.threshold[w],
+            metric=wa.metric[w], capability_min=wl.capability.min, cost=cost, **summary,
             within_budget_share_required=float(wa.within_budget_share[w]),
-            capability_mean=float(np.dot(shares, caps)) if allocs and not np.isnan(caps).any() else None,
             peak_tasks_per_minute=float(wa.peak_tasks_per_minute[w]), peak_assumed=bool(wa.peak_assumed[w]),
-            eligible=int(pairs.eligible_count[w]),
-            allocations=allocs, rejected=_rejections(pairs, w, rejected[w]),
-            tool_latency_s=wl.tool_latency_s, streaming=wl.latency.streaming,
-            compounding=insight.compounding(pairs, w, int(lp.var_o[used[np.argmax(share[used])]]), standard[w])
-            if allocs else None,
+            eligible=int(pairs.eligible_count[w]), allocations=allocs, rejected=rejected[w],
+            break_even=break_even.get(w, []), tool_latency_s=wl.tool_latency_s, streaming=wl.latency.streaming,
+            compounding=curves.get(w) if allocs else None,
             diagnosis=None if pairs.eligible_count[w] else _nearest_misses(pairs, w)))
-    return out
+    return TypeAdapter(list[WorkloadPlan]).validate_python(out)
 
 
-def _add_break_even(pairs: Pairs, lp: LinearProgram, full_lp, share: np.ndarray, result: SolveResult,
-                    solver: str, in_lp: np.ndarray, workloads: list[WorkloadPlan]) -> None:
+def _break_even(pairs: Pairs, lp: LinearProgram, full_lp, share: np.ndarray, result: SolveResult,
+                solver: str, in_lp: np.ndarray) -> dict[int, list]:
     """Break-even prices: reduced costs for LP workloads, re-solves for max_options workloads."""
     integer_w = {w for w, _, _ in lp.max_options}
+    out: dict[int, list] = {}
     if result.pi:
         duals = {lp.rows[i].name: y for i, y in result.pi.items()}
         lp_w = np.array([w for w in in_lp if w not in integer_w], dtype=int)
-        for w, rows in insight.break_even(pairs, lp, full_lp(), share, duals, lp_w).items():
-            workloads[w].break_even = rows
+        out.update(insight.break_even(pairs, lp, full_lp(), share, duals, lp_w))
     total = float(np.dot(lp.spend, share))
     for w, cols, _ in lp.max_options:
-        workloads[w].break_even = _break_even_by_resolving(pairs, lp, share, solver, w, cols, total)
+        out[w] = _break_even_by_resolving(pairs, lp, share, solver, w, cols, total)
+    return out
 
 
 def _break_even_by_resolving(pairs: Pairs, lp: LinearProgram, share: np.ndarray, solver: str, w: int,
@@ -464,26 +488,24 @@ def _break_even_by_resolving(pairs: Pairs, lp: LinearProgram, share: np.ndarray,
     return out
 
 
-def _rejection_order(pairs: Pairs, limit: int = 10) -> list[np.ndarray]:
-    """Per workload, up to `limit` ineligible options, cheapest first (then faster, then catalog order)."""
+def _rejections(pairs: Pairs, limit: int = 10) -> list[list[dict]]:
+    """Per workload, up to `limit` ineligible options, cheapest first (then faster, then catalog order),
+    each with its reasons."""
     W, O = pairs.shape
     cost = np.where(pairs.eligible, np.inf, pairs.cost_per_task)
     lat = np.where(pairs.eligible, np.inf, pairs.latency_s)
     index = np.broadcast_to(np.arange(O), (W, O))
     order = np.lexsort((index, lat, cost), axis=-1)[:, :limit]
-    return [row[~pairs.eligible[w, row]] for w, row in enumerate(order)]
-
-
-def _rejections(pairs: Pairs, w: int, options: np.ndarray) -> list[Rejection]:
+    rw, rk = np.nonzero(~np.take_along_axis(pairs.eligible, order, axis=1))
+    ro = order[rw, rk]
+    reasons = pairs.reasons_many(rw, ro)
     opts = pairs.options
-    out = []
-    for o in options:
-        o = int(o)
-        cap = pairs.capability[w, o]
-        out.append(Rejection(
-            offering=opts.offering_id[o], mode=opts.mode[o], reasons=pairs.reasons(w, o),
-            cost_per_task=float(pairs.cost_per_task[w, o]), latency_s=float(pairs.latency_s[w, o]),
-            capability=None if np.isnan(cap) else float(cap)))
+    cpt, lat_s, cap = pairs.cost_per_task[rw, ro], pairs.latency_s[rw, ro], pairs.capability[rw, ro]
+    out: list[list[dict]] = [[] for _ in range(W)]
+    for k, (w, o) in enumerate(zip(rw.tolist(), ro.tolist())):
+        out[w].append(dict(offering=opts.offering_id[o], mode=opts.mode[o], reasons=reasons[k],
+                           cost_per_task=float(cpt[k]), latency_s=float(lat_s[k]),
+                           capability=None if np.isnan(cap[k]) else float(cap[k])))
     return out
 
 
