@@ -26,8 +26,13 @@ _state = {"debug": False}
 
 
 class Solver(str, Enum):
+    auto = "auto"
     cbc = "cbc"
     highs = "highs"
+
+
+SOLVER_HELP = ("LP solver: highs (highspy, fed the LP's arrays directly) or cbc (bundled with PuLP, through "
+               "a PuLP model). auto: highs when highspy is installed, else cbc.")
 
 
 class Format(str, Enum):
@@ -86,7 +91,7 @@ def solve(
     workloads: Path = typer.Argument(..., help="Workloads file (YAML)."),
     catalog: Optional[Path] = typer.Option(None, "--catalog", help="Catalog file; overrides the workloads file's."),
     out: Path = typer.Option(Path("reports"), "--out", help="Folder for <name>.plan.json and <name>.html."),
-    solver: Solver = typer.Option(Solver.cbc, "--solver", help="LP solver: cbc (bundled) or highs."),
+    solver: Solver = typer.Option(Solver.auto, "--solver", help=SOLVER_HELP),
     fmt: Format = typer.Option(Format.table, "--format", help="table: summary; json: the plan; csv: allocations."),
 ) -> None:
     """Solve for the cheapest routing; write the plan file and the HTML report."""
@@ -149,7 +154,7 @@ def whatif(
                                                 "(repeatable: one scenario each)."),
     catalog: Optional[Path] = typer.Option(None, "--catalog", help="Catalog file; overrides the workloads file's."),
     out: Path = typer.Option(Path("reports"), "--out", help="Folder for the scenario plans and the what-if report."),
-    solver: Solver = typer.Option(Solver.cbc, "--solver", help="LP solver: cbc (bundled) or highs."),
+    solver: Solver = typer.Option(Solver.auto, "--solver", help=SOLVER_HELP),
 ) -> None:
     """Solve the base plan and each scenario; compare them in <name>.whatif.html."""
 

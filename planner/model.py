@@ -11,7 +11,7 @@ their limit and capability rows by 100, so every row and the objective are of or
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Optional
 
 import numpy as np
@@ -56,6 +56,23 @@ class LinearProgram:
 
     def activity(self, share: np.ndarray, row: Row) -> float:
         return float(np.dot(row.coefs, share[row.cols]))
+
+    def restrict(self, keep: np.ndarray) -> "LinearProgram":
+        """The same problem over the columns `keep` (ascending indices) only: the others are fixed at zero."""
+        pos = np.full(len(self.var_w), -1)
+        pos[keep] = np.arange(len(keep))
+
+        def sub(cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            kept = pos[cols] >= 0
+            return pos[cols[kept]], kept
+
+        rows = []
+        for row in self.rows:
+            cols, kept = sub(row.cols)
+            rows.append(replace(row, cols=cols, coefs=row.coefs[kept]))
+        max_options = [(w, sub(cols)[0], k) for w, cols, k in self.max_options]
+        return LinearProgram(self.var_w[keep], self.var_o[keep], self.spend[keep], self.objective[keep], self.scale,
+                             rows, max_options, self.latency_weight[keep])
 
 
 @dataclass(frozen=True)

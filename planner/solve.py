@@ -22,7 +22,7 @@ from .prune import candidates as prune_candidates
 SHARE_EPS = 1e-9  # allocations below this share are dropped
 FEAS_TOL = 1e-6  # tolerance of the self-check on every row (scaled units)
 TIED_DJ = 1e-8  # reduced costs up to this (scaled objective, total >= 1) count as zero in the tie-break pass
-SOLVERS = ("cbc", "highs")
+SOLVERS = ("auto", "cbc", "highs")
 
 
 @dataclass
@@ -36,6 +36,15 @@ class SolveResult:
     slack: Optional[np.ndarray] = None  # elastic solves: per row, scaled
     n_vars: int = 0
     n_rows: int = 0
+
+
+def pick_solver(name: str = "auto") -> str:
+    """auto: HiGHS when highspy is installed (a dependency, so nearly always), else CBC from PuLP."""
+    if name != "auto":
+        return name
+    from importlib.util import find_spec
+
+    return "highs" if find_spec("highspy") is not None else "cbc"
 
 
 def make_solver(name: str, mip: bool = True):
@@ -147,39 +156,47 @@ def _solution_shares(lp: LinearProgram, values, n: int, is_mip: bool) -> np.ndar
     return share
 
 
-def _run_pulp(lp: LinearProgram, solver: str, *, upper, lower, integer: bool, elastic: bool) -> SolveResult:
+def _pulp_problem(lp: LinearProgram, lb: np.ndarray, ub: np.ndarray, integer: bool, elastic: bool):
+    """The LP as a PuLP problem (expressions from lists of (variable, coefficient) pairs)."""
     import pulp
 
     n = len(lp.var_w)
     prob = pulp.LpProblem("planner", pulp.LpMinimize)
-    ub = np.ones(n) if upper is None else upper
-    lb = np.zeros(n) if lower is None else lower
     x = [prob.add_variable(f"x{j}", lowBound=float(lb[j]), upBound=float(ub[j])) for j in range(n)]
     constraints = []
     slacks: dict[int, pulp.LpVariable] = {}
+    senses = {"<=": pulp.LpConstraintLE, ">=": pulp.LpConstraintGE, "==": pulp.LpConstraintEQ}
     for i, row in enumerate(lp.rows):
-        terms = [(x[j], float(c)) for j, c in zip(row.cols, row.coefs)]
+        terms = [(x[j], float(c)) for j, c in zip(row.cols.tolist(), row.coefs.tolist())]
         if elastic and row.relax_weight is not None:
             s = prob.add_variable(f"e{i}", lowBound=0)
             slacks[i] = s
             terms.append((s, -1.0 if row.sense == "<=" else 1.0))
-        sense = {"<=": pulp.LpConstraintLE, ">=": pulp.LpConstraintGE, "==": pulp.LpConstraintEQ}[row.sense]
-        con = pulp.LpConstraint(pulp.LpAffineExpression(terms), sense, f"r{i}", float(row.rhs))
+        con = pulp.LpConstraint(pulp.LpAffineExpression(terms), senses[row.sense], f"r{i}", float(row.rhs))
         prob.addConstraint(con)
         constraints.append(con)
-    n_int = 0
     binaries = []
     if integer and lp.max_options:
         for g, (w, cols, k) in enumerate(lp.max_options):
             ys = [prob.add_variable(f"y{g}_{j}", 0, 1, cat=pulp.LpBinary) for j in cols]
             binaries.append(ys)
-            n_int += len(ys)
             for j, y in zip(cols, ys):
                 prob.addConstraint(pulp.LpConstraint(pulp.LpAffineExpression([(x[j], 1.0), (y, -1.0)]),
                                                      pulp.LpConstraintLE, f"link{g}_{j}", 0.0))
             prob.addConstraint(pulp.LpConstraint(pulp.LpAffineExpression([(y, 1.0) for y in ys]),
                                                  pulp.LpConstraintLE, f"max_options{g}", float(k)))
-    cost_expr = pulp.LpAffineExpression([(x[j], float(c)) for j, c in enumerate(lp.objective)])
+    return prob, x, constraints, slacks, binaries
+
+
+def _run_pulp(lp: LinearProgram, solver: str, *, upper, lower, integer: bool, elastic: bool) -> SolveResult:
+    import pulp
+
+    n = len(lp.var_w)
+    ub = np.ones(n) if upper is None else np.asarray(upper, dtype=float)
+    lb = np.zeros(n) if lower is None else np.asarray(lower, dtype=float)
+    prob, x, constraints, slacks, binaries = _pulp_problem(lp, lb, ub, integer, elastic)
+    n_int = sum(len(ys) for ys in binaries)
+    cost_expr = pulp.LpAffineExpression(list(zip(x, lp.objective.tolist())))
     started = time.perf_counter()
     slack_values = None
     if elastic:
@@ -196,26 +213,31 @@ def _run_pulp(lp: LinearProgram, solver: str, *, upper, lower, integer: bool, el
     prob.solve(make_solver(solver, mip=n_int > 0))
     status = pulp.LpStatus[prob.status]
     ok = status == "Optimal"
-    def values() -> list[float]:
+
+    def values(x, binaries) -> list[float]:
         return [v.varValue or 0.0 for v in x] + [y.varValue or 0.0 for ys in binaries for y in ys]
 
-    share = _solution_shares(lp, values(), n, n_int > 0)
+    share = _solution_shares(lp, values(x, binaries), n, n_int > 0)
     pi = {}
     dj = None
     if ok and not n_int:
         pi = {i: float(c.pi) for i, c in enumerate(constraints) if c.pi is not None}
         dj = np.array([v.dj if v.dj is not None else 0.0 for v in x], dtype=float)
     if ok and not elastic and _faster_tie(lp, share, dj):
-        # lexicographic tie-break: among plans of the optimal cost, the least task-weighted latency
+        # lexicographic tie-break: among plans of the optimal cost, the least task-weighted latency,
+        # solved on the optimal face only (a much smaller problem)
         best = float(np.dot(lp.objective, share))
-        prob.addConstraint(pulp.LpConstraint(cost_expr, pulp.LpConstraintLE, "optimal_cost",
-                                             best + 1e-9 * max(1.0, abs(best))))
-        for j in np.flatnonzero(~_optimal_face(share, dj)):
-            x[j].upBound = 0.0
-        prob.setObjective(pulp.LpAffineExpression([(x[j], float(c)) for j, c in enumerate(lp.latency_weight)]))
-        prob.solve(make_solver(solver, mip=n_int > 0))
-        if pulp.LpStatus[prob.status] == "Optimal":
-            share = _better_or_same(lp, share, _solution_shares(lp, values(), n, n_int > 0))
+        keep = np.flatnonzero(_optimal_face(share, dj))
+        sub = lp.restrict(keep)
+        prob2, x2, _, _, bin2 = _pulp_problem(sub, lb[keep], ub[keep], integer, False)
+        prob2.addConstraint(pulp.LpConstraint(pulp.LpAffineExpression(list(zip(x2, sub.objective.tolist()))),
+                                              pulp.LpConstraintLE, "optimal_cost", best + 1e-9 * max(1.0, abs(best))))
+        prob2.setObjective(pulp.LpAffineExpression(list(zip(x2, sub.latency_weight.tolist()))))
+        prob2.solve(make_solver(solver, mip=n_int > 0))
+        if pulp.LpStatus[prob2.status] == "Optimal":
+            second = np.zeros(n)
+            second[keep] = _solution_shares(sub, values(x2, bin2), len(keep), n_int > 0)
+            share = _better_or_same(lp, share, second)
     seconds = time.perf_counter() - started
     if elastic:
         slack_values = np.zeros(len(lp.rows))
@@ -292,9 +314,10 @@ def check_rows(lp: LinearProgram, share: np.ndarray, slack: Optional[np.ndarray]
     return bad
 
 
-def solve_inputs(inputs: Inputs, solver: str = "cbc", scenario: Optional[str] = None,
+def solve_inputs(inputs: Inputs, solver: str = "auto", scenario: Optional[str] = None,
                  pairs: Optional[Pairs] = None, prune: bool = True, resilience: bool = True) -> Plan:
     """From validated inputs to a Plan: pairs, LP, solve, diagnosis when there is no plan."""
+    solver = pick_solver(solver)
     ws, catalog = inputs.workloads, inputs.catalog
     if pairs is None:
         pairs = build_pairs(ws, catalog)
