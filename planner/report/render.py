@@ -42,7 +42,8 @@ def _signed(x) -> str:
     return f"{x:+.0%}" if abs(x) >= 0.01 else f"{x:+.1%}"
 
 
-CARDS = 60  # workload cards in one report; a table lists every workload
+CARDS = 60  # workload cards (and their break-even rows) in one report; a table lists every workload
+BASELINE_MISSES = 12  # per baseline rule, the workloads listed where it breaks something
 COMPOUNDING_CHARTS = 6  # the multi-turn workloads with the largest spend get a chart
 LOG_MIN, LOG_MAX = 0.1, 1000.0  # seconds, the span of the latency strips
 
@@ -67,7 +68,7 @@ def render_plan_report(plan: Plan) -> str:
         cards = [w for w in cards if w.id in keep]
     return _env().get_template("plan.html.j2").render(
         plan=plan, compounding=compounding, cards=cards, baselines_svg=charts.baselines_chart(plan),
-        vendors_svg=charts.vendor_chart(plan), strip_ticks=[0.1, 1, 10, 100, 1000])
+        vendors_svg=charts.vendor_chart(plan), strip_ticks=[0.1, 1, 10, 100, 1000], baseline_misses=BASELINE_MISSES)
 
 
 def render_whatif_report(base: Plan, results) -> str:
