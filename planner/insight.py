@@ -190,10 +190,7 @@ def break_even(pairs: Pairs, lp: LinearProgram, full: LinearProgram, share: np.n
     u = np.flatnonzero(used & wanted[fw])
     u = u[np.lexsort((pos[u], -us[u], fw[u]))]
     n = np.flatnonzero(~used & wanted[fw])
-    key = np.where(np.isnan(cut[n]), -9.0, cut[n])
-    n = n[np.lexsort((fo[n], -key, fw[n]))]
-    first = np.searchsorted(fw[n], fw[n])  # fw[n] is sorted: each workload's first position
-    n = n[np.arange(len(n)) - first < UNUSED_PER_WORKLOAD]
+    n = n[_top_per_group(fw[n], np.where(np.isnan(cut[n]), -9.0, cut[n]), UNUSED_PER_WORKLOAD)]
     out: dict[int, list[dict]] = {int(w): [] for w in np.flatnonzero(wanted)}
     with np.errstate(divide="ignore", invalid="ignore"):
         up = np.where(np.isfinite(best_alt[fw]) & (cpt > 0), best_alt[fw] / cpt, np.nan)
@@ -207,6 +204,31 @@ def break_even(pairs: Pairs, lp: LinearProgram, full: LinearProgram, share: np.n
                                         break_even_cost_per_task=None if c is None else float(cpt[j]) * (1 + c),
                                         price_change=_round(c)))
     return out
+
+
+def _top_per_group(group: np.ndarray, key: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the k largest keys of each group (ties: earliest position first), in the order
+    (group, key descending, position); `group` must be sorted. k passes of per-group maxima, which
+    beats sorting every pair when k is small."""
+    if len(group) == 0:
+        return np.zeros(0, dtype=int)
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    lengths = np.diff(np.r_[starts, len(group)])
+    key = key.astype(float)  # a copy: taken positions are set to -inf
+    pos = np.arange(len(group))
+    none = len(group)
+    picks, ranks = [], []
+    for r in range(k):
+        best = np.repeat(np.maximum.reduceat(key, starts), lengths)
+        first = np.minimum.reduceat(np.where((key == best) & (key > -np.inf), pos, none), starts)
+        first = first[first < none]
+        if len(first) == 0:
+            break
+        picks.append(first)
+        ranks.append(np.full(len(first), r))
+        key[first] = -np.inf
+    picks_all, ranks_all = np.concatenate(picks), np.concatenate(ranks)
+    return picks_all[np.lexsort((ranks_all, group[picks_all]))]
 
 
 def _round(x: Optional[float]) -> Optional[float]:

@@ -267,8 +267,9 @@ def build_pairs(ws: WorkloadSet, catalog: Catalog, options: Optional[Options] = 
 
     W, O = latency.shape
     capability = np.empty((W, O))
-    for w in range(W):
-        capability[w] = opts.score(wa.metric[w])
+    metric = np.array(wa.metric, dtype=object)
+    for m in sorted(set(wa.metric)):
+        capability[metric == m] = opts.score(m)
     floor = np.where(np.isnan(wa.cap_min), -np.inf, wa.cap_min)
     with np.errstate(invalid="ignore"):
         capability_ok = ~np.isnan(capability) & (capability >= col(floor))
