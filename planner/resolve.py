@@ -1,8 +1,9 @@
-"""Re-solving one built LP many times (frontiers, vendor outages) with HiGHS kept in memory.
+"""The LP handed to HiGHS as arrays, and re-solved many times (frontiers, vendor outages).
 
-The first solve of a plan goes through PuLP (solve.py). Sweeps change only column bounds of
-the same problem, so they hand the arrays to highspy once and re-run it warm: each point costs
-a few simplex iterations instead of a rebuild from the files.
+`highs_model` builds the highspy model straight from the LP's rows (no modelling layer); solve.py
+uses it for `--solver highs`. Sweeps change only column bounds of the same problem, so they
+keep one model and re-run it warm: each point costs a few simplex iterations instead of a
+rebuild from the files.
 """
 
 from __future__ import annotations
@@ -112,6 +113,10 @@ def highs_model(lp: LinearProgram, *, integer: bool = True, elastic: bool = Fals
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
     h.setOptionValue("mip_rel_gap", 1e-9)  # integer plans are optimal, not within HiGHS's default 0.01%
+    if not n_y:
+        # A pruned assignment-shaped LP has little for presolve to remove, and presolve cost 3 times the
+        # simplex itself on the benchmark instances (0.54 s against 0.18 s at 3000 x 300, same optimum).
+        h.setOptionValue("presolve", "off")
     h.passModel(model)
     return h, slack_of
 
