@@ -51,6 +51,11 @@ class LinearProgram:
 
 
     @property
+    def cost(self) -> np.ndarray:
+        """The scaled spend alone: the objective of the first pass (the tie-break pass settles ties)."""
+        return self.spend / self.scale
+
+    @property
     def integer(self) -> bool:
         return bool(self.max_options)
 

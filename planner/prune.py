@@ -8,13 +8,14 @@ tokens- or requests-per-minute row). Then, per workload:
 * No vendor spend caps in the portfolio (case A). b is dominated by a free option a with
   cost_a <= cost_b, capability_a >= capability_b (only when w has mean_min), a within budget
   whenever b is (only when w has within_budget_share < 1), and, when w has max_vendor_share,
-  the same vendor. Ties are broken by latency, then catalog order, so the kept option is the
-  faster one. Moving b's share to a lowers spend (budget rows hold), keeps every other
-  workload's rows, and does not add an option (max_options holds).
+  the same vendor; when cost_a = cost_b, a must also be no slower than b (then catalog order),
+  so the latency tie-break never needs b. Moving b's share to a lowers spend (budget rows
+  hold), keeps every other workload's rows, and does not add an option (max_options holds).
 * Vendor spend caps present (case B). A cheaper substitute lowers total spend and can break
   another vendor's cap, so the cost of the replaced share must stay the same: b is dropped
-  when two free options of the same vendor, within budget whenever b is, bracket its cost
-  (cost_a1 <= cost_b <= cost_a2); b's share splits between them at the same spend per vendor.
+  when two free options of the same vendor, each no slower than b (so within budget whenever b
+  is), bracket its cost (cost_a1 <= cost_b <= cost_a2); b's share splits between them at the
+  same spend per vendor, and the split is no slower.
   Workloads with mean_min or max_options are not pruned in this case.
 
 Dominance here is a strict partial order, so every dropped option keeps a dominator.
@@ -54,7 +55,8 @@ def candidates(ws: WorkloadSet, catalog: Catalog, pairs: Pairs) -> np.ndarray:
         prunable = np.isnan(wa.cap_mean_min) & (wa.max_options == 0)
         sel = prunable[w_idx]
         group = w_idx.astype(np.int64) * (int(vendor_code.max()) + 1) + vendor_code[o_idx]
-        drop = _bracketed(cost, within, is_free, group, o_idx) & sel
+        # dominators no slower than b: they are within budget whenever b is, and the split is no slower
+        drop = _bracketed_sequential(cost, -pairs.latency_s[w_idx, o_idx], is_free, group, o_idx) & sel
     else:
         has_mean = ~np.isnan(wa.cap_mean_min)
         cap = np.where(has_mean[w_idx], pairs.capability[w_idx, o_idx], 0.0)
@@ -66,9 +68,11 @@ def candidates(ws: WorkloadSet, catalog: Catalog, pairs: Pairs) -> np.ndarray:
 
 
 def _dominated(cost, cap, lat, idx, within, free, group) -> np.ndarray:
-    """Case A: sort by (group, cost, -capability, latency, index); b is dominated when a free option
-    earlier in its group (within budget, if b is) has capability >= b's."""
-    order = np.lexsort((idx, lat, -cap, cost, group))
+    """Case A: sort by (group, cost, latency, -capability, index); b is dominated when a free option
+    earlier in its group (within budget, if b is) has capability >= b's. An earlier option is
+    cheaper (then b is in no optimal plan) or as cheap and no slower (then the latency tie-break
+    never prefers b)."""
+    order = np.lexsort((idx, -cap, lat, cost, group))
     g, c = group[order], cap[order]
     _, g_rank = np.unique(g, return_inverse=True)
     first = np.r_[True, g[1:] != g[:-1]]
@@ -82,37 +86,6 @@ def _dominated(cost, cap, lat, idx, within, free, group) -> np.ndarray:
         drop_sorted |= applies & (before - g_rank * span >= c)
     drop = np.zeros(len(order), dtype=bool)
     drop[order] = drop_sorted
-    return drop
-
-
-def _bracketed(cost, within, free, group, idx) -> np.ndarray:
-    """Case B: b is dropped when two free options of its workload and vendor (within budget, if b is)
-    bracket its cost; the cheapest and the dearest of them (first in catalog order on ties) are kept."""
-    drop = np.zeros(len(cost), dtype=bool)
-    order = np.argsort(group, kind="stable")  # inside a group: the pairs' order, so ascending idx
-    g_sorted = group[order]
-    new_group = np.r_[True, g_sorted[1:] != g_sorted[:-1]]
-    rank = np.empty(len(cost), dtype=np.int64)
-    rank[order] = np.cumsum(new_group) - 1
-    n_groups = int(new_group.sum())
-    for b_within in (True, False):
-        dom = free & within if b_within else free
-        target = within == b_within
-        if not dom.any() or not target.any():
-            continue
-        g_dom = rank[dom]
-        count = np.bincount(g_dom, minlength=n_groups)
-        lo_cost = np.full(n_groups, np.inf)
-        hi_cost = np.full(n_groups, -np.inf)
-        np.minimum.at(lo_cost, g_dom, cost[dom])
-        np.maximum.at(hi_cost, g_dom, cost[dom])
-        endpoint = np.zeros(len(cost), dtype=bool)
-        for extreme in (lo_cost, hi_cost):  # the first dominator (in idx order) at each extreme
-            at = dom & (cost == extreme[rank])
-            first = np.full(n_groups, np.iinfo(np.int64).max)
-            np.minimum.at(first, rank[at], idx[at])
-            endpoint |= at & (idx == first[rank])
-        drop |= (target & (count[rank] >= 2) & ~endpoint & (cost >= lo_cost[rank]) & (cost <= hi_cost[rank]))
     return drop
 
 

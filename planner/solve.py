@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 import numpy as np
@@ -21,7 +21,8 @@ from .prune import candidates as prune_candidates
 
 SHARE_EPS = 1e-9  # allocations below this share are dropped
 FEAS_TOL = 1e-6  # tolerance of the self-check on every row (scaled units)
-TIED_DJ = 1e-8  # reduced costs up to this (scaled objective, total >= 1) count as zero in the tie-break pass
+TIE_COST_TOL = 1e-7  # costs this close (relative) are tied: the solvers' tolerances, not money
+TIED_DJ = 1e-9  # reduced costs and duals up to this (scaled cost, total >= 1) count as zero
 SOLVERS = ("auto", "cbc", "highs")
 
 
@@ -64,19 +65,52 @@ def make_solver(name: str, mip: bool = True):
 
 def run_lp(lp: LinearProgram, solver: str, *, upper: Optional[np.ndarray] = None,
            lower: Optional[np.ndarray] = None, integer: bool = True, elastic: bool = False) -> SolveResult:
-    """Solve lp: CBC through PuLP, or HiGHS with the arrays handed to highspy directly.
+    """Solve lp: HiGHS with the arrays handed to highspy directly, or CBC through a PuLP model.
 
     Elastic adds a slack to every relaxable row and minimises the weighted slacks first, then
-    the cost. When a faster option is tied at the margin, a second pass minimises task-weighted
-    latency among the plans of optimal cost.
+    the cost. Ties are broken towards lower task-weighted latency: for an LP, a second pass on
+    the optimal face; with max_options binaries, a second integer pass for the fastest choice of
+    options at the optimal cost, each choice then settled by the LP with its binaries fixed (which
+    also gives the integer plan its duals).
     """
     if solver == "highs":
-        return _run_highs(lp, upper=upper, lower=lower, integer=integer, elastic=elastic)
-    make_solver(solver)  # an unknown name is an input error before any work
-    return _run_pulp(lp, solver, upper=upper, lower=lower, integer=integer, elastic=elastic)
+        run = _run_highs
+    else:
+        make_solver(solver)  # an unknown name is an input error before any work
+
+        def run(lp, **kw):
+            return _run_pulp(lp, solver, **kw)
+    if elastic or not integer or not lp.max_options:
+        return run(lp, upper=upper, lower=lower, integer=integer, elastic=elastic)
+    first = run(lp, upper=upper, lower=lower, integer=True, elastic=False)
+    if not first.ok:
+        return first
+    chosen = _fix_choice(lp, run, first, upper, lower)
+    cap = float(np.dot(lp.cost, chosen.share))
+    second = run(lp, upper=upper, lower=lower, integer=True, elastic=False,
+                 latency_cap=cap * (1 + TIE_COST_TOL) + 1e-12)
+    if second.ok:
+        other = _fix_choice(lp, run, second, upper, lower)
+        if _better_or_same(lp, chosen.share, other.share) is other.share:
+            chosen = other
+    return chosen
 
 
-def _run_highs(lp: LinearProgram, *, upper, lower, integer: bool, elastic: bool) -> SolveResult:
+def _fix_choice(lp: LinearProgram, run, result: SolveResult, upper, lower) -> SolveResult:
+    """An integer plan's choice of options, settled by the LP with its binaries fixed: the exact cost
+    of that choice, its duals, and the latency tie-break within it."""
+    pattern = np.ones(len(lp.var_w)) if upper is None else np.array(upper, dtype=float)
+    for _, cols, _ in lp.max_options:
+        pattern[cols] = np.where(result.share[cols] > 0, pattern[cols], 0.0)
+    fixed = run(lp, upper=pattern, lower=lower, integer=False, elastic=False)
+    if not fixed.ok:  # cannot happen for a feasible choice; keep the integer answer as it is
+        return result
+    return SolveResult(True, result.status, fixed.share, fixed.pi, fixed.dj, result.seconds + fixed.seconds,
+                       None, result.n_vars, result.n_rows)
+
+
+def _run_highs(lp: LinearProgram, *, upper, lower, integer: bool, elastic: bool,
+               latency_cap: Optional[float] = None) -> SolveResult:
     import highspy
 
     from .resolve import highs_model
@@ -105,7 +139,10 @@ def _run_highs(lp: LinearProgram, *, upper, lower, integer: bool, elastic: bool)
         idx = np.array(sorted(slack_of.values()), dtype=np.int32)
         h.addRow(-inf, least * (1 + 1e-7) + 1e-9, len(idx), idx, weights[idx])
     cost = np.zeros(n_cols)
-    cost[:n] = lp.objective
+    cost[:n] = lp.objective if elastic else lp.cost
+    if latency_cap is not None:  # the fastest plan costing at most latency_cap (scaled)
+        h.addRow(-inf, latency_cap, n, np.arange(n, dtype=np.int32), lp.cost)
+        cost[:n] = lp.latency_weight
     h.changeColsCost(n_cols, all_cols, cost)
     h.run()
     status = h.getModelStatus()
@@ -118,14 +155,14 @@ def _run_highs(lp: LinearProgram, *, upper, lower, integer: bool, elastic: bool)
         row_dual = sol.row_dual
         pi = {i: float(row_dual[i]) for i in range(len(lp.rows))}
         dj = np.array(sol.col_dual[:n])
-    if ok and not elastic and _faster_tie(lp, share, dj):
-        best = float(np.dot(lp.objective, share))
-        keep = _optimal_face(share, dj)
-        cols = np.flatnonzero(keep).astype(np.int32)
-        h.addRow(-inf, best + 1e-9 * max(1.0, abs(best)), len(cols), cols, lp.objective[cols].astype(float))
-        out = np.flatnonzero(~keep).astype(np.int32)
+    if ok and not elastic and latency_cap is None and _faster_tie(lp, share, dj):
+        # lexicographic tie-break on the optimal face itself (no cost slack left to trade for speed):
+        # the least task-weighted latency among the plans of optimal cost
+        out = np.flatnonzero(~_optimal_face(share, dj)).astype(np.int32)
         if len(out):
             h.changeColsBounds(len(out), out, np.zeros(len(out)), np.zeros(len(out)))
+        for i in _binding_duals(pi):
+            h.changeRowBounds(i, lp.rows[i].rhs, lp.rows[i].rhs)
         second = np.zeros(n_cols)
         second[:n] = lp.latency_weight
         h.changeColsCost(n_cols, all_cols, second)
@@ -188,7 +225,8 @@ def _pulp_problem(lp: LinearProgram, lb: np.ndarray, ub: np.ndarray, integer: bo
     return prob, x, constraints, slacks, binaries
 
 
-def _run_pulp(lp: LinearProgram, solver: str, *, upper, lower, integer: bool, elastic: bool) -> SolveResult:
+def _run_pulp(lp: LinearProgram, solver: str, *, upper, lower, integer: bool, elastic: bool,
+              latency_cap: Optional[float] = None) -> SolveResult:
     import pulp
 
     n = len(lp.var_w)
@@ -196,7 +234,7 @@ def _run_pulp(lp: LinearProgram, solver: str, *, upper, lower, integer: bool, el
     lb = np.zeros(n) if lower is None else np.asarray(lower, dtype=float)
     prob, x, constraints, slacks, binaries = _pulp_problem(lp, lb, ub, integer, elastic)
     n_int = sum(len(ys) for ys in binaries)
-    cost_expr = pulp.LpAffineExpression(list(zip(x, lp.objective.tolist())))
+    cost_expr = pulp.LpAffineExpression(list(zip(x, (lp.objective if elastic else lp.cost).tolist())))
     started = time.perf_counter()
     slack_values = None
     if elastic:
@@ -209,6 +247,10 @@ def _run_pulp(lp: LinearProgram, solver: str, *, upper, lower, integer: bool, el
         least = float(pulp.value(slack_expr) or 0.0)
         prob.addConstraint(pulp.LpConstraint(slack_expr, pulp.LpConstraintLE, "least_relaxation",
                                              least * (1 + 1e-7) + 1e-9))
+    if latency_cap is not None:  # the fastest plan costing at most latency_cap (scaled)
+        prob.addConstraint(pulp.LpConstraint(pulp.LpAffineExpression(list(zip(x, lp.cost.tolist()))),
+                                             pulp.LpConstraintLE, "cost_cap", latency_cap))
+        cost_expr = pulp.LpAffineExpression(list(zip(x, lp.latency_weight.tolist())))
     prob.setObjective(cost_expr)
     prob.solve(make_solver(solver, mip=n_int > 0))
     status = pulp.LpStatus[prob.status]
@@ -223,15 +265,13 @@ def _run_pulp(lp: LinearProgram, solver: str, *, upper, lower, integer: bool, el
     if ok and not n_int:
         pi = {i: float(c.pi) for i, c in enumerate(constraints) if c.pi is not None}
         dj = np.array([v.dj if v.dj is not None else 0.0 for v in x], dtype=float)
-    if ok and not elastic and _faster_tie(lp, share, dj):
-        # lexicographic tie-break: among plans of the optimal cost, the least task-weighted latency,
-        # solved on the optimal face only (a much smaller problem)
-        best = float(np.dot(lp.objective, share))
+    if ok and not elastic and latency_cap is None and _faster_tie(lp, share, dj):
+        # lexicographic tie-break, as in _run_highs: a new (small) problem over the optimal face
         keep = np.flatnonzero(_optimal_face(share, dj))
         sub = lp.restrict(keep)
+        for i in _binding_duals(pi):
+            sub.rows[i] = replace(sub.rows[i], sense="==")
         prob2, x2, _, _, bin2 = _pulp_problem(sub, lb[keep], ub[keep], integer, False)
-        prob2.addConstraint(pulp.LpConstraint(pulp.LpAffineExpression(list(zip(x2, sub.objective.tolist()))),
-                                              pulp.LpConstraintLE, "optimal_cost", best + 1e-9 * max(1.0, abs(best))))
         prob2.setObjective(pulp.LpAffineExpression(list(zip(x2, sub.latency_weight.tolist()))))
         prob2.solve(make_solver(solver, mip=n_int > 0))
         if pulp.LpStatus[prob2.status] == "Optimal":
@@ -256,32 +296,35 @@ def _better_or_same(lp: LinearProgram, first: np.ndarray, second: np.ndarray) ->
     tolerances can let a second pass drift on badly scaled rows)."""
     a, b = clean_shares(lp, first.copy()), clean_shares(lp, second.copy())
     cost_a, cost_b = float(np.dot(lp.spend, a)), float(np.dot(lp.spend, b))
-    if cost_b <= cost_a * (1 + 1e-9) + 1e-12 and len(check_rows(lp, b)) <= len(check_rows(lp, a)):
+    if cost_b <= cost_a * (1 + TIE_COST_TOL) + 1e-12 and len(check_rows(lp, b)) <= len(check_rows(lp, a)):
         return second
     return first
 
 
-def _optimal_face(share: np.ndarray, dj: Optional[np.ndarray]) -> np.ndarray:
+def _optimal_face(share: np.ndarray, dj: np.ndarray) -> np.ndarray:
     """The columns that can be positive in some optimal plan: by complementary slackness, an unused
     column whose reduced cost (at an optimal dual) is positive is zero in every optimal plan, so the
     tie-break pass only needs the used columns and those with a reduced cost of about zero."""
-    if dj is None:  # integer plans: no duals, keep everything
-        return np.ones(len(share), dtype=bool)
     return (share > SHARE_EPS) | (dj <= TIED_DJ)
 
 
+def _binding_duals(pi: dict[int, float]) -> list[int]:
+    """Rows whose dual is not zero: every optimal plan holds them at their bound (complementary slackness)."""
+    return [i for i, y in sorted(pi.items()) if abs(y) > TIED_DJ]
+
+
 def _faster_tie(lp: LinearProgram, share: np.ndarray, dj: Optional[np.ndarray]) -> bool:
-    """Is there an unused option, as cheap at the margin as the plan, that is faster than a used one
-    of its workload? (Integer plans have no reduced costs: always look.)"""
-    if len(share) == 0:
+    """Could another plan of the same cost be faster? Yes when some option on the optimal face (used,
+    or unused with a zero reduced cost) is faster than the slowest used option of its workload: its
+    share might be raised at the slow one's expense (the mix of used options counts too, e.g. when
+    capacity splits a workload). Integer passes have no reduced costs: run_lp settles their ties."""
+    if len(share) == 0 or dj is None:
         return False
-    if dj is None:
-        return bool(lp.integer)
     used = share > SHARE_EPS
     slowest = np.full(int(lp.var_w.max()) + 1, -np.inf)
     np.maximum.at(slowest, lp.var_w[used], lp.latency_weight[used])
-    tied = ~used & (np.abs(dj) <= 2e-7)  # solver tolerance plus the latency term
-    return bool(np.any(tied & (lp.latency_weight < slowest[lp.var_w])))
+    face = used | (np.abs(dj) <= TIED_DJ)
+    return bool(np.any(face & (lp.latency_weight < slowest[lp.var_w])))
 
 
 def clean_shares(lp: LinearProgram, share: np.ndarray) -> np.ndarray:
@@ -296,12 +339,17 @@ def clean_shares(lp: LinearProgram, share: np.ndarray) -> np.ndarray:
 
 
 def check_rows(lp: LinearProgram, share: np.ndarray, slack: Optional[np.ndarray] = None) -> list[str]:
-    """Every row the plan claims to meet, checked on the cleaned shares: a list of violations."""
+    """Every row the plan claims to meet, checked on the cleaned shares: a list of violations.
+
+    The tolerance is relative to the row's gross activity (sum of |coefficient x share|), the size
+    that rounding in the solver's answer scales with: a spend-share row whose terms cancel can
+    carry terms a thousand times its limit when the optimum is far above the scaling bound."""
     bad = []
     for i, row in enumerate(lp.rows):
         act = lp.activity(share, row)
         give = 0.0 if slack is None else slack[i]
-        tol = FEAS_TOL * max(1.0, abs(row.rhs), abs(give))
+        gross = float(np.dot(np.abs(row.coefs), share[row.cols]))
+        tol = FEAS_TOL * max(1.0, abs(row.rhs), abs(give), gross)
         if row.sense == "<=" and act > row.rhs + give + tol:
             bad.append(f"{row.name}: {act:.9g} > {row.rhs + give:.9g}")
         elif row.sense == ">=" and act < row.rhs - give - tol:
@@ -346,14 +394,6 @@ def solve_inputs(inputs: Inputs, solver: str = "auto", scenario: Optional[str] =
         raise PlannerError("the solver's answer violates constraints (" + "; ".join(violations[:3]) + ")"
                            + (f"; costs per task span {spread:.0f} orders of magnitude, more than the solver's "
                               "tolerances carry: check the inputs for a typo" if spread > 9 else ""))
-    if lp.integer and result.slack is None and len(lp.var_w):
-        # duals of an integer plan: the LP with the chosen options fixed
-        upper = np.ones(len(share))
-        for _, cols, _ in lp.max_options:
-            upper[cols] = (share[cols] > 0).astype(float)
-        fixed = run_lp(lp, solver, upper=upper, integer=False)
-        if fixed.ok:
-            result.pi, result.dj = fixed.pi, fixed.dj
     total = float(np.dot(lp.spend, share))
     if result.slack is not None:
         relaxation = _relaxations(lp, share, result.slack, total)

@@ -119,6 +119,20 @@ def peak(wl: dict, ws: dict) -> float:
 
 def reference_optimum(ws: dict, catalog: dict):
     """The minimum total cost (None when infeasible), by LP; max_options by brute force over subsets."""
+    return _over_subsets(ws, catalog, None)
+
+
+def reference_latency(ws: dict, catalog: dict, optimum: float, rel: float = 1e-10, slowest: bool = False):
+    """SPEC 4's tie rule, second stage: the least (or, with slowest, the greatest) task-weighted latency
+    (sum of tasks x latency) over the plans whose cost is the optimum (within `rel`)."""
+    value = None
+    while value is None and rel <= 1e-6:  # the tightest cap the solver's tolerances can meet
+        value = _over_subsets(ws, catalog, optimum * (1 + rel), -1.0 if slowest else 1.0)
+        rel *= 10
+    return None if value is None else value * (-1.0 if slowest else 1.0)
+
+
+def _over_subsets(ws: dict, catalog: dict, cost_cap, sign: float = 1.0):
     table = pairs(ws, catalog)
     if any(not any(p.eligible for p in row) for row in table):
         return None
@@ -134,13 +148,14 @@ def reference_optimum(ws: dict, catalog: dict):
     best = None
     for combo in itertools.product(*choices):
         allowed = set().union(*combo)
-        value = _lp(ws, catalog, table, var, allowed)
+        value = _lp(ws, catalog, table, var, allowed, cost_cap, sign)
         if value is not None and (best is None or value < best):
             best = value
     return best
 
 
-def _lp(ws, catalog, table, var, allowed):
+def _lp(ws, catalog, table, var, allowed, cost_cap=None, sign=1.0):
+    """Minimum cost; with cost_cap, minimum task-weighted latency among plans costing at most cost_cap."""
     policy = ws.get("policy", {}) or {}
     n = len(var)
     wls = ws["workloads"]
@@ -183,9 +198,17 @@ def _lp(ws, catalog, table, var, allowed):
     if policy.get("budget") is not None:
         A_ub.append(list(spend))
         b_ub.append(policy["budget"])
-    bounds = [(0, 1) if j in allowed else (0, 0) for j in range(n)]
-    res = linprog(spend, A_ub=np.array(A_ub) if A_ub else None, b_ub=b_ub or None,
-                  A_eq=np.array(A_eq), b_eq=b_eq, bounds=bounds, method="highs")
+    objective = spend
+    free_only = cost_cap is not None and cost_cap <= 0  # a zero optimum: only free options
+    if cost_cap is not None and not free_only:  # scaled to 1: the solver's tolerance becomes relative
+        A_ub.append(list(spend / cost_cap))
+        b_ub.append(1.0)
+    if cost_cap is not None:
+        objective = sign * np.array([wls[w]["tasks"] * table[w][o].latency for w, o in var])
+    bounds = [(0, 1) if j in allowed and not (free_only and spend[j] > 0) else (0, 0) for j in range(n)]
+    res = linprog(objective, A_ub=np.array(A_ub) if A_ub else None, b_ub=b_ub or None,
+                  A_eq=np.array(A_eq), b_eq=b_eq, bounds=bounds, method="highs",
+                  options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})
     return float(res.fun) if res.status == 0 else None
 
 

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from conftest import make_inputs, solve_dicts
-from reference import check_plan, reference_optimum
+from reference import check_plan, reference_latency, reference_optimum
 
 VENDORS = ["v0", "v1", "v2"]
 money = st.sampled_from([0.0, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0])
@@ -128,6 +128,31 @@ def agrees_with_reference(ws, cat, solver="cbc"):
 @given(portfolios())
 def test_optimum_matches_independent_solve_and_plan_passes_checker(portfolio):
     agrees_with_reference(*portfolio)
+
+
+@SETTINGS
+@given(portfolios(), st.sampled_from(["cbc", "highs"]), st.sampled_from([None, 0.25, 4.0]))
+def test_ties_go_to_the_faster_plan(portfolio, solver, twin_speed):
+    """SPEC 4: among plans of the optimal cost, the planner's has the least task-weighted latency.
+    A twin of the first offering (same prices and vendor, another speed) makes ties common."""
+    ws, cat = portfolio
+    cat = with_fallback(cat)
+    if twin_speed:
+        first = cat["offerings"][0]
+        twin = json.loads(json.dumps({**first, "id": "twin"}))
+        twin["speed"]["output_tps"] = first["speed"]["output_tps"] * twin_speed
+        cat["offerings"].append(twin)
+    optimum = reference_optimum(ws, cat)
+    if optimum is None:
+        return
+    plan = solve_dicts(ws, cat, solver)
+    assert plan.total_cost == pytest.approx(optimum, rel=1e-6, abs=1e-6)
+    fastest = reference_latency(ws, cat, optimum)
+    mine = sum(a.tasks * a.latency_s for w in plan.workloads for a in w.allocations)
+    slowest = reference_latency(ws, cat, optimum, slowest=True)
+    event("optimal plans differ in latency" if slowest > fastest * (1 + 1e-6) + 1e-6 else "no tie to break")
+    rel = 1e-5 if solver == "cbc" else 1e-6  # CBC's solution file carries 8 significant digits
+    assert mine <= fastest * (1 + rel) + 1e-6, (mine, fastest)
 
 
 @SETTINGS
