@@ -91,7 +91,7 @@ def generate(W: int, M: int, seed: int = 7) -> tuple[Path, Path]:
     return ws_path, cat_path
 
 
-def phases(ws_path: Path, solver: str = "cbc") -> dict:
+def phases(ws_path: Path, solver: str = "auto") -> dict:
     """planner solve, phase by phase, in this process (the same calls solve_inputs makes)."""
     from planner import solve as S
     from planner.load import load_inputs
@@ -130,7 +130,7 @@ def phases(ws_path: Path, solver: str = "cbc") -> dict:
     return t
 
 
-def cli(ws_path: Path, solver: str = "cbc") -> dict:
+def cli(ws_path: Path, solver: str = "auto") -> dict:
     """planner solve as a user runs it: wall time and peak memory of the subprocess."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t0 = time.perf_counter()
@@ -187,10 +187,29 @@ def direct_scipy(ws_path: Path) -> dict:
             "variables": n, "rows": r + W}
 
 
+SCENARIOS = 20
+
+
+def scenario_files() -> list[Path]:
+    """Twenty price scenarios: one vendor's output price scaled from x0.5 to x1.45."""
+    folder = OUT / "scenarios"
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i in range(SCENARIOS):
+        path = folder / f"s{i:02d}.yaml"
+        path.write_text(yaml.safe_dump({"name": f"s{i:02d}", "catalog": [
+            {"match": {"vendor": f"vendor{i % 10}"}, "set": {"price.output": f"*{0.5 + 0.05 * i:.2f}"}}]},
+            sort_keys=False))
+        paths.append(path)
+    return paths
+
+
 def sweeps(ws_path: Path, solve_seconds: float, solver: str) -> dict:
+    """A 30-point frontier (both sweeps) and a 20-scenario what-if batch, in this process and, for
+    the batch, as the `planner whatif` command beside the `planner solve` command."""
+    from planner.batch import solve_scenarios
     from planner.frontier import frontier
-    from planner.load import load_inputs
-    from planner.schema import Scenario
+    from planner.load import load_inputs, load_scenario
     from planner.solve import solve_inputs
     from planner.whatif import apply_scenario
 
@@ -201,22 +220,38 @@ def sweeps(ws_path: Path, solve_seconds: float, solver: str) -> dict:
     t0 = time.perf_counter()
     one = frontier(inputs, inputs.workloads.workloads[0].id, points=30)
     t_one = time.perf_counter() - t0
-    scenarios = [Scenario.model_validate({"name": f"s{i}", "catalog": [
-        {"match": {"vendor": f"vendor{i % 10}"}, "set": {"price.output": f"*{0.5 + 0.05 * i:.2f}"}}]})
-        for i in range(20)]
+    files = scenario_files()
+    base = solve_inputs(inputs, solver)
+    applied = [(sc, apply_scenario(inputs, sc, str(p))) for p in files for sc in [load_scenario(p)]]
     t0 = time.perf_counter()
-    for sc in scenarios:
-        solve_inputs(apply_scenario(inputs, sc, "bench"), solver, scenario=sc.name, resilience=False)
+    solve_scenarios(base, applied, solver, jobs=1)
+    t_serial = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    solve_scenarios(base, applied, solver)
     t_batch = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "planner.cli", "solve", str(ws_path), "--out", str(OUT / "plans"),
+                    "--solver", solver], capture_output=True, check=True)
+    t_solve_cmd = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "planner.cli", "whatif", str(ws_path), *map(str, files),
+                           "--out", str(OUT / "whatif"), "--solver", solver], capture_output=True, text=True)
+    t_whatif_cmd = time.perf_counter() - t0
     return {"frontier_points": len(f.latency) + len(f.capability), "frontier": t_frontier,
             "frontier_ratio": t_frontier / solve_seconds, "one": t_one, "one_points": len(one.latency) + len(one.capability),
-            "one_ratio": t_one / solve_seconds, "batch20": t_batch, "batch_ratio": t_batch / solve_seconds}
+            "one_ratio": t_one / solve_seconds, "batch_serial": t_serial, "batch20": t_batch,
+            "batch_ratio": t_batch / solve_seconds, "serial_ratio": t_serial / solve_seconds,
+            "solve_cmd": t_solve_cmd, "whatif_cmd": t_whatif_cmd, "whatif_exit": proc.returncode,
+            "cmd_ratio": t_whatif_cmd / t_solve_cmd}
 
 
 def main() -> None:
+    import gc
+
+    gc.set_threshold(100_000, 50, 100)  # as the planner command sets it (planner/cli.py)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="1000x200,3000x300", help="comma-separated WxM")
-    parser.add_argument("--solver", default="cbc", choices=["cbc", "highs"])
+    parser.add_argument("--solver", default="auto", choices=["auto", "cbc", "highs"])
     parser.add_argument("--no-sweeps", action="store_true")
     args = parser.parse_args()
     for k, size in enumerate(args.sizes.split(",")):
@@ -244,7 +279,10 @@ def main() -> None:
                   f"= {s['frontier_ratio']:.2f} x one solve")
             print(f"  30-point frontier of one workload ({s['one_points']} solves, both sweeps): {s['one']:.3f} s "
                   f"= {s['one_ratio']:.2f} x one solve")
-            print(f"  20-scenario what-if batch: {s['batch20']:.3f} s = {s['batch_ratio']:.2f} x one solve")
+            print(f"  20-scenario what-if batch in process: {s['batch20']:.3f} s = {s['batch_ratio']:.2f} x one solve "
+                  f"(one worker: {s['batch_serial']:.3f} s = {s['serial_ratio']:.2f} x)")
+            print(f"  commands: planner whatif with 20 scenario files {s['whatif_cmd']:.3f} s (exit {s['whatif_exit']}) "
+                  f"against planner solve {s['solve_cmd']:.3f} s = {s['cmd_ratio']:.2f} x")
 
 
 if __name__ == "__main__":

@@ -155,6 +155,10 @@ def whatif(
     catalog: Optional[Path] = typer.Option(None, "--catalog", help="Catalog file; overrides the workloads file's."),
     out: Path = typer.Option(Path("reports"), "--out", help="Folder for the scenario plans and the what-if report."),
     solver: Solver = typer.Option(Solver.auto, "--solver", help=SOLVER_HELP),
+    full: bool = typer.Option(False, "--full", help="Also compute each scenario's break-even prices and "
+                                                    "baselines (as planner solve does); slower."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="Scenarios solved at once (default: the "
+                                                                   "number of cores)."),
 ) -> None:
     """Solve the base plan and each scenario; compare them in <name>.whatif.html."""
 
@@ -163,7 +167,8 @@ def whatif(
         from .output import run_whatif
 
         inputs = load_inputs(workloads, catalog)
-        return run_whatif(inputs, list(scenarios or []), list(sets or []), list(without or []), out, solver.value)
+        return run_whatif(inputs, list(scenarios or []), list(sets or []), list(without or []), out, solver.value,
+                          review=full, jobs=jobs)
 
     _guard(run)
 

@@ -12,6 +12,7 @@ their limit and capability rows by 100, so every row and the objective are of or
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Callable, Iterable, Optional
 
 import numpy as np
@@ -62,6 +63,22 @@ class LinearProgram:
     def activity(self, share: np.ndarray, row: Row) -> float:
         return float(np.dot(row.coefs, share[row.cols]))
 
+    @cached_property
+    def matrix(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The rows as one coordinate list: (row index, column, coefficient) per entry."""
+        if not self.rows:
+            return np.zeros(0, dtype=int), np.zeros(0, dtype=int), np.zeros(0)
+        row_of = np.repeat(np.arange(len(self.rows)), [len(r.cols) for r in self.rows])
+        return (row_of, np.concatenate([r.cols for r in self.rows]).astype(int),
+                np.concatenate([r.coefs for r in self.rows]).astype(float))
+
+    def activities(self, share: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every row's activity and gross activity (sum of |coefficient x share|) at once."""
+        row_of, cols, coefs = self.matrix
+        terms = coefs * share[cols]
+        n = len(self.rows)
+        return np.bincount(row_of, terms, minlength=n), np.bincount(row_of, np.abs(terms), minlength=n)
+
     def restrict(self, keep: np.ndarray) -> "LinearProgram":
         """The same problem over the columns `keep` (ascending indices) only: the others are fixed at zero."""
         pos = np.full(len(self.var_w), -1)
@@ -91,9 +108,12 @@ class Context:
     workloads: np.ndarray  # indices of the workloads in the LP
     offerings: list  # the catalog's offerings, for capacity limits
 
+    @cached_property
+    def _starts(self) -> np.ndarray:
+        return np.searchsorted(self.var_w, np.arange(self.pairs.shape[0] + 1))
+
     def vars_of(self, w: int) -> np.ndarray:
-        lo, hi = np.searchsorted(self.var_w, [w, w + 1])
-        return np.arange(lo, hi)
+        return np.arange(self._starts[w], self._starts[w + 1])
 
 
 def define_cover(ctx: Context) -> Iterable[Row]:

@@ -249,12 +249,13 @@ def _progress(total: int, label: str):
 
 
 def run_whatif(inputs: Inputs, scenario_files: list[Path], sets: list[str], without: list[str], out: Path,
-               solver: str) -> int:
+               solver: str, review: bool = False, jobs: Optional[int] = None) -> int:
+    from .batch import solve_scenarios
     from .errors import InputError
     from .load import load_scenario
     from .report import render_whatif_report
     from .solve import solve_inputs
-    from .whatif import apply_scenario, compare_plans, scenario_from_sets, without_vendor
+    from .whatif import apply_scenario, scenario_from_sets, without_vendor
 
     scenarios = [(load_scenario(f), str(f)) for f in scenario_files]
     if sets:
@@ -275,21 +276,18 @@ def run_whatif(inputs: Inputs, scenario_files: list[Path], sets: list[str], with
         seen[sc.name] = file
     applied = [(sc, apply_scenario(inputs, sc, file)) for sc, file in scenarios]  # every error before any solve
     base = solve_inputs(inputs, solver)
-    results = []
     bar, step = _progress(len(applied), "scenarios")
     with bar:
-        for sc, scenario_inputs in applied:
-            plan = solve_inputs(scenario_inputs, solver, scenario=sc.name, resilience=False)
-            results.append((sc, plan, compare_plans(base, plan, "base", sc.name)))
-            step()
+        outcomes = solve_scenarios(base, applied, solver, review=review, jobs=jobs, progress=step)
+    results = [(o.scenario, o, o.comparison) for o in outcomes]
     out = Path(out)
     stem = file_stem(base.name)
-    files: dict[Path, str] = {out / f"{stem}.{file_stem(sc.name)}.plan.json": plan.to_json() for sc, plan, _ in results}
+    files: dict[Path, str] = {out / f"{stem}.{file_stem(o.scenario.name)}.plan.json": o.plan_json for o in outcomes}
     report = out / f"{stem}.whatif.html"
     files[report] = render_whatif_report(base, results)
     write_all(files)
     _print_whatif(base, results, report)
-    return 0 if all(plan.status == "optimal" for _, plan, _ in results) and base.status == "optimal" else 3
+    return 0 if all(o.status == "optimal" for o in outcomes) and base.status == "optimal" else 3
 
 
 def _print_whatif(base: Plan, results, report: Path) -> None:

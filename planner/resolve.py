@@ -88,7 +88,7 @@ def highs_model(lp: LinearProgram, *, integer: bool = True, elastic: bool = Fals
     ri = np.concatenate(rows_i) if rows_i else np.zeros(0, dtype=int)
     cj = np.concatenate(cols_j).astype(int) if cols_j else np.zeros(0, dtype=int)
     va = np.concatenate(vals) if vals else np.zeros(0)
-    order = np.lexsort((ri, cj))
+    order = np.argsort(ri, kind="stable")  # row-wise: the rows' own entries, in row order
     model = highspy.HighsLp()
     model.num_col_ = n_cols
     model.num_row_ = r
@@ -101,9 +101,11 @@ def highs_model(lp: LinearProgram, *, integer: bool = True, elastic: bool = Fals
     model.col_upper_ = col_upper
     model.row_lower_ = np.array(lower, dtype=float)
     model.row_upper_ = np.array(upper, dtype=float)
-    model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    model.a_matrix_.start_ = np.r_[0, np.cumsum(np.bincount(cj, minlength=n_cols))].astype(np.int32)
-    model.a_matrix_.index_ = ri[order].astype(np.int32)
+    model.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+    model.a_matrix_.num_col_ = n_cols
+    model.a_matrix_.num_row_ = r
+    model.a_matrix_.start_ = np.r_[0, np.cumsum(np.bincount(ri, minlength=r))].astype(np.int32)
+    model.a_matrix_.index_ = cj[order].astype(np.int32)
     model.a_matrix_.value_ = va[order]
     if n_y:
         model.integrality_ = ([highspy.HighsVarType.kContinuous] * n + [highspy.HighsVarType.kInteger] * n_y

@@ -345,11 +345,11 @@ def check_rows(lp: LinearProgram, share: np.ndarray, slack: Optional[np.ndarray]
     that rounding in the solver's answer scales with: a spend-share row whose terms cancel can
     carry terms a thousand times its limit when the optimum is far above the scaling bound."""
     bad = []
+    acts, grosses = lp.activities(share)
     for i, row in enumerate(lp.rows):
-        act = lp.activity(share, row)
+        act = float(acts[i])
         give = 0.0 if slack is None else slack[i]
-        gross = float(np.dot(np.abs(row.coefs), share[row.cols]))
-        tol = FEAS_TOL * max(1.0, abs(row.rhs), abs(give), gross)
+        tol = FEAS_TOL * max(1.0, abs(row.rhs), abs(give), float(grosses[i]))
         if row.sense == "<=" and act > row.rhs + give + tol:
             bad.append(f"{row.name}: {act:.9g} > {row.rhs + give:.9g}")
         elif row.sense == ">=" and act < row.rhs - give - tol:
@@ -363,8 +363,12 @@ def check_rows(lp: LinearProgram, share: np.ndarray, slack: Optional[np.ndarray]
 
 
 def solve_inputs(inputs: Inputs, solver: str = "auto", scenario: Optional[str] = None,
-                 pairs: Optional[Pairs] = None, prune: bool = True, resilience: bool = True) -> Plan:
-    """From validated inputs to a Plan: pairs, LP, solve, diagnosis when there is no plan."""
+                 pairs: Optional[Pairs] = None, prune: bool = True, resilience: bool = True,
+                 review: bool = True) -> Plan:
+    """From validated inputs to a Plan: pairs, LP, solve, diagnosis when there is no plan.
+
+    review=False leaves out the vendor-review figures that need more than the plan itself
+    (break-even prices, baselines); resilience=False leaves out the outage table."""
     solver = pick_solver(solver)
     ws, catalog = inputs.workloads, inputs.catalog
     if pairs is None:
@@ -407,7 +411,7 @@ def solve_inputs(inputs: Inputs, solver: str = "auto", scenario: Optional[str] =
         return full
 
     break_even = (_break_even(pairs, lp, full_lp, share, result, solver, in_lp)
-                  if result.slack is None and len(lp.var_w) else {})
+                  if review and result.slack is None and len(lp.var_w) else {})
     workloads = _workload_plans(inputs, pairs, lp, share, break_even)
     for w in alone:
         diagnosis.append(f"workload '{pairs.workloads.ids[w]}': {workloads[w].diagnosis.summary}")
@@ -430,7 +434,7 @@ def solve_inputs(inputs: Inputs, solver: str = "auto", scenario: Optional[str] =
         binding=_binding(lp, share, result, total, catalog.currency, ws.period),
         relaxation=relaxation,
         diagnosis=diagnosis,
-        baselines=insight.baselines(inputs, pairs),
+        baselines=insight.baselines(inputs, pairs) if review else [],
         thresholds=ws.all_thresholds,
         assumptions=_assumptions(inputs, pairs),
         sources={o.id: o.source for o in catalog.offerings if o.source},
@@ -556,11 +560,15 @@ def _rejections(pairs: Pairs, limit: int = 10) -> list[list[dict]]:
     each with its reasons."""
     W, O = pairs.shape
     cost = np.where(pairs.eligible, np.inf, pairs.cost_per_task)
-    lat = np.where(pairs.eligible, np.inf, pairs.latency_s)
-    index = np.broadcast_to(np.arange(O), (W, O))
-    order = np.lexsort((index, lat, cost), axis=-1)[:, :limit]
-    rw, rk = np.nonzero(~np.take_along_axis(pairs.eligible, order, axis=1))
-    ro = order[rw, rk]
+    if O > limit:  # only options up to each row's limit-th cheapest cost can make its list
+        nth = np.partition(cost, limit - 1, axis=1)[:, limit - 1]
+        rw, ro = np.nonzero(~pairs.eligible & (cost <= nth[:, None]))
+    else:
+        rw, ro = np.nonzero(~pairs.eligible)
+    order = np.lexsort((ro, pairs.latency_s[rw, ro], cost[rw, ro], rw))  # cheapest, then faster, then catalog
+    rw, ro = rw[order], ro[order]
+    keep = np.arange(len(rw)) - np.searchsorted(rw, rw) < limit
+    rw, ro = rw[keep], ro[keep]
     reasons = pairs.reasons_many(rw, ro)
     opts = pairs.options
     cpt, lat_s, cap = pairs.cost_per_task[rw, ro], pairs.latency_s[rw, ro], pairs.capability[rw, ro]

@@ -30,9 +30,10 @@ _OP = re.compile(r"^\s*([*+-])\s*([0-9.eE+-]+)\s*$")
 
 
 def apply_scenario(inputs: Inputs, scenario: Scenario, file: str) -> Inputs:
-    """A new Inputs with the scenario's edits applied and everything validated again."""
-    cat = inputs.catalog.model_dump(mode="json")
-    ws = inputs.workloads.model_dump(mode="json")
+    """A new Inputs with the scenario's edits applied and what they touch validated again (a part
+    the scenario leaves alone, the catalog or the workloads file, is shared with `inputs`)."""
+    cat = inputs.catalog.model_dump(mode="json") if scenario.catalog else None
+    ws = inputs.workloads.model_dump(mode="json") if scenario.workloads or scenario.policy is not None else None
     for i, edit in enumerate(scenario.catalog):
         loc = f"catalog[{i}]"
         if edit.set is not None:
@@ -57,9 +58,10 @@ def apply_scenario(inputs: Inputs, scenario: Scenario, file: str) -> Inputs:
         _set_fields(hits, edit.set, Workload, file, loc, "workload")
     if scenario.policy is not None:
         _set_fields([ws["policy"]], scenario.policy.set, Policy, file, "policy", "policy")
-    new_cat = _revalidate(Catalog, cat, file, "catalog after the scenario")
-    new_ws = _revalidate(WorkloadSet, ws, file, "workloads after the scenario")
-    check_workloads(new_ws, file)
+    new_cat = inputs.catalog if cat is None else _revalidate(Catalog, cat, file, "catalog after the scenario")
+    new_ws = inputs.workloads if ws is None else _revalidate(WorkloadSet, ws, file, "workloads after the scenario")
+    if ws is not None:
+        check_workloads(new_ws, file)
     return Inputs(new_ws, new_cat, inputs.workloads_file, inputs.catalog_file)
 
 
@@ -216,6 +218,20 @@ class Comparison(BaseModel):
     binding_stopped: list[str]
     offering_changes: list[OfferingChange]
     catalogs: tuple[str, str]
+
+    def notable(self, limit: int = 60) -> list[WorkloadChange]:
+        """The workloads a report shows (in file order): all of them when few, else the rerouted ones
+        and those whose status changed, then the largest cost changes, up to `limit`."""
+        if len(self.workloads) <= limit:
+            return self.workloads
+
+        def key(i: int):
+            w = self.workloads[i]
+            moved = w.changed or w.status_before != w.status_after
+            return (not moved, -abs((w.cost_after or 0.0) - (w.cost_before or 0.0)), i)
+
+        keep = sorted(sorted(range(len(self.workloads)), key=key)[:limit])
+        return [self.workloads[i] for i in keep]
 
 
 def _routing(w) -> list[str]:

@@ -136,6 +136,68 @@ def test_whatif_cli_writes_one_plan_per_scenario_and_a_report(tmp_path):
     assert "without-cerebras" in html and "<script" not in html
 
 
+def _without_seconds(text: str) -> str:
+    plan = json.loads(text)
+    plan["solver"]["seconds"] = 0
+    return json.dumps(plan)
+
+
+def test_whatif_batch_is_the_same_on_one_or_two_workers(tmp_path):
+    """Scenarios solved in forked workers give the files one worker gives (solver.seconds aside)."""
+    shipped = sorted(str(p) for p in (ROOT / "scenarios").glob("*.yaml"))
+    for jobs in ("1", "2"):
+        result = runner.invoke(app, ["whatif", str(SUPPORT), *shipped, "--jobs", jobs, "--out", str(tmp_path / jobs)])
+        assert result.exit_code == 0, result.output
+    one, two = sorted((tmp_path / "1").iterdir()), sorted((tmp_path / "2").iterdir())
+    assert [p.name for p in one] == [p.name for p in two] and len(one) == len(shipped) + 1
+    for a, b in zip(one, two):
+        if a.suffix == ".json":
+            assert _without_seconds(a.read_text()) == _without_seconds(b.read_text()), a.name
+        else:
+            assert a.read_text() == b.read_text(), a.name
+
+
+def test_whatif_plans_leave_out_review_figures_unless_full(tmp_path):
+    sc = str(ROOT / "scenarios" / "fast-tier-half-price.yaml")
+    lean = runner.invoke(app, ["whatif", str(SUPPORT), sc, "--out", str(tmp_path / "lean")])
+    full = runner.invoke(app, ["whatif", str(SUPPORT), sc, "--full", "--out", str(tmp_path / "full")])
+    assert lean.exit_code == 0 and full.exit_code == 0
+    name = "support.fast-tier-half-price.plan.json"
+    a, b = (json.loads((tmp_path / d / name).read_text()) for d in ("lean", "full"))
+    assert a["baselines"] == [] and all(w["break_even"] == [] for w in a["workloads"])
+    assert b["baselines"] and any(w["break_even"] for w in b["workloads"])
+    a["solver"]["seconds"] = b["solver"]["seconds"] = 0
+    assert a["offering_info"].items() <= b["offering_info"].items()  # b also names break-even options
+    for plan in (a, b):  # the plan itself is the same
+        plan.pop("offering_info")
+        plan.pop("baselines")
+        for w in plan["workloads"]:
+            w.pop("break_even")
+    assert a == b
+
+
+def test_comparison_shows_rerouted_and_largest_changes_first():
+    base_plan = solve_dicts(*_many(40, price=1.0))
+    new_plan = solve_dicts(*_many(40, price=2.0, rerouted=3))
+    c = compare_plans(base_plan, new_plan)
+    shown = c.notable(10)
+    assert len(shown) == 10 and [w.id for w in shown] == sorted((w.id for w in shown), key=lambda i: int(i[1:]))
+    assert {"w0", "w1", "w2"} <= {w.id for w in shown if w.changed}  # the rerouted ones are all there
+    rest = [w for w in c.workloads if w not in shown and not w.changed]
+    smallest_shown = min(abs(w.cost_after - w.cost_before) for w in shown if not w.changed)
+    assert all(abs(w.cost_after - w.cost_before) <= smallest_shown for w in rest)
+    assert c.notable(100) == c.workloads
+
+
+def _many(n: int, price: float, rerouted: int = 0):
+    """n workloads of growing size on a cheap option; the first `rerouted` lose it to a floor."""
+    cat = catalog_of(offering("cheap", vendor="a", price_in=price, price_out=price, tps=100, capability=70),
+                     offering("good", vendor="b", price_in=5, price_out=5, tps=100, capability=90))
+    wls = [workload(f"w{i}", tasks=1000.0 * (i + 1), capability={"min": 80 if i < rerouted else 60})
+           for i in range(n)]
+    return workloads_of(*wls), cat
+
+
 def test_whatif_errors(tmp_path):
     assert runner.invoke(app, ["whatif", str(SUPPORT), "--out", str(tmp_path)]).exit_code == 2
     bad = runner.invoke(app, ["whatif", str(SUPPORT), "--without-vendor", "nobody", "--out", str(tmp_path)])

@@ -1,0 +1,87 @@
+"""Scenario batches: the files are read and every scenario checked once, then the scenarios are
+solved side by side, one process per core.
+
+Each scenario's plan is independent of the others, so the work splits cleanly: the parent
+validates and applies every scenario (all input errors before any solve), solves the base,
+then forks workers that inherit the inputs and the base plan without copying them. A worker
+solves its scenario, compares it with the base, and hands back the plan file's text, the few
+figures the what-if report and table show, and the comparison. Results come back in the
+scenarios' order whatever the number of workers, so the output is the same byte for byte.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from .load import Inputs
+from .plan import Plan
+from .schema import Scenario
+from .whatif import Comparison, compare_plans
+
+
+@dataclass
+class ScenarioOutcome:
+    """What a batch keeps of one scenario's plan: the plan file's text and the figures shown."""
+
+    scenario: Scenario
+    plan_json: str
+    status: str
+    total_cost: float
+    diagnosis: list[str]
+    comparison: Comparison
+
+
+@dataclass
+class _Work:
+    base: Plan
+    applied: list[tuple[Scenario, Inputs]]
+    solver: str
+    review: bool
+
+
+_WORK: Optional[_Work] = None  # set in the parent just before forking; workers inherit it
+
+
+def _solve_one(i: int) -> ScenarioOutcome:
+    from .solve import solve_inputs
+
+    work = _WORK
+    assert work is not None
+    scenario, inputs = work.applied[i]
+    plan = solve_inputs(inputs, work.solver, scenario=scenario.name, resilience=False, review=work.review)
+    return ScenarioOutcome(scenario, plan.to_json(), plan.status, plan.total_cost, list(plan.diagnosis),
+                           compare_plans(work.base, plan, "base", scenario.name))
+
+
+def default_jobs() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
+
+
+def solve_scenarios(base: Plan, applied: list[tuple[Scenario, Inputs]], solver: str, review: bool = False,
+                    jobs: Optional[int] = None, progress: Callable[[], None] = lambda: None) -> list[ScenarioOutcome]:
+    """Solve every applied scenario; with jobs > 1 (default: the cores this process may use) in
+    forked worker processes where the platform has fork, else one after the other."""
+    global _WORK
+    jobs = min(default_jobs() if jobs is None else max(1, jobs), len(applied))
+    _WORK = _Work(base, applied, solver, review)
+    try:
+        if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+            out = []
+            for i in range(len(applied)):
+                out.append(_solve_one(i))
+                progress()
+            return out
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        results: dict[int, ScenarioOutcome] = {}
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            futures = {pool.submit(_solve_one, i): i for i in range(len(applied))}
+            for future in as_completed(futures):
+                results[futures[future]] = future.result()  # a worker's error is raised here
+                progress()
+        return [results[i] for i in range(len(applied))]
+    finally:
+        _WORK = None
