@@ -56,7 +56,7 @@ def candidates(ws: WorkloadSet, catalog: Catalog, pairs: Pairs) -> np.ndarray:
         sel = prunable[w_idx]
         group = w_idx.astype(np.int64) * (int(vendor_code.max()) + 1) + vendor_code[o_idx]
         # dominators no slower than b: they are within budget whenever b is, and the split is no slower
-        drop = _bracketed_sequential(cost, -pairs.latency_s[w_idx, o_idx], is_free, group, o_idx) & sel
+        drop = _bracketed_sequential(cost, -pairs.latency_s[w_idx, o_idx], is_free, group) & sel
     else:
         has_mean = ~np.isnan(wa.cap_mean_min)
         cap = np.where(has_mean[w_idx], pairs.capability[w_idx, o_idx], 0.0)
@@ -117,7 +117,7 @@ def sweep_candidates(ws: WorkloadSet, catalog: Catalog, pairs: Pairs, targets: n
     n_v = int(vendor_code.max()) + 1
     if capped:
         group = w_idx.astype(np.int64) * n_v + vendor_code[o_idx]
-        drop = _bracketed_sequential(cost, score, is_free, group, o_idx)
+        drop = _bracketed_sequential(cost, score, is_free, group)
     else:
         by_vendor = ~np.isnan(wa.max_vendor_share) & (wa.max_vendor_share < 1)
         group = w_idx.astype(np.int64) * n_v + np.where(by_vendor[w_idx], vendor_code[o_idx], 0)
@@ -128,11 +128,15 @@ def sweep_candidates(ws: WorkloadSet, catalog: Catalog, pairs: Pairs, targets: n
     return keep
 
 
-def _bracketed_sequential(cost, score, free, group, idx) -> np.ndarray:
-    """Case B for sweeps: in the order (group, -score, index), b is dropped when free options earlier
-    in its group (so scoring at least as well) bracket its cost. Every dropped option's share
-    splits between earlier ones at the same spend per vendor; the first two are never dropped."""
-    order = np.lexsort((idx, -score, group))
+def _bracketed_sequential(cost, score, free, group) -> np.ndarray:
+    """Case B (score: -latency) and its sweep variant: in the order (group, -score, catalog order),
+    b is dropped when free options earlier in its group (so scoring at least as well) bracket its
+    cost. Every dropped option's share splits between earlier ones at the same spend per vendor;
+    the first two are never dropped."""
+    # the order (group, -score, catalog order): pairs come in (workload, option) order, so two stable
+    # sorts give it
+    order = np.argsort(-score, kind="stable")
+    order = order[np.argsort(group[order], kind="stable")]
     g, c, f = group[order], cost[order], free[order]
     _, g_rank = np.unique(g, return_inverse=True)
     first = np.r_[True, g[1:] != g[:-1]]
