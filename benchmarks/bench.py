@@ -5,15 +5,16 @@
     python benchmarks/bench.py --no-sweeps
 
 For each size it writes a catalog and a workloads file under benchmarks/out/ and reports:
-- the phases of `planner solve` in one process: load, pairs, prune, build (LP rows and the PuLP
-  model), solve (the solver itself), plan (assembling the plan: break-even, baselines, outage
-  table...), write (plan file and HTML report);
+- the phases of `planner solve` in one process: load, pairs, prune, build (LP rows), solve and
+  plan (the solver, break-even prices, baselines, outage table, plan assembly), write (plan
+  file and HTML report); --solver picks the solver (default: auto, as the command);
 - `planner solve` end to end as a command (wall time of the subprocess, and its peak memory);
 - beside it, the same full LP (every eligible pair, no pruning) built straight from the pair
   arrays with scipy.sparse and solved once by scipy.optimize.linprog(method="highs"): the
   optimum must agree to 1e-6;
-- with --sweeps (default), a 30-point portfolio frontier and a 20-scenario what-if batch on the
-  first size, against the time of one solve.
+- with --sweeps (default), on the first size: a 30-point frontier (portfolio and one workload)
+  and a 20-scenario what-if batch in process (one and two workers) against one solve in
+  process, and the `planner whatif` command with 20 scenario files against `planner solve`.
 
 Instances: 10% of offerings have capacity limits, a fifth have two reasoning modes, one vendor
 has a spend cap, and budgets and floors are mixed so that about half of the pairs are eligible.
@@ -190,7 +191,7 @@ def direct_scipy(ws_path: Path) -> dict:
 SCENARIOS = 20
 
 
-def scenario_files() -> list[Path]:
+def scenario_files(n_vendors: int) -> list[Path]:
     """Twenty price scenarios: one vendor's output price scaled from x0.5 to x1.45."""
     folder = OUT / "scenarios"
     folder.mkdir(parents=True, exist_ok=True)
@@ -198,7 +199,7 @@ def scenario_files() -> list[Path]:
     for i in range(SCENARIOS):
         path = folder / f"s{i:02d}.yaml"
         path.write_text(yaml.safe_dump({"name": f"s{i:02d}", "catalog": [
-            {"match": {"vendor": f"vendor{i % 10}"}, "set": {"price.output": f"*{0.5 + 0.05 * i:.2f}"}}]},
+            {"match": {"vendor": f"vendor{i % n_vendors}"}, "set": {"price.output": f"*{0.5 + 0.05 * i:.2f}"}}]},
             sort_keys=False))
         paths.append(path)
     return paths
@@ -220,7 +221,7 @@ def sweeps(ws_path: Path, solve_seconds: float, solver: str) -> dict:
     t0 = time.perf_counter()
     one = frontier(inputs, inputs.workloads.workloads[0].id, points=30)
     t_one = time.perf_counter() - t0
-    files = scenario_files()
+    files = scenario_files(len({o.vendor for o in inputs.catalog.offerings}))
     base = solve_inputs(inputs, solver)
     applied = [(sc, apply_scenario(inputs, sc, str(p))) for p in files for sc in [load_scenario(p)]]
     t0 = time.perf_counter()
