@@ -20,7 +20,7 @@ import numpy as np
 from .pairs import Pairs
 from .schema import WorkloadSet
 
-TIE_BREAK = 1e-7  # weight of the latency tie-break relative to the scaled cost (at most 1e-7 of it)
+TIE_BREAK = 1e-7  # latency term in `objective` (elastic solves, frontier re-solves); plans break ties exactly (solve.py)
 
 
 @dataclass
@@ -59,9 +59,6 @@ class LinearProgram:
     @property
     def integer(self) -> bool:
         return bool(self.max_options)
-
-    def activity(self, share: np.ndarray, row: Row) -> float:
-        return float(np.dot(row.coefs, share[row.cols]))
 
     @cached_property
     def matrix(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

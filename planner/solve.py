@@ -323,8 +323,7 @@ def _faster_tie(lp: LinearProgram, share: np.ndarray, dj: Optional[np.ndarray]) 
     used = share > SHARE_EPS
     slowest = np.full(int(lp.var_w.max()) + 1, -np.inf)
     np.maximum.at(slowest, lp.var_w[used], lp.latency_weight[used])
-    face = used | (np.abs(dj) <= TIED_DJ)
-    return bool(np.any(face & (lp.latency_weight < slowest[lp.var_w])))
+    return bool(np.any(_optimal_face(share, dj) & (lp.latency_weight < slowest[lp.var_w])))
 
 
 def clean_shares(lp: LinearProgram, share: np.ndarray) -> np.ndarray:
@@ -685,10 +684,11 @@ MEANING = {
 def _binding(lp: LinearProgram, share: np.ndarray, result: SolveResult, total: float, currency: str = "USD",
              period: str = "period") -> list[Binding]:
     out = []
+    acts, _ = lp.activities(share)
     for i, row in enumerate(lp.rows):
         if row.family == "cover":
             continue
-        act = lp.activity(share, row)
+        act = float(acts[i])
         if abs(act - row.rhs) > 1e-7 * max(1.0, abs(row.rhs)):
             continue
         pi = result.pi.get(i)
@@ -720,10 +720,11 @@ def _meaning(row: Row, shadow: Optional[float], currency: str = "USD", period: s
 
 def _relaxations(lp: LinearProgram, share: np.ndarray, slack: np.ndarray, total: float) -> list[Relaxation]:
     out = []
+    acts, _ = lp.activities(share)
     for i, row in enumerate(lp.rows):
         if row.relax_weight is None or slack[i] <= 1e-9:
             continue
-        act = lp.activity(share, row)
+        act = float(acts[i])
         needed = _natural(row, act, lp, share, total)
         limit = float(row.limit)
         by = needed - limit if row.sense == "<=" else limit - needed
