@@ -3,9 +3,9 @@ solved side by side, one process per core.
 
 Each scenario's plan is independent of the others, so the work splits cleanly: the parent
 validates and applies every scenario (all input errors before any solve), solves the base,
-then forks workers that inherit the inputs and the base plan without copying them. A worker
-solves its scenario, compares it with the base, and hands back the plan file's text, the few
-figures the what-if report and table show, and the comparison. Results come back in the
+then (on Linux) forks workers that inherit the inputs and the base plan without copying them.
+A worker solves its scenario, compares it with the base, and hands back the plan file's text,
+the few figures the what-if report and table show, and the comparison. Results come back in the
 scenarios' order whatever the number of workers, so the output is the same byte for byte.
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -56,6 +57,11 @@ def _solve_one(i: int) -> ScenarioOutcome:
                            compare_plans(work.base, plan, "base", scenario.name))
 
 
+def _can_fork() -> bool:
+    """Forked workers only on Linux: macOS offers fork but its system libraries are not fork-safe."""
+    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+
+
 def default_jobs() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
 
@@ -63,12 +69,12 @@ def default_jobs() -> int:
 def solve_scenarios(base: Plan, applied: list[tuple[Scenario, Inputs]], solver: str, review: bool = False,
                     jobs: Optional[int] = None, progress: Callable[[], None] = lambda: None) -> list[ScenarioOutcome]:
     """Solve every applied scenario; with jobs > 1 (default: the cores this process may use) in
-    forked worker processes where the platform has fork, else one after the other."""
+    forked worker processes on Linux, else one after the other."""
     global _WORK
     jobs = min(default_jobs() if jobs is None else max(1, jobs), len(applied))
     _WORK = _Work(base, applied, solver, review)
     try:
-        if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        if jobs <= 1 or not _can_fork():
             out = []
             for i in range(len(applied)):
                 out.append(_solve_one(i))
