@@ -230,3 +230,22 @@ def test_ties_across_vendors_under_a_spend_cap_prefer_lower_latency():
     cat = catalog_of(offering("slow", vendor="a", tps=50), offering("quick", vendor="b", tps=146))
     plan = solve_dicts(workloads_of(workload("w"), policy={"max_vendor_share": 0.99}), cat)
     assert shares(plan) == pytest.approx({"quick": 0.99, "slow": 0.01})
+
+
+def test_highs_retries_with_presolve_when_the_simplex_stops_short(monkeypatch):
+    """Without presolve, a simplex that ends neither optimal nor infeasible (here: an iteration
+    limit of 0) is run again with presolve on, which settles this small LP by itself."""
+    from planner import resolve
+
+    build = resolve.highs_model
+
+    def limited(lp, **kw):
+        h, slack_of = build(lp, **kw)
+        h.setOptionValue("simplex_iteration_limit", 0)
+        return h, slack_of
+
+    monkeypatch.setattr(resolve, "highs_model", limited)
+    cat = catalog_of(offering("cheap", price_in=1, price_out=1), offering("dear", price_in=3, price_out=3))
+    plan = solve_dicts(workloads_of(workload("chat")), cat, "highs")
+    assert plan.status == "optimal"
+    assert [a.offering for a in plan.workloads[0].allocations] == ["cheap"]
