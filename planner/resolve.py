@@ -123,6 +123,19 @@ def highs_model(lp: LinearProgram, *, integer: bool = True, elastic: bool = Fals
     return h, slack_of
 
 
+def run_settled(h) -> None:
+    """Run HiGHS; should the simplex without presolve end anywhere but optimal or infeasible
+    (numerical trouble), run it again from scratch with presolve on."""
+    import highspy
+
+    h.run()
+    settled = (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kInfeasible)
+    if h.getModelStatus() not in settled and h.getOptionValue("presolve")[1] == "off":
+        h.setOptionValue("presolve", "on")
+        h.clearSolver()
+        h.run()
+
+
 class Resolver:
     """One LP in HiGHS; change which share variables may be used, re-solve, read the cost."""
 
@@ -148,7 +161,7 @@ class Resolver:
 
         if self.lp.integer:
             self.h.clearSolver()  # HiGHS can keep a stale MIP incumbent across bound changes
-        self.h.run()
+        run_settled(self.h)
         if self.h.getModelStatus() != self._ok_status:
             return Point(False, np.zeros(self.n), float("nan"))
         x = np.array(self.h.getSolution().col_value[: self.n])

@@ -113,7 +113,7 @@ def _run_highs(lp: LinearProgram, *, upper, lower, integer: bool, elastic: bool,
                latency_cap: Optional[float] = None) -> SolveResult:
     import highspy
 
-    from .resolve import highs_model
+    from .resolve import highs_model, run_settled
 
     n = len(lp.var_w)
     h, slack_of = highs_model(lp, integer=integer, elastic=elastic)
@@ -126,24 +126,13 @@ def _run_highs(lp: LinearProgram, *, upper, lower, integer: bool, elastic: bool,
     optimal = highspy.HighsModelStatus.kOptimal
     inf = highspy.kHighsInf
     all_cols = np.arange(n_cols, dtype=np.int32)
-    settled = (optimal, highspy.HighsModelStatus.kInfeasible)
-
-    def run() -> None:
-        """Run HiGHS; should the simplex without presolve end anywhere but optimal or infeasible
-        (numerical trouble), run it again from scratch with presolve on."""
-        h.run()
-        if h.getModelStatus() not in settled and h.getOptionValue("presolve")[1] == "off":
-            h.setOptionValue("presolve", "on")
-            h.clearSolver()
-            h.run()
-
     started = time.perf_counter()
     if elastic:
         weights = np.zeros(n_cols)
         for r, c in slack_of.items():
             weights[c] = lp.rows[r].relax_weight
         h.changeColsCost(n_cols, all_cols, weights)
-        run()
+        run_settled(h)
         if h.getModelStatus() != optimal:
             raise PlannerError(f"the relaxed problem could not be solved ({h.modelStatusToString(h.getModelStatus())})")
         least = h.getInfo().objective_function_value
@@ -155,7 +144,7 @@ def _run_highs(lp: LinearProgram, *, upper, lower, integer: bool, elastic: bool,
         h.addRow(-inf, latency_cap, n, np.arange(n, dtype=np.int32), lp.cost)
         cost[:n] = lp.latency_weight
     h.changeColsCost(n_cols, all_cols, cost)
-    run()
+    run_settled(h)
     status = h.getModelStatus()
     ok = status == optimal
     sol = h.getSolution()
