@@ -145,6 +145,7 @@ def _run_highs(lp: LinearProgram, *, upper, lower, integer: bool, elastic: bool,
         cost[:n] = lp.latency_weight
     h.changeColsCost(n_cols, all_cols, cost)
     run_settled(h)
+    n_rows = h.getNumRow()  # the problem's rows, before any the tie-break pass adds
     status = h.getModelStatus()
     ok = status == optimal
     sol = h.getSolution()
@@ -158,11 +159,14 @@ def _run_highs(lp: LinearProgram, *, upper, lower, integer: bool, elastic: bool,
     if ok and not elastic and latency_cap is None and _faster_tie(lp, share, dj):
         # lexicographic tie-break on the optimal face itself (no cost slack left to trade for speed):
         # the least task-weighted latency among the plans of optimal cost
-        out = np.flatnonzero(~_optimal_face(share, dj)).astype(np.int32)
+        face = _optimal_face(share, dj)
+        out = np.flatnonzero(~face).astype(np.int32)
         if len(out):
             h.changeColsBounds(len(out), out, np.zeros(len(out)), np.zeros(len(out)))
         for i in _binding_duals(pi):
             h.changeRowBounds(i, lp.rows[i].rhs, lp.rows[i].rhs)
+        cols = np.flatnonzero(face).astype(np.int32)  # and the cost held, should the duals be inexact
+        h.addRow(-inf, _cost_cap(lp, share), len(cols), cols, lp.cost[cols])
         second = np.zeros(n_cols)
         second[:n] = lp.latency_weight
         h.changeColsCost(n_cols, all_cols, second)
@@ -177,7 +181,7 @@ def _run_highs(lp: LinearProgram, *, upper, lower, integer: bool, elastic: bool,
             slack_values[r] = max(0.0, values[c])
     name = "Optimal" if ok else ("Infeasible" if status == highspy.HighsModelStatus.kInfeasible
                                  else h.modelStatusToString(status))
-    return SolveResult(ok, name, share, pi, dj, time.perf_counter() - started, slack_values, n_cols, h.getNumRow())
+    return SolveResult(ok, name, share, pi, dj, time.perf_counter() - started, slack_values, n_cols, n_rows)
 
 
 def _solution_shares(lp: LinearProgram, values, n: int, is_mip: bool) -> np.ndarray:
@@ -272,6 +276,8 @@ def _run_pulp(lp: LinearProgram, solver: str, *, upper, lower, integer: bool, el
         for i in _binding_duals(pi):
             sub.rows[i] = replace(sub.rows[i], sense="==")
         prob2, x2, _, _, bin2 = _pulp_problem(sub, lb[keep], ub[keep], integer, False)
+        prob2.addConstraint(pulp.LpConstraint(pulp.LpAffineExpression(list(zip(x2, sub.cost.tolist()))),
+                                              pulp.LpConstraintLE, "optimal_cost", _cost_cap(lp, share)))
         prob2.setObjective(pulp.LpAffineExpression(list(zip(x2, sub.latency_weight.tolist()))))
         prob2.solve(make_solver(solver, mip=n_int > 0))
         if pulp.LpStatus[prob2.status] == "Optimal":
@@ -299,6 +305,13 @@ def _better_or_same(lp: LinearProgram, first: np.ndarray, second: np.ndarray) ->
     if cost_b <= cost_a * (1 + TIE_COST_TOL) + 1e-12 and len(check_rows(lp, b)) <= len(check_rows(lp, a)):
         return second
     return first
+
+
+def _cost_cap(lp: LinearProgram, share: np.ndarray) -> float:
+    """The tie-break pass's ceiling on the scaled cost: the first pass's, to 1e-9. On the optimal face
+    it is implied; it guards against a solver's inexact duals (CBC writes 8 digits)."""
+    best = float(np.dot(lp.cost, share))
+    return best + 1e-9 * abs(best) + 1e-12
 
 
 def _optimal_face(share: np.ndarray, dj: np.ndarray) -> np.ndarray:
