@@ -52,21 +52,18 @@ def highs_model(lp: LinearProgram, *, integer: bool = True, elastic: bool = Fals
     groups = lp.max_options if integer else []
     n_y = sum(len(cols) for _, cols, _ in groups)
     inf = highspy.kHighsInf
-    rows_i, cols_j, vals, lower, upper = [], [], [], [], []
-    slack_of: dict[int, int] = {}
-    col = n + n_y
-    for r, row in enumerate(lp.rows):
-        rows_i.append(np.full(len(row.cols), r))
-        cols_j.append(row.cols)
-        vals.append(row.coefs)
-        lower.append(row.rhs if row.sense in (">=", "==") else -inf)
-        upper.append(row.rhs if row.sense in ("<=", "==") else inf)
-        if elastic and row.relax_weight is not None:
-            rows_i.append(np.array([r]))
-            cols_j.append(np.array([col]))
-            vals.append(np.array([-1.0 if row.sense == "<=" else 1.0]))
-            slack_of[r] = col
-            col += 1
+    row_of, row_cols, row_coefs = lp.matrix  # the rows' entries, as the self-check reads them
+    rows_i, cols_j, vals = [row_of], [row_cols], [row_coefs]
+    lower = [row.rhs if row.sense in (">=", "==") else -inf for row in lp.rows]
+    upper = [row.rhs if row.sense in ("<=", "==") else inf for row in lp.rows]
+    relaxed = [r for r, row in enumerate(lp.rows) if row.relax_weight is not None] if elastic else []
+    slack_cols = n + n_y + np.arange(len(relaxed))  # one slack column per relaxable row, after the binaries
+    slack_of: dict[int, int] = dict(zip(relaxed, slack_cols.tolist()))
+    if relaxed:
+        rows_i.append(np.array(relaxed))
+        cols_j.append(slack_cols)
+        vals.append(np.array([-1.0 if lp.rows[r].sense == "<=" else 1.0 for r in relaxed]))
+    col = n + n_y + len(relaxed)
     r = len(lp.rows)
     y = n
     for _, cols, k in groups:  # x_j - y_j <= 0; sum y <= k

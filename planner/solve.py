@@ -49,17 +49,13 @@ def pick_solver(name: str = "auto") -> str:
 
 
 def make_solver(name: str, mip: bool = True):
+    """PuLP's CBC (HiGHS never goes through PuLP: _run_highs hands it the arrays)."""
     import pulp
 
     if name == "cbc":
         with warnings.catch_warnings():  # deprecated only in PuLP 4, which pyproject excludes
             warnings.simplefilter("ignore", DeprecationWarning)
             return pulp.PULP_CBC_CMD(msg=False, mip=mip)
-    if name == "highs":
-        solver = pulp.HiGHS(msg=False, mip=mip)
-        if not solver.available():
-            raise InputError.single("--solver", "", "HiGHS is not available: install highspy")
-        return solver
     raise InputError.single("--solver", "", f"unknown solver '{name}'; expected one of: {', '.join(SOLVERS)}")
 
 
