@@ -52,7 +52,8 @@ def _solve_one(i: int) -> ScenarioOutcome:
     work = _WORK
     assert work is not None
     scenario, inputs = work.applied[i]
-    plan = solve_inputs(inputs, work.solver, scenario=scenario.name, resilience=False, review=work.review)
+    plan = solve_inputs(inputs, work.solver, scenario=scenario.name, resilience=False, review=work.review,
+                        start=work.base)
     return ScenarioOutcome(scenario, plan.to_json(), plan.status, plan.total_cost, list(plan.diagnosis),
                            compare_plans(work.base, plan, "base", scenario.name))
 

@@ -96,11 +96,11 @@ def standard_options(pairs: Pairs) -> np.ndarray:
     """Per workload, the cheapest (then fastest) standard-tier option meeting its rules other than
     latency, or -1."""
     rules = pairs.vendor_ok & pairs.region_ok & pairs.context_ok & pairs.capability_ok & pairs.options.standard_tier
-    W, O = pairs.shape
     cost = np.where(rules, pairs.cost_per_task, np.inf)
-    lat = np.where(rules, pairs.latency_s, np.inf)
-    first = np.lexsort((np.broadcast_to(np.arange(O), (W, O)), lat, cost), axis=-1)[:, 0]
-    return np.where(rules[np.arange(W), first], first, -1)
+    cheapest = rules & (cost == cost.min(axis=1, keepdims=True))
+    lat = np.where(cheapest, pairs.latency_s, np.inf)
+    first = np.argmax(cheapest & (lat == lat.min(axis=1, keepdims=True)), axis=1)  # then catalog order
+    return np.where(rules.any(axis=1), first, -1)
 
 
 def compounding_many(pairs: Pairs, chosen: np.ndarray) -> dict[int, dict]:

@@ -11,7 +11,7 @@ their limit and capability rows by 100, so every row and the objective are of or
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Iterable, Optional
 
@@ -80,18 +80,17 @@ class LinearProgram:
         """The same problem over the columns `keep` (ascending indices) only: the others are fixed at zero."""
         pos = np.full(len(self.var_w), -1)
         pos[keep] = np.arange(len(keep))
-
-        def sub(cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            kept = pos[cols] >= 0
-            return pos[cols[kept]], kept
-
-        rows = []
-        for row in self.rows:
-            cols, kept = sub(row.cols)
-            rows.append(replace(row, cols=cols, coefs=row.coefs[kept]))
-        max_options = [(w, sub(cols)[0], k) for w, cols, k in self.max_options]
-        return LinearProgram(self.var_w[keep], self.var_o[keep], self.spend[keep], self.objective[keep], self.scale,
-                             rows, max_options, self.latency_weight[keep])
+        row_of, cols, coefs = self.matrix
+        kept = pos[cols] >= 0
+        row_of, cols, coefs = row_of[kept], pos[cols[kept]], coefs[kept]
+        bounds = np.searchsorted(row_of, np.arange(1, len(self.rows)))  # entries stay in row order
+        rows = [Row(r.name, r.family, c, v, r.sense, r.rhs, r.limit, r.unit, r.rhs_scale, r.relax_weight)
+                for r, c, v in zip(self.rows, np.split(cols, bounds), np.split(coefs, bounds))]
+        max_options = [(w, pos[cols_w][pos[cols_w] >= 0], k) for w, cols_w, k in self.max_options]
+        sub = LinearProgram(self.var_w[keep], self.var_o[keep], self.spend[keep], self.objective[keep], self.scale,
+                            rows, max_options, self.latency_weight[keep])
+        sub.__dict__["matrix"] = (row_of, cols, coefs)  # already at hand
+        return sub
 
 
 @dataclass(frozen=True)

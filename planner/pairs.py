@@ -197,31 +197,44 @@ class Pairs:
             have = opts.regions[os[k]]
             out[k].append(f"region: runs in {', '.join(sorted(have))}, needs one of {need}" if have
                           else f"region: unknown, needs one of {need}")
+        text = _REASON_TEXT if len(_REASON_TEXT) < _REASON_TEXT_MAX else _REASON_TEXT.clear() or _REASON_TEXT
         bad = np.flatnonzero(~self.context_ok[ws, os])
         if len(bad):
             used = wa.input[ws[bad]] + self.reasoning[ws[bad], os[bad]] + wa.output[ws[bad]]
-            for k, u in zip(bad, used):
-                out[k].append(f"context {fmt_num(u)} tokens > window {fmt_num(opts.context_window[os[k]])}")
+            for k, u, window in zip(bad.tolist(), used.tolist(), opts.context_window[os[bad]].tolist()):
+                key = ("context", u, window)
+                if key not in text:
+                    text[key] = f"context {fmt_num(u)} tokens > window {fmt_num(window)}"
+                out[k].append(text[key])
         bad = np.flatnonzero(~self.capability_ok[ws, os])
         if len(bad):
             scores = self.capability[ws[bad], os[bad]]
-            for k, score in zip(bad, scores):
-                metric = wa.metric[ws[k]]
-                out[k].append(f"no '{metric}' capability score" if np.isnan(score)
-                              else f"{metric} {fmt_num(score)} < floor {fmt_num(wa.cap_min[ws[k]])}")
+            floors = wa.cap_min[ws[bad]]
+            for k, w, score, floor in zip(bad.tolist(), ws[bad].tolist(), scores.tolist(), floors.tolist()):
+                key = ("capability", wa.metric[w], None if score != score else score, floor)  # nan: no score
+                if key not in text:
+                    text[key] = (f"no '{key[1]}' capability score" if key[2] is None
+                                 else f"{key[1]} {fmt_num(score)} < floor {fmt_num(floor)}")
+                out[k].append(text[key])
         bad = np.flatnonzero(~self.within_budget[ws, os] & (wa.within_budget_share[ws] >= 1))
         if len(bad):
-            budgets: dict[int, str] = {}
-            for k, lat in zip(bad, self.latency_s[ws[bad], os[bad]]):
-                w = int(ws[k])
-                if w not in budgets:
-                    budgets[w] = fmt_s(wa.budget_s[w])
-                out[k].append(f"latency {fmt_s(lat)} s > budget {budgets[w]} s")
+            budgets = wa.budget_s[ws[bad]]
+            for k, lat, budget in zip(bad.tolist(), self.latency_s[ws[bad], os[bad]].tolist(), budgets.tolist()):
+                key = ("latency", lat, budget)
+                if key not in text:
+                    text[key] = f"latency {fmt_s(lat)} s > budget {fmt_s(budget)} s"
+                out[k].append(text[key])
         return out
 
     @cached_property
     def eligible_count(self) -> np.ndarray:
         return self.eligible.sum(axis=1)
+
+
+# Reason texts by the figures they are written from: a what-if scenario's rejections mostly repeat the
+# base plan's (its workers inherit this from the parent), and texts repeat across workloads.
+_REASON_TEXT: dict[tuple, str] = {}
+_REASON_TEXT_MAX = 500_000
 
 
 def fmt_num(x: float) -> str:

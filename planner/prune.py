@@ -8,15 +8,20 @@ tokens- or requests-per-minute row). Then, per workload:
 * No vendor spend caps in the portfolio (case A). b is dominated by a free option a with
   cost_a <= cost_b, capability_a >= capability_b (only when w has mean_min), a within budget
   whenever b is (only when w has within_budget_share < 1), and, when w has max_vendor_share,
-  the same vendor; when cost_a = cost_b, a must also be no slower than b (then catalog order),
-  so the latency tie-break never needs b. Moving b's share to a lowers spend (budget rows
-  hold), keeps every other workload's rows, and does not add an option (max_options holds).
+  the same vendor; when cost_a = cost_b, a must also be no slower than b (then more capable,
+  then catalog order), so the latency tie-break never needs b. Moving b's share to a lowers
+  spend (budget rows hold), keeps every other workload's rows, and does not add an option
+  (max_options holds).
 * Vendor spend caps present (case B). A cheaper substitute lowers total spend and can break
   another vendor's cap, so the cost of the replaced share must stay the same: b is dropped
-  when two free options of the same vendor, each no slower than b (so within budget whenever b
-  is), bracket its cost (cost_a1 <= cost_b <= cost_a2); b's share splits between them at the
-  same spend per vendor, and the split is no slower.
-  Workloads with mean_min or max_options are not pruned in this case.
+  when free options of the same vendor, each no slower than b (so within budget whenever b
+  is), bracket its cost (two with cost_a1 <= cost_b <= cost_a2, or one with cost_a = cost_b);
+  b's share splits between them at the same spend per vendor, and the split is no slower.
+  Workloads with mean_min or max_options are pruned only of twins: b with a free option of
+  the same vendor, cost, latency and at least its capability.
+
+Of options equal in cost and latency, the more capable is kept (then catalog order): which
+of two such options carries a workload is settled by this rule, not by the solver.
 
 Dominance here is a strict partial order, so every dropped option keeps a dominator.
 """
@@ -51,28 +56,30 @@ def candidates(ws: WorkloadSet, catalog: Catalog, pairs: Pairs) -> np.ndarray:
     within = np.where(use_within[w_idx], pairs.within_budget[w_idx, o_idx], True)
     cost = pairs.cost_per_task[w_idx, o_idx]
     is_free = free[o_idx]
+    capability = np.nan_to_num(pairs.capability[w_idx, o_idx], nan=-1.0)  # the better of two twins
     if capped:
         prunable = np.isnan(wa.cap_mean_min) & (wa.max_options == 0)
         sel = prunable[w_idx]
         group = w_idx.astype(np.int64) * (int(vendor_code.max()) + 1) + vendor_code[o_idx]
         # dominators no slower than b: they are within budget whenever b is, and the split is no slower
-        drop = _bracketed_sequential(cost, -pairs.latency_s[w_idx, o_idx], is_free, group) & sel
+        drop, twin = _bracketed_sequential(cost, -pairs.latency_s[w_idx, o_idx], is_free, group, capability)
+        drop = (drop & sel) | twin
     else:
         has_mean = ~np.isnan(wa.cap_mean_min)
         cap = np.where(has_mean[w_idx], pairs.capability[w_idx, o_idx], 0.0)
         by_vendor = ~np.isnan(wa.max_vendor_share) & (wa.max_vendor_share < 1)
         group = w_idx.astype(np.int64) * (int(vendor_code.max()) + 1) + np.where(by_vendor[w_idx], vendor_code[o_idx], 0)
-        drop = _dominated(cost, cap, pairs.latency_s[w_idx, o_idx], o_idx, within, is_free, group)
+        drop = _dominated(cost, cap, pairs.latency_s[w_idx, o_idx], o_idx, within, is_free, group, capability)
     keep[w_idx[drop], o_idx[drop]] = False
     return keep
 
 
-def _dominated(cost, cap, lat, idx, within, free, group) -> np.ndarray:
-    """Case A: sort by (group, cost, latency, -capability, index); b is dominated when a free option
-    earlier in its group (within budget, if b is) has capability >= b's. An earlier option is
-    cheaper (then b is in no optimal plan) or as cheap and no slower (then the latency tie-break
-    never prefers b)."""
-    order = np.lexsort((idx, -cap, lat, cost, group))
+def _dominated(cost, cap, lat, idx, within, free, group, prefer=None) -> np.ndarray:
+    """Case A: sort by (group, cost, latency, -prefer, index), prefer defaulting to cap; b is
+    dominated when a free option earlier in its group (within budget, if b is) has cap >= b's. An
+    earlier option is cheaper (then b is in no optimal plan) or as cheap and no slower (then the
+    latency tie-break never prefers b); of two as cheap and as fast, the more capable is kept."""
+    order = np.lexsort((idx, -(cap if prefer is None else prefer), lat, cost, group))
     g, c = group[order], cap[order]
     _, g_rank = np.unique(g, return_inverse=True)
     first = np.r_[True, g[1:] != g[:-1]]
@@ -117,7 +124,7 @@ def sweep_candidates(ws: WorkloadSet, catalog: Catalog, pairs: Pairs, targets: n
     n_v = int(vendor_code.max()) + 1
     if capped:
         group = w_idx.astype(np.int64) * n_v + vendor_code[o_idx]
-        drop = _bracketed_sequential(cost, score, is_free, group)
+        drop = _bracketed_sequential(cost, score, is_free, group)[0]
     else:
         by_vendor = ~np.isnan(wa.max_vendor_share) & (wa.max_vendor_share < 1)
         group = w_idx.astype(np.int64) * n_v + np.where(by_vendor[w_idx], vendor_code[o_idx], 0)
@@ -128,29 +135,54 @@ def sweep_candidates(ws: WorkloadSet, catalog: Catalog, pairs: Pairs, targets: n
     return keep
 
 
-def _bracketed_sequential(cost, score, free, group) -> np.ndarray:
-    """Case B (score: -latency) and its sweep variant: in the order (group, -score, catalog order),
-    b is dropped when free options earlier in its group (so scoring at least as well) bracket its
-    cost. Every dropped option's share splits between earlier ones at the same spend per vendor;
-    the first two are never dropped."""
+def _bracketed_sequential(cost, score, free, group, prefer=None) -> tuple[np.ndarray, np.ndarray]:
+    """Case B (score: -latency) and its sweep variant: in the order (group, -score, -prefer, catalog
+    order), b is dropped when free options earlier in its group (so scoring at least as well)
+    bracket its cost: two of them, or one of the same cost. Every dropped option's share moves
+    to earlier ones at the same spend per vendor; the first is never dropped.
+
+    Also returns the twins: b with a free option earlier in that order of the same group, score
+    and cost (so, of two such, the one `prefer`, capability, ranks higher), which may replace b
+    whatever else its workload asks. The two rules share the order, so dominance stays acyclic."""
+    n = len(cost)
     # the order (group, -score, catalog order): pairs come in (workload, option) order, so two stable
-    # sorts give it
+    # sorts give it; then -prefer before catalog order within the (few, short) runs of equal score
     order = np.argsort(-score, kind="stable")
     order = order[np.argsort(group[order], kind="stable")]
-    g, c, f = group[order], cost[order], free[order]
+    if prefer is not None:
+        tied, run = _runs(group[order], score[order])
+        if len(tied):
+            order[tied] = order[tied[np.lexsort((tied, -prefer[order[tied]], run))]]
+    g, c, f, sc = group[order], cost[order], free[order], score[order]
     _, g_rank = np.unique(g, return_inverse=True)
     first = np.r_[True, g[1:] != g[:-1]]
     span = float(np.max(np.abs(c))) * 4 + 1.0  # banding keeps running extremes inside each group
     lo_run = np.minimum.accumulate(np.where(f, c, span / 2) - g_rank * span)
     hi_run = np.maximum.accumulate(np.where(f, c, -span / 2) + g_rank * span)
-    count_run = np.cumsum(f)
-    start = np.maximum.accumulate(np.where(first, np.arange(len(order)), 0))
-    before_count = count_run - f - np.r_[0, count_run][start]
+    free_before = np.cumsum(f) - f  # free options before each position
+    begin = np.maximum.accumulate(np.where(first, np.arange(n), 0))
     lo_before = np.r_[np.inf, lo_run[:-1] + g_rank[1:] * span]
     hi_before = np.r_[-np.inf, hi_run[:-1] - g_rank[1:] * span]
     lo_before[first] = np.inf
     hi_before[first] = -np.inf
-    drop_sorted = (before_count >= 2) & (c >= lo_before) & (c <= hi_before)
-    drop = np.zeros(len(order), dtype=bool)
-    drop[order] = drop_sorted
-    return drop
+    drop_sorted = (free_before - free_before[begin] >= 1) & (c >= lo_before) & (c <= hi_before)
+    twin_sorted = np.zeros(n, dtype=bool)
+    tied, run = _runs(g, sc)
+    if len(tied):  # within each run of equal score: by cost, keeping the order
+        by_cost = np.lexsort((tied, c[tied], run))
+        sub, sub_run, sub_cost = tied[by_cost], run[by_cost], c[tied[by_cost]]
+        head = np.r_[True, (sub_run[1:] != sub_run[:-1]) | (sub_cost[1:] != sub_cost[:-1])]
+        free_sub = np.cumsum(f[sub]) - f[sub]
+        start = np.maximum.accumulate(np.where(head, np.arange(len(sub)), 0))
+        twin_sorted[sub] = free_sub - free_sub[start] >= 1
+    drop, twin = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    drop[order], twin[order] = drop_sorted, twin_sorted
+    return drop, twin
+
+
+def _runs(group: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """In arrays sorted by (group, score): the positions in runs of two or more equal (group, score),
+    and a run number for each."""
+    same = (group[1:] == group[:-1]) & (score[1:] == score[:-1])
+    tied = np.flatnonzero(np.r_[same, False] | np.r_[False, same])
+    return tied, np.cumsum(np.r_[True, ~same])[tied]

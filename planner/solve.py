@@ -23,6 +23,7 @@ SHARE_EPS = 1e-9  # allocations below this share are dropped
 FEAS_TOL = 1e-6  # tolerance of the self-check on every row (scaled units)
 TIE_COST_TOL = 1e-7  # costs this close (relative) are tied: the solvers' tolerances, not money
 TIED_DJ = 1e-9  # reduced costs and duals up to this (scaled cost, total >= 1) count as zero
+SIFT_ROUNDS = 30  # a sifted solve that has not settled by then solves the whole LP
 SOLVERS = ("auto", "cbc", "highs")
 
 
@@ -60,7 +61,8 @@ def make_solver(name: str, mip: bool = True):
 
 
 def run_lp(lp: LinearProgram, solver: str, *, upper: Optional[np.ndarray] = None,
-           lower: Optional[np.ndarray] = None, integer: bool = True, elastic: bool = False) -> SolveResult:
+           lower: Optional[np.ndarray] = None, integer: bool = True, elastic: bool = False,
+           start: Optional[np.ndarray] = None) -> SolveResult:
     """Solve lp: HiGHS with the arrays handed to highspy directly, or CBC through a PuLP model.
 
     Elastic adds a slack to every relaxable row and minimises the weighted slacks first, then
@@ -68,7 +70,15 @@ def run_lp(lp: LinearProgram, solver: str, *, upper: Optional[np.ndarray] = None
     the optimal face; with max_options binaries, a second integer pass for the fastest choice of
     options at the optimal cost, each choice then settled by the LP with its binaries fixed (which
     also gives the integer plan its duals).
+
+    start (a bool per column; HiGHS, plain LPs): columns likely to carry the optimum, such as a base
+    plan's; the LP is then solved by sifting from them (the same optimum, see _run_highs_sifted).
     """
+    if (start is not None and solver == "highs" and upper is None and lower is None and not elastic
+            and not lp.max_options and len(lp.var_w)):
+        sifted = _run_highs_sifted(lp, start)
+        if sifted is not None:
+            return sifted
     if solver == "highs":
         run = _run_highs
     else:
@@ -131,8 +141,9 @@ def _run_highs(lp: LinearProgram, *, upper, lower, integer: bool, elastic: bool,
         run_settled(h)
         if h.getModelStatus() != optimal:
             raise PlannerError(f"the relaxed problem could not be solved ({h.modelStatusToString(h.getModelStatus())})")
-        least = h.getInfo().objective_function_value
         idx = np.array(sorted(slack_of.values()), dtype=np.int32)
+        least = h.getInfo().objective_function_value
+        values = np.array(h.getSolution().col_value)[idx]
         h.addRow(-inf, least * (1 + 1e-7) + 1e-9, len(idx), idx, weights[idx])
     cost = np.zeros(n_cols)
     cost[:n] = lp.objective if elastic else lp.cost
@@ -141,6 +152,12 @@ def _run_highs(lp: LinearProgram, *, upper, lower, integer: bool, elastic: bool,
         cost[:n] = lp.latency_weight
     h.changeColsCost(n_cols, all_cols, cost)
     run_settled(h)
+    if elastic and h.getModelStatus() != optimal:
+        # the first pass's slacks may be short of what the rows need by the feasibility tolerance, which
+        # the cost pass then cannot meet (seen in an integer pass): allow that much
+        h.changeRowBounds(h.getNumRow() - 1, -inf, _least_relaxation(least, weights[idx], values))
+        h.clearSolver()
+        run_settled(h)
     n_rows = h.getNumRow()  # the problem's rows, before any the tie-break pass adds
     status = h.getModelStatus()
     ok = status == optimal
@@ -153,22 +170,7 @@ def _run_highs(lp: LinearProgram, *, upper, lower, integer: bool, elastic: bool,
         pi = {i: float(row_dual[i]) for i in range(len(lp.rows))}
         dj = np.array(sol.col_dual[:n])
     if ok and not elastic and latency_cap is None and _faster_tie(lp, share, dj):
-        # lexicographic tie-break on the optimal face itself (no cost slack left to trade for speed):
-        # the least task-weighted latency among the plans of optimal cost
-        face = _optimal_face(share, dj)
-        out = np.flatnonzero(~face).astype(np.int32)
-        if len(out):
-            h.changeColsBounds(len(out), out, np.zeros(len(out)), np.zeros(len(out)))
-        for i in _binding_duals(pi):
-            h.changeRowBounds(i, lp.rows[i].rhs, lp.rows[i].rhs)
-        cols = np.flatnonzero(face).astype(np.int32)  # and the cost held, should the duals be inexact
-        h.addRow(-inf, _cost_cap(lp, share), len(cols), cols, lp.cost[cols])
-        second = np.zeros(n_cols)
-        second[:n] = lp.latency_weight
-        h.changeColsCost(n_cols, all_cols, second)
-        h.run()
-        if h.getModelStatus() == optimal:
-            share = _better_or_same(lp, share, _solution_shares(lp, h.getSolution().col_value, n, is_mip))
+        share = _highs_tie_pass(lp, share, dj, pi)
     slack_values = None
     if elastic:
         values = h.getSolution().col_value
@@ -178,6 +180,91 @@ def _run_highs(lp: LinearProgram, *, upper, lower, integer: bool, elastic: bool,
     name = "Optimal" if ok else ("Infeasible" if status == highspy.HighsModelStatus.kInfeasible
                                  else h.modelStatusToString(status))
     return SolveResult(ok, name, share, pi, dj, time.perf_counter() - started, slack_values, n_cols, n_rows)
+
+
+def _least_relaxation(least: float, weights: np.ndarray, values: np.ndarray) -> float:
+    """A looser bound on the weighted relaxation while the cost is minimised: the least one found,
+    plus room for the solver's feasibility tolerance (1e-6 per row), by which each relaxed row's
+    slack may have come out short of what the row truly needs."""
+    return least + 1e-7 * abs(least) + FEAS_TOL * float(weights[values > 0].sum()) + 1e-9
+
+
+def _highs_tie_pass(lp: LinearProgram, share: np.ndarray, dj: np.ndarray, pi: dict[int, float]) -> np.ndarray:
+    """The lexicographic tie-break on the optimal face: the least task-weighted latency among the plans
+    of optimal cost, solved as a new (small) LP over the face's columns with every row of non-zero
+    dual held at its bound (no cost slack is left to trade for speed)."""
+    import highspy
+
+    from .resolve import highs_model
+
+    keep = np.flatnonzero(_optimal_face(share, dj))
+    sub = lp.restrict(keep)
+    for i in _binding_duals(pi):
+        sub.rows[i] = replace(sub.rows[i], sense="==")
+    h, _ = highs_model(sub, integer=False)
+    cols = np.arange(len(keep), dtype=np.int32)
+    h.addRow(-highspy.kHighsInf, _cost_cap(lp, share), len(cols), cols, sub.cost)  # should the duals be inexact
+    h.changeColsCost(len(cols), cols, sub.latency_weight)
+    h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        return share
+    second = np.zeros(len(share))
+    second[keep] = np.array(h.getSolution().col_value[:len(keep)])
+    return _better_or_same(lp, share, second)
+
+
+def _run_highs_sifted(lp: LinearProgram, start: np.ndarray) -> Optional[SolveResult]:
+    """The LP solved from a guess of its optimal columns (sifting): solve the LP over the guessed
+    columns, price every other column with that solution's duals, add those with a negative reduced
+    cost, repeat. When none is left the restricted optimum is optimal for the whole LP (its duals
+    are feasible for every column), so the answer, its duals and the reduced costs over all columns
+    are those of the whole LP; the tie-break pass then runs on the whole LP's optimal face. None when
+    the guess gives no feasible restricted LP or the rounds run out: the caller solves the whole LP.
+
+    A what-if scenario starts from the base plan's columns: a price change reroutes few workloads,
+    and a few hundred restricted columns replace tens of thousands."""
+    import highspy
+
+    from .resolve import highs_model, run_settled
+
+    n = len(lp.var_w)
+    keep = start | _cheapest_columns(lp)  # every workload has a column
+    row_of, cols, coefs = lp.matrix
+    optimal = highspy.HighsModelStatus.kOptimal
+    started = time.perf_counter()
+    for _ in range(SIFT_ROUNDS):
+        idx = np.flatnonzero(keep)
+        sub = lp.restrict(idx)
+        h, _ = highs_model(sub, integer=False)
+        h.changeColsCost(len(idx), np.arange(len(idx), dtype=np.int32), sub.cost)
+        run_settled(h)
+        sol = h.getSolution()
+        if h.getModelStatus() != optimal or not sol.dual_valid:
+            return None
+        y = np.array(sol.row_dual[:len(lp.rows)])
+        dj = lp.cost - np.bincount(cols, coefs * y[row_of], minlength=n)
+        entering = ~keep & (dj < -TIED_DJ)
+        if not entering.any():
+            break
+        keep |= entering
+    else:
+        return None
+    share = np.zeros(n)
+    share[idx] = np.array(sol.col_value[:len(idx)])
+    dj[idx] = np.array(sol.col_dual[:len(idx)])  # the solver's own, where it has them
+    pi = {i: float(y[i]) for i in range(len(lp.rows))}
+    if _faster_tie(lp, share, dj):
+        share = _highs_tie_pass(lp, share, dj, pi)
+    return SolveResult(True, "Optimal", share, pi, dj, time.perf_counter() - started, None, n, len(lp.rows))
+
+
+def _cheapest_columns(lp: LinearProgram) -> np.ndarray:
+    """Per workload, its cheapest column(s)."""
+    if not len(lp.var_w):
+        return np.zeros(0, dtype=bool)
+    firsts = np.r_[0, np.flatnonzero(np.diff(lp.var_w)) + 1]
+    least = np.minimum.reduceat(lp.spend, firsts)
+    return lp.spend <= np.repeat(least, np.diff(np.r_[firsts, len(lp.var_w)]))
 
 
 def _solution_shares(lp: LinearProgram, values, n: int, is_mip: bool) -> np.ndarray:
@@ -372,11 +459,12 @@ def check_rows(lp: LinearProgram, share: np.ndarray, slack: Optional[np.ndarray]
 
 def solve_inputs(inputs: Inputs, solver: str = "auto", scenario: Optional[str] = None,
                  pairs: Optional[Pairs] = None, prune: bool = True, resilience: bool = True,
-                 review: bool = True) -> Plan:
+                 review: bool = True, start: Optional[Plan] = None) -> Plan:
     """From validated inputs to a Plan: pairs, LP, solve, diagnosis when there is no plan.
 
     review=False leaves out the vendor-review figures that need more than the plan itself
-    (break-even prices, baselines); resilience=False leaves out the outage table."""
+    (break-even prices, baselines); resilience=False leaves out the outage table. start: a plan
+    of similar inputs (a what-if's base) whose routing the solver starts from."""
     solver = pick_solver(solver)
     ws, catalog = inputs.workloads, inputs.catalog
     if pairs is None:
@@ -388,7 +476,8 @@ def solve_inputs(inputs: Inputs, solver: str = "auto", scenario: Optional[str] =
     relaxation: list[Relaxation] = []
     diagnosis: list[str] = []
     if len(lp.var_w):
-        result = run_lp(lp, solver)
+        warm = None if start is None else routed_pairs(start, pairs)[lp.var_w, lp.var_o]
+        result = run_lp(lp, solver, start=warm)
         if not result.ok:
             result = run_lp(lp, solver, elastic=True)
             if not result.ok:
@@ -457,6 +546,23 @@ def solve_inputs(inputs: Inputs, solver: str = "auto", scenario: Optional[str] =
     return plan
 
 
+def routed_pairs(plan: Plan, pairs: Pairs) -> np.ndarray:
+    """W x O bool: the (workload, option) pairs `plan` allocates, matched by workload id, offering and mode."""
+    out = np.zeros(pairs.shape, dtype=bool)
+    opts = pairs.options
+    option = {key: o for o, key in enumerate(zip(opts.offering_id, opts.mode))}
+    row = {wid: w for w, wid in enumerate(pairs.workloads.ids)}
+    for wp in plan.workloads:
+        w = row.get(wp.id)
+        if w is None:
+            continue
+        for a in wp.allocations:
+            o = option.get((a.offering, a.mode))
+            if o is not None:
+                out[w, o] = True
+    return out
+
+
 # ----------------------------------------------------------------------------- plan assembly
 
 
@@ -481,38 +587,43 @@ def _workload_plans(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.n
         lo, hi = u_starts[w], u_starts[w + 1]
         main[w] = u_o[lo + int(np.argmax(u_s[lo:hi]))]
     curves = insight.compounding_many(pairs, main)
+    n_w = len(wa.ids)
+    lat_mean = np.bincount(u_w, u_s * u_lat, minlength=n_w).tolist()
+    lat_max = np.full(n_w, -np.inf)
+    np.maximum.at(lat_max, u_w, u_lat)
+    within = np.bincount(u_w, np.where(u_within, u_s, 0.0), minlength=n_w).tolist()
+    cap_mean = np.bincount(u_w, u_s * np.nan_to_num(u_cap), minlength=n_w)
+    cap_mean = np.where(np.bincount(u_w, np.isnan(u_cap), minlength=n_w) > 0, None, cap_mean).tolist()
+    lat_max = lat_max.tolist()
+    allocs_of: list[list[dict]] = [[] for _ in range(n_w)]
+    for w, o, sh, tasks, cpt, lat, cap, inside in zip(
+            u_w.tolist(), u_o.tolist(), u_s.tolist(), u_tasks.tolist(), u_cpt.tolist(), u_lat.tolist(),
+            np.where(np.isnan(u_cap), None, u_cap).tolist(), u_within.tolist()):
+        allocs_of[w].append({
+            "offering": opts.offering_id[o], "mode": opts.mode[o], "share": sh, "tasks": tasks, "cost_per_task": cpt,
+            "cost": tasks * cpt, "latency_s": lat, "capability": cap, "vendor": opts.vendor[o], "host": opts.host[o],
+            "tier": opts.tier[o], "model": opts.model[o], "within_budget": inside})
+    tasks_w, budget_w = wa.tasks.tolist(), np.where(np.isnan(wa.budget_s), None, wa.budget_s).tolist()
+    eligible = pairs.eligible_count.tolist()
     out = []
     for w, wl in enumerate(ws.workloads):
-        allocs = []
-        for k in range(u_starts[w], u_starts[w + 1]):
-            o = int(u_o[k])
-            tasks, cpt, cap = float(u_tasks[k]), float(u_cpt[k]), u_cap[k]
-            allocs.append(dict(
-                offering=opts.offering_id[o], mode=opts.mode[o], share=float(u_s[k]), tasks=tasks, cost_per_task=cpt,
-                cost=tasks * cpt, latency_s=float(u_lat[k]), capability=None if np.isnan(cap) else float(cap),
-                vendor=opts.vendor[o], host=opts.host[o], tier=opts.tier[o], model=opts.model[o],
-                within_budget=bool(u_within[k])))
-        budget = wa.budget_s[w]
+        allocs = allocs_of[w]
         cost = float(sum(a["cost"] for a in allocs))
-        summary: dict = dict(cost_per_task=None, latency_s=None, within_budget_share=None, capability_mean=None)
         if allocs:
-            sl = slice(u_starts[w], u_starts[w + 1])
-            shares, lat, caps = u_s[sl], u_lat[sl], u_cap[sl]
-            summary = dict(
-                cost_per_task=cost / float(wa.tasks[w]),
-                latency_s=dict(mean=float(np.dot(shares, lat)), max=float(lat.max())),
-                within_budget_share=float(shares[u_within[sl]].sum()),
-                capability_mean=None if np.isnan(caps).any() else float(np.dot(shares, caps)))
+            summary = {"cost_per_task": cost / tasks_w[w], "latency_s": {"mean": lat_mean[w], "max": lat_max[w]},
+                       "within_budget_share": within[w], "capability_mean": cap_mean[w]}
+        else:
+            summary = {"cost_per_task": None, "latency_s": None, "within_budget_share": None, "capability_mean": None}
         out.append(dict(
-            id=wl.id, status="ok" if allocs else "infeasible", description=wl.description, tasks=float(wa.tasks[w]),
-            turns=wl.turns, budget_s=None if np.isnan(budget) else float(budget), threshold=wa.threshold[w],
+            id=wl.id, status="ok" if allocs else "infeasible", description=wl.description, tasks=tasks_w[w],
+            turns=wl.turns, budget_s=budget_w[w], threshold=wa.threshold[w],
             metric=wa.metric[w], capability_min=wl.capability.min, cost=cost, **summary,
             within_budget_share_required=float(wa.within_budget_share[w]),
             peak_tasks_per_minute=float(wa.peak_tasks_per_minute[w]), peak_assumed=bool(wa.peak_assumed[w]),
-            eligible=int(pairs.eligible_count[w]), allocations=allocs, rejected=rejected[w],
+            eligible=eligible[w], allocations=allocs, rejected=rejected[w],
             break_even=break_even.get(w, []), tool_latency_s=wl.tool_latency_s, streaming=wl.latency.streaming,
             compounding=curves.get(w) if allocs else None,
-            diagnosis=None if pairs.eligible_count[w] else _nearest_misses(pairs, w)))
+            diagnosis=None if eligible[w] else _nearest_misses(pairs, w)))
     return TypeAdapter(list[WorkloadPlan]).validate_python(out)
 
 
@@ -578,13 +689,14 @@ def _rejections(pairs: Pairs, limit: int = 10) -> list[list[dict]]:
     keep = np.arange(len(rw)) - np.searchsorted(rw, rw) < limit
     rw, ro = rw[keep], ro[keep]
     reasons = pairs.reasons_many(rw, ro)
-    opts = pairs.options
-    cpt, lat_s, cap = pairs.cost_per_task[rw, ro], pairs.latency_s[rw, ro], pairs.capability[rw, ro]
+    ids, modes = pairs.options.offering_id, pairs.options.mode
+    cap = pairs.capability[rw, ro]
+    cap = np.where(np.isnan(cap), None, cap).tolist()  # floats, None where there is no score
     out: list[list[dict]] = [[] for _ in range(W)]
-    for k, (w, o) in enumerate(zip(rw.tolist(), ro.tolist())):
-        out[w].append(dict(offering=opts.offering_id[o], mode=opts.mode[o], reasons=reasons[k],
-                           cost_per_task=float(cpt[k]), latency_s=float(lat_s[k]),
-                           capability=None if np.isnan(cap[k]) else float(cap[k])))
+    for w, o, why, cpt, lat, c in zip(rw.tolist(), ro.tolist(), reasons, pairs.cost_per_task[rw, ro].tolist(),
+                                       pairs.latency_s[rw, ro].tolist(), cap):
+        out[w].append({"offering": ids[o], "mode": modes[o], "reasons": why, "cost_per_task": cpt, "latency_s": lat,
+                       "capability": c})
     return out
 
 

@@ -249,3 +249,97 @@ def test_highs_retries_with_presolve_when_the_simplex_stops_short(monkeypatch):
     plan = solve_dicts(workloads_of(workload("chat")), cat, "highs")
     assert plan.status == "optimal"
     assert [a.offering for a in plan.workloads[0].allocations] == ["cheap"]
+
+
+@pytest.mark.parametrize("policy", [{}, {"vendor_share": {"r": 0.5}}])
+def test_of_options_equal_in_cost_and_latency_the_more_capable_carries_the_workload(policy):
+    """No reasoning tokens: the 'high' mode costs and takes what the default does, and scores more;
+    so does a second host of the same model listed after the first. With a vendor spend cap too."""
+    high = {"modes": [{"name": "high", "reasoning_factor": 2.0, "capability": 90.0}]}
+    cat = catalog_of(offering("m", capability=80.0, **high), offering("m-other-host", capability=85.0),
+                     offering("rival", vendor="r", price_in=5, price_out=5))
+    for solver in ("highs", "cbc"):
+        plan = solve_dicts(workloads_of(workload("w"), policy=policy), cat, solver)
+        assert shares(plan) == {"m@high": 1.0}, solver
+    cat["offerings"][0]["modes"][0]["capability"] = 70.0  # now the other host is the most capable twin
+    assert shares(solve_dicts(workloads_of(workload("w"), policy=policy), cat, "highs")) == {"m-other-host": 1.0}
+
+
+def _plan_bytes(plan) -> dict:
+    data = json.loads(plan.to_json())
+    data["solver"]["seconds"] = 0
+    return data
+
+
+def test_a_solve_started_from_another_plan_gives_the_plan_a_cold_solve_gives(monkeypatch):
+    """What-if scenarios start from the base plan's routing (sifting): the same plan as from scratch,
+    here with a capacity row and a vendor cap binding after a price cut."""
+    from planner import solve as S
+    from conftest import make_inputs
+
+    sifted = []
+    real = S._run_highs_sifted
+    monkeypatch.setattr(S, "_run_highs_sifted", lambda lp, start: sifted.append(real(lp, start)) or sifted[-1])
+    cat = catalog_of(offering("a1", vendor="a", price_in=1, price_out=2, tps=80),
+                     offering("a2", vendor="a", price_in=2, price_out=2, tps=900,
+                              capacity={"tokens_per_minute": 40_000}),
+                     offering("b1", vendor="b", price_in=1.5, price_out=2.5, tps=60),
+                     offering("b2", vendor="b", price_in=4, price_out=4, tps=1000))
+    ws = workloads_of(workload("chat", tasks=2e6, latency={"budget_s": 10.0, "within_budget_share": 0.5}),
+                      workload("agent", tasks=3e5, turns=4), workload("batch", tasks=1e5),
+                      policy={"vendor_share": {"b": 0.4}})
+    base = S.solve_inputs(make_inputs(ws, cat), "highs")
+    cat["offerings"][2]["price"] = {"input": 0.5, "output": 1.0}  # vendor b cuts prices
+    inputs = make_inputs(ws, cat)
+    warm = S.solve_inputs(inputs, "highs", start=base)
+    assert sifted and sifted[-1] is not None  # the sifted solve ran and settled
+    cold = S.solve_inputs(inputs, "highs")
+    assert _plan_bytes(warm) == _plan_bytes(cold)
+    assert {b.constraint.split(":")[0] for b in warm.binding} >= {"vendor_share", "tokens_per_minute"}
+
+
+def test_a_start_with_no_feasible_restriction_falls_back_to_the_whole_lp():
+    """Started on vendor a's options only, a 50% cap on a leaves the restricted LP infeasible: the
+    whole LP is solved instead, and the plan is the cold solve's."""
+    import numpy as np
+
+    from planner import solve as S
+    from conftest import make_inputs
+    from planner.model import build_problem
+    from planner.pairs import build_pairs
+
+    cat = catalog_of(offering("a", vendor="a", price_in=1, price_out=1), offering("b", vendor="b", price_in=2, price_out=2))
+    inputs = make_inputs(workloads_of(workload("w"), policy={"vendor_share": {"a": 0.5}}), cat)
+    pairs = build_pairs(inputs.workloads, inputs.catalog)
+    lp = build_problem(inputs.workloads, inputs.catalog, pairs, np.array([0]))
+    start = lp.var_o == 0
+    assert S._run_highs_sifted(lp, start) is None
+    result = S.run_lp(lp, "highs", start=start)
+    assert result.ok and np.allclose(result.share, [2 / 3, 1 / 3])  # equal spend on a and b
+
+
+def test_a_relaxation_an_integer_pass_finds_a_hair_short_still_gets_its_cheapest_plan():
+    """max_options 1 against at most half the tasks per vendor: the least relaxation is half the
+    tasks, which HiGHS's integer pass found as 0.499999 (within its 1e-6 tolerance), and the cost
+    pass held to that bound was infeasible (found by a long random run); it now retries with room
+    for the tolerance."""
+    limited = {"tokens_per_minute": 20000.0}
+    high = {"modes": [{"name": "high", "reasoning_factor": 0.5, "capability": 40.0}]}
+    cat = catalog_of(
+        offering("o0", vendor="v0", price_in=0, price_out=0.1, tps=50, capability=40, capacity=limited,
+                 context_window=2000),
+        offering("o1", vendor="v0", price_in=0, price_out=0, tps=50, capability=40, capacity=limited, **high),
+        offering("o2", vendor="v0", price_in=0, price_out=0.25, tps=50, capability=40,
+                 capacity={**limited, "requests_per_minute": 5.0}, context_window=2000, **high),
+        offering("o3", vendor="v1", price_in=0, price_out=0, tps=50, capability=40, capacity=limited,
+                 context_window=2000, **high),
+        offering("o4", vendor="v1", price_in=0, price_out=0.1, tps=50, capability=40,
+                 capacity={**limited, "requests_per_minute": 5.0}),
+        offering("fallback", vendor="vf", price_in=20, price_out=20, tps=5000, capability=100))
+    ws = workloads_of(workload("w0", tasks=100, inp=0, out=10, max_vendor_share=0.5, max_options=1),
+                      policy={"max_vendor_share": 0.5, "budget": 10.0})
+    for solver in ("highs", "cbc"):
+        plan = solve_dicts(ws, cat, solver)
+        assert plan.status == "infeasible"
+        assert [r.constraint for r in plan.relaxation] == ["workload_vendor_share:w0:v0"], solver
+        assert plan.total_cost == 0.0  # on o1, free, once the share is relaxed
