@@ -69,6 +69,13 @@ class LinearProgram:
         return (row_of, np.concatenate([r.cols for r in self.rows]).astype(int),
                 np.concatenate([r.coefs for r in self.rows]).astype(float))
 
+    @property
+    def senses(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per row its sense (0 "<=", 1 ">=", 2 "==") and right-hand side."""
+        code = {"<=": 0, ">=": 1, "==": 2}
+        return (np.array([code[r.sense] for r in self.rows], dtype=np.int8),
+                np.array([r.rhs for r in self.rows], dtype=float))
+
     def activities(self, share: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Every row's activity and gross activity (sum of |coefficient x share|) at once."""
         row_of, cols, coefs = self.matrix
@@ -83,9 +90,9 @@ class LinearProgram:
         row_of, cols, coefs = self.matrix
         kept = pos[cols] >= 0
         row_of, cols, coefs = row_of[kept], pos[cols[kept]], coefs[kept]
-        bounds = np.searchsorted(row_of, np.arange(1, len(self.rows)))  # entries stay in row order
-        rows = [Row(r.name, r.family, c, v, r.sense, r.rhs, r.limit, r.unit, r.rhs_scale, r.relax_weight)
-                for r, c, v in zip(self.rows, np.split(cols, bounds), np.split(coefs, bounds))]
+        ends = np.searchsorted(row_of, np.arange(len(self.rows) + 1)).tolist()  # entries stay in row order
+        rows = [Row(r.name, r.family, cols[a:b], coefs[a:b], r.sense, r.rhs, r.limit, r.unit, r.rhs_scale,
+                    r.relax_weight) for r, a, b in zip(self.rows, ends[:-1], ends[1:])]
         max_options = [(w, pos[cols_w][pos[cols_w] >= 0], k) for w, cols_w, k in self.max_options]
         sub = LinearProgram(self.var_w[keep], self.var_o[keep], self.spend[keep], self.objective[keep], self.scale,
                             rows, max_options, self.latency_weight[keep])
@@ -277,5 +284,6 @@ def _tie_break(pairs: Pairs, var_w: np.ndarray, var_o: np.ndarray) -> np.ndarray
     tasks = pairs.workloads.tasks
     share_of_tasks = tasks[var_w] / tasks[np.unique(var_w)].sum()
     worst = np.zeros(pairs.shape[0])
-    np.maximum.at(worst, var_w, lat)
+    starts = np.r_[0, np.flatnonzero(np.diff(var_w)) + 1]  # var_w is sorted (np.nonzero's order)
+    worst[var_w[starts]] = np.maximum.reduceat(lat, starts)
     return TIE_BREAK * share_of_tasks * lat / np.where(worst[var_w] > 0, worst[var_w], 1.0)

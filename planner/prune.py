@@ -62,24 +62,26 @@ def candidates(ws: WorkloadSet, catalog: Catalog, pairs: Pairs) -> np.ndarray:
         sel = prunable[w_idx]
         group = w_idx.astype(np.int64) * (int(vendor_code.max()) + 1) + vendor_code[o_idx]
         # dominators no slower than b: they are within budget whenever b is, and the split is no slower
-        drop, twin = _bracketed_sequential(cost, -pairs.latency_s[w_idx, o_idx], is_free, group, capability)
+        drop, twin = _bracketed_sequential(cost, -pairs.latency_s[w_idx, o_idx], is_free, group, capability,
+                                           workload_blocks(w_idx))
         drop = (drop & sel) | twin
     else:
         has_mean = ~np.isnan(wa.cap_mean_min)
         cap = np.where(has_mean[w_idx], pairs.capability[w_idx, o_idx], 0.0)
         by_vendor = ~np.isnan(wa.max_vendor_share) & (wa.max_vendor_share < 1)
         group = w_idx.astype(np.int64) * (int(vendor_code.max()) + 1) + np.where(by_vendor[w_idx], vendor_code[o_idx], 0)
-        drop = _dominated(cost, cap, pairs.latency_s[w_idx, o_idx], o_idx, within, is_free, group, capability)
+        drop = _dominated(cost, cap, pairs.latency_s[w_idx, o_idx], o_idx, within, is_free, group, capability,
+                          workload_blocks(w_idx))
     keep[w_idx[drop], o_idx[drop]] = False
     return keep
 
 
-def _dominated(cost, cap, lat, idx, within, free, group, prefer=None) -> np.ndarray:
+def _dominated(cost, cap, lat, idx, within, free, group, prefer=None, blocks=None) -> np.ndarray:
     """Case A: sort by (group, cost, latency, -prefer, index), prefer defaulting to cap; b is
     dominated when a free option earlier in its group (within budget, if b is) has cap >= b's. An
     earlier option is cheaper (then b is in no optimal plan) or as cheap and no slower (then the
     latency tie-break never prefers b); of two as cheap and as fast, the more capable is kept."""
-    order = np.lexsort((idx, -(cap if prefer is None else prefer), lat, cost, group))
+    order = _lexsort((idx, -(cap if prefer is None else prefer), lat, cost, group), blocks)
     g, c = group[order], cap[order]
     _, g_rank = np.unique(g, return_inverse=True)
     first = np.r_[True, g[1:] != g[:-1]]
@@ -124,18 +126,18 @@ def sweep_candidates(ws: WorkloadSet, catalog: Catalog, pairs: Pairs, targets: n
     n_v = int(vendor_code.max()) + 1
     if capped:
         group = w_idx.astype(np.int64) * n_v + vendor_code[o_idx]
-        drop = _bracketed_sequential(cost, score, is_free, group)[0]
+        drop = _bracketed_sequential(cost, score, is_free, group, blocks=workload_blocks(w_idx))[0]
     else:
         by_vendor = ~np.isnan(wa.max_vendor_share) & (wa.max_vendor_share < 1)
         group = w_idx.astype(np.int64) * n_v + np.where(by_vendor[w_idx], vendor_code[o_idx], 0)
         rank = np.unique(score, return_inverse=True)[1].astype(float)  # any order-preserving scale works
         drop = _dominated(cost, rank, pairs.latency_s[w_idx, o_idx], o_idx, np.ones(len(cost), dtype=bool),
-                          is_free, group)
+                          is_free, group, blocks=workload_blocks(w_idx))
     keep[w_idx[drop], o_idx[drop]] = False
     return keep
 
 
-def _bracketed_sequential(cost, score, free, group, prefer=None) -> tuple[np.ndarray, np.ndarray]:
+def _bracketed_sequential(cost, score, free, group, prefer=None, blocks=None) -> tuple[np.ndarray, np.ndarray]:
     """Case B (score: -latency) and its sweep variant: in the order (group, -score, -prefer, catalog
     order), b is dropped when free options earlier in its group (so scoring at least as well)
     bracket its cost: two of them, or one of the same cost. Every dropped option's share moves
@@ -145,10 +147,9 @@ def _bracketed_sequential(cost, score, free, group, prefer=None) -> tuple[np.nda
     and cost (so, of two such, the one `prefer`, capability, ranks higher), which may replace b
     whatever else its workload asks. The two rules share the order, so dominance stays acyclic."""
     n = len(cost)
-    # the order (group, -score, catalog order): pairs come in (workload, option) order, so two stable
-    # sorts give it; then -prefer before catalog order within the (few, short) runs of equal score
-    order = np.argsort(-score, kind="stable")
-    order = order[np.argsort(group[order], kind="stable")]
+    # the order (group, -score, catalog order): a stable sort of pairs in (workload, option) order; then
+    # -prefer before catalog order within the (few, short) runs of equal score
+    order = _lexsort((-score, group), blocks)
     if prefer is not None:
         tied, run = _runs(group[order], score[order])
         if len(tied):
@@ -186,3 +187,20 @@ def _runs(group: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     same = (group[1:] == group[:-1]) & (score[1:] == score[:-1])
     tied = np.flatnonzero(np.r_[same, False] | np.r_[False, same])
     return tied, np.cumsum(np.r_[True, ~same])[tied]
+
+
+def _lexsort(keys: tuple, blocks=None) -> np.ndarray:
+    """np.lexsort(keys) (stable; the last key is primary). With blocks (the starts of consecutive
+    blocks that the primary key never crosses, plus the end: each workload's pairs), block by
+    block, which is 2-3 times faster than one sort of every pair."""
+    if blocks is None:
+        return np.lexsort(keys)
+    order = np.empty(len(keys[0]), dtype=np.int64)
+    for a, b in zip(blocks[:-1], blocks[1:]):
+        order[a:b] = a + np.lexsort(tuple(k[a:b] for k in keys))
+    return order
+
+
+def workload_blocks(w_idx: np.ndarray) -> list[int]:
+    """Where each workload's pairs start in w_idx (sorted), and the end."""
+    return np.r_[0, np.flatnonzero(np.diff(w_idx)) + 1, len(w_idx)].tolist()

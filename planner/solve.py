@@ -198,13 +198,14 @@ def _highs_tie_pass(lp: LinearProgram, share: np.ndarray, dj: np.ndarray, pi: di
     from .resolve import highs_model
 
     keep = np.flatnonzero(_optimal_face(share, dj))
-    sub = lp.restrict(keep)
-    for i in _binding_duals(pi):
-        sub.rows[i] = replace(sub.rows[i], sense="==")
-    h, _ = highs_model(sub, integer=False)
+    h, _ = highs_model(lp.restrict(keep), integer=False)
+    held = np.array(_binding_duals(pi), dtype=np.int32)
+    rhs = np.array([lp.rows[i].rhs for i in held.tolist()], dtype=float)
+    if len(held):
+        h.changeRowsBounds(len(held), held, rhs, rhs)
     cols = np.arange(len(keep), dtype=np.int32)
-    h.addRow(-highspy.kHighsInf, _cost_cap(lp, share), len(cols), cols, sub.cost)  # should the duals be inexact
-    h.changeColsCost(len(cols), cols, sub.latency_weight)
+    h.addRow(-highspy.kHighsInf, _cost_cap(lp, share), len(cols), cols, lp.cost[keep])  # should the duals be inexact
+    h.changeColsCost(len(cols), cols, lp.latency_weight[keep])
     h.run()
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return share
@@ -417,17 +418,17 @@ def _faster_tie(lp: LinearProgram, share: np.ndarray, dj: Optional[np.ndarray]) 
     if len(share) == 0 or dj is None:
         return False
     used = share > SHARE_EPS
-    slowest = np.full(int(lp.var_w.max()) + 1, -np.inf)
-    np.maximum.at(slowest, lp.var_w[used], lp.latency_weight[used])
-    return bool(np.any(_optimal_face(share, dj) & (lp.latency_weight < slowest[lp.var_w])))
+    starts = np.r_[0, np.flatnonzero(np.diff(lp.var_w)) + 1]  # columns come grouped by workload
+    slowest = np.maximum.reduceat(np.where(used, lp.latency_weight, -np.inf), starts)
+    per_column = np.repeat(slowest, np.diff(np.r_[starts, len(lp.var_w)]))
+    return bool(np.any(_optimal_face(share, dj) & (lp.latency_weight < per_column)))
 
 
 def clean_shares(lp: LinearProgram, share: np.ndarray) -> np.ndarray:
     """Drop dust, renormalise each workload to exactly one, round away solver noise."""
     share = np.clip(share, 0.0, 1.0)
     share[share < SHARE_EPS] = 0.0
-    totals = np.zeros(int(lp.var_w.max()) + 1 if len(lp.var_w) else 0)
-    np.add.at(totals, lp.var_w, share)
+    totals = np.bincount(lp.var_w, share, minlength=int(lp.var_w.max()) + 1) if len(lp.var_w) else np.zeros(0)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(totals[lp.var_w] > 0, share / totals[lp.var_w], 0.0)
     return np.round(share, 12)
@@ -441,16 +442,17 @@ def check_rows(lp: LinearProgram, share: np.ndarray, slack: Optional[np.ndarray]
     carry terms a thousand times its limit when the optimum is far above the scaling bound."""
     bad = []
     acts, grosses = lp.activities(share)
-    for i, row in enumerate(lp.rows):
-        act = float(acts[i])
-        give = 0.0 if slack is None else slack[i]
-        tol = FEAS_TOL * max(1.0, abs(row.rhs), abs(give), float(grosses[i]))
-        if row.sense == "<=" and act > row.rhs + give + tol:
-            bad.append(f"{row.name}: {act:.9g} > {row.rhs + give:.9g}")
-        elif row.sense == ">=" and act < row.rhs - give - tol:
-            bad.append(f"{row.name}: {act:.9g} < {row.rhs - give:.9g}")
-        elif row.sense == "==" and abs(act - row.rhs) > tol:
-            bad.append(f"{row.name}: {act:.9g} != {row.rhs:.9g}")
+    if lp.rows:
+        sense, rhs = lp.senses
+        give = np.zeros(len(lp.rows)) if slack is None else np.asarray(slack, dtype=float)
+        tol = FEAS_TOL * np.maximum.reduce([np.ones(len(rhs)), np.abs(rhs), np.abs(give), grosses])
+        over = ((sense == 0) & (acts > rhs + give + tol)) | ((sense == 1) & (acts < rhs - give - tol)) \
+            | ((sense == 2) & (np.abs(acts - rhs) > tol))
+        for i in np.flatnonzero(over).tolist():
+            row, act = lp.rows[i], float(acts[i])
+            limit = row.rhs + give[i] if row.sense == "<=" else row.rhs - give[i] if row.sense == ">=" else row.rhs
+            op = {"<=": ">", ">=": "<", "==": "!="}[row.sense]
+            bad.append(f"{row.name}: {act:.9g} {op} {limit:.9g}")
     for w, cols, k in lp.max_options:
         if int((share[cols] > 0).sum()) > k:
             bad.append(f"max_options:{w}: more than {k} options")
@@ -746,10 +748,10 @@ def _offering_uses(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.nd
     spend, tasks, tpm, rpm = (np.zeros(n_off) for _ in range(4))
     if len(share):
         off = opts.offering_index[lp.var_o]
-        np.add.at(spend, off, lp.spend * share)
-        np.add.at(tasks, off, pairs.workloads.tasks[lp.var_w] * share)
-        np.add.at(tpm, off, pairs.peak_tpm[lp.var_w, lp.var_o] * share)
-        np.add.at(rpm, off, pairs.peak_rpm[lp.var_w, lp.var_o] * share)
+        spend = np.bincount(off, lp.spend * share, minlength=n_off)
+        tasks = np.bincount(off, pairs.workloads.tasks[lp.var_w] * share, minlength=n_off)
+        tpm = np.bincount(off, pairs.peak_tpm[lp.var_w, lp.var_o] * share, minlength=n_off)
+        rpm = np.bincount(off, pairs.peak_rpm[lp.var_w, lp.var_o] * share, minlength=n_off)
     out = []
     for i, o in enumerate(inputs.catalog.offerings):
         if tasks[i] <= 0:
