@@ -223,7 +223,7 @@ def _run_highs_sifted(lp: LinearProgram, start: np.ndarray) -> Optional[SolveRes
     the guess gives no feasible restricted LP or the rounds run out: the caller solves the whole LP.
 
     A what-if scenario starts from the base plan's columns: a price change reroutes few workloads,
-    and a few hundred restricted columns replace tens of thousands."""
+    and about a thousand restricted columns replace tens of thousands."""
     import highspy
 
     from .resolve import highs_model, run_settled
