@@ -83,16 +83,18 @@ class LinearProgram:
         n = len(self.rows)
         return np.bincount(row_of, terms, minlength=n), np.bincount(row_of, np.abs(terms), minlength=n)
 
-    def restrict(self, keep: np.ndarray) -> "LinearProgram":
-        """The same problem over the columns `keep` (ascending indices) only: the others are fixed at zero."""
+    def restrict(self, keep: np.ndarray, held: Iterable[int] = ()) -> "LinearProgram":
+        """The same problem over the columns `keep` (ascending indices) only: the others are fixed at zero.
+        Rows in `held` become equalities (held at their bound)."""
         pos = np.full(len(self.var_w), -1)
         pos[keep] = np.arange(len(keep))
         row_of, cols, coefs = self.matrix
         kept = pos[cols] >= 0
         row_of, cols, coefs = row_of[kept], pos[cols[kept]], coefs[kept]
         ends = np.searchsorted(row_of, np.arange(len(self.rows) + 1)).tolist()  # entries stay in row order
-        rows = [Row(r.name, r.family, cols[a:b], coefs[a:b], r.sense, r.rhs, r.limit, r.unit, r.rhs_scale,
-                    r.relax_weight) for r, a, b in zip(self.rows, ends[:-1], ends[1:])]
+        held = set(held)
+        rows = [Row(r.name, r.family, cols[a:b], coefs[a:b], "==" if i in held else r.sense, r.rhs, r.limit, r.unit,
+                    r.rhs_scale, r.relax_weight) for i, (r, a, b) in enumerate(zip(self.rows, ends[:-1], ends[1:]))]
         max_options = [(w, pos[cols_w][pos[cols_w] >= 0], k) for w, cols_w, k in self.max_options]
         sub = LinearProgram(self.var_w[keep], self.var_o[keep], self.spend[keep], self.objective[keep], self.scale,
                             rows, max_options, self.latency_weight[keep])
@@ -261,12 +263,22 @@ def build_problem(ws: WorkloadSet, catalog, pairs: Pairs, workloads: np.ndarray,
     return LinearProgram(var_w, var_o, spend, objective, scale, rows, max_options, weight)
 
 
+def workload_starts(var_w: np.ndarray) -> np.ndarray:
+    """Where each workload's columns start: var_w is sorted (np.nonzero's order), so they are one run."""
+    return np.r_[0, np.flatnonzero(np.diff(var_w)) + 1]
+
+
+def per_workload(reduce: np.ufunc, values: np.ndarray, var_w: np.ndarray) -> np.ndarray:
+    """reduce (np.minimum, np.maximum) over each workload's columns, given back per column."""
+    starts = workload_starts(var_w)
+    return np.repeat(reduce.reduceat(values, starts), np.diff(np.r_[starts, len(var_w)]))
+
+
 def _scale(spend: np.ndarray, var_w: np.ndarray) -> float:
     """A lower bound on the optimum: each workload on its cheapest candidate."""
     if len(spend) == 0:
         return 1.0
-    firsts = np.r_[0, np.flatnonzero(np.diff(var_w)) + 1]
-    bound = float(np.minimum.reduceat(spend, firsts).sum())
+    bound = float(np.minimum.reduceat(spend, workload_starts(var_w)).sum())
     if bound > 0:
         return bound
     top = float(spend.max())
@@ -283,7 +295,5 @@ def _tie_break(pairs: Pairs, var_w: np.ndarray, var_o: np.ndarray) -> np.ndarray
     lat = pairs.latency_s[var_w, var_o]
     tasks = pairs.workloads.tasks
     share_of_tasks = tasks[var_w] / tasks[np.unique(var_w)].sum()
-    worst = np.zeros(pairs.shape[0])
-    starts = np.r_[0, np.flatnonzero(np.diff(var_w)) + 1]  # var_w is sorted (np.nonzero's order)
-    worst[var_w[starts]] = np.maximum.reduceat(lat, starts)
-    return TIE_BREAK * share_of_tasks * lat / np.where(worst[var_w] > 0, worst[var_w], 1.0)
+    worst = per_workload(np.maximum, lat, var_w)
+    return TIE_BREAK * share_of_tasks * lat / np.where(worst > 0, worst, 1.0)

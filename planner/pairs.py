@@ -197,7 +197,9 @@ class Pairs:
             have = opts.regions[os[k]]
             out[k].append(f"region: runs in {', '.join(sorted(have))}, needs one of {need}" if have
                           else f"region: unknown, needs one of {need}")
-        text = _REASON_TEXT if len(_REASON_TEXT) < _REASON_TEXT_MAX else _REASON_TEXT.clear() or _REASON_TEXT
+        if len(_REASON_TEXT) > _REASON_TEXT_MAX:
+            _REASON_TEXT.clear()
+        text = _REASON_TEXT
         bad = np.flatnonzero(~self.context_ok[ws, os])
         if len(bad):
             used = wa.input[ws[bad]] + self.reasoning[ws[bad], os[bad]] + wa.output[ws[bad]]

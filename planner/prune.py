@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .model import vendor_caps
+from .model import vendor_caps, workload_starts
 from .pairs import Pairs
 from .schema import Catalog, WorkloadSet
 
@@ -203,4 +203,4 @@ def _lexsort(keys: tuple, blocks=None) -> np.ndarray:
 
 def workload_blocks(w_idx: np.ndarray) -> list[int]:
     """Where each workload's pairs start in w_idx (sorted), and the end."""
-    return np.r_[0, np.flatnonzero(np.diff(w_idx)) + 1, len(w_idx)].tolist()
+    return np.r_[workload_starts(w_idx), len(w_idx)].tolist()

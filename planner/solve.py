@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
 
 from .errors import InputError, PlannerError
 from .load import Inputs
-from .model import LinearProgram, Row, build_problem, vendor_caps
+from .model import LinearProgram, Row, build_problem, per_workload, vendor_caps
 from .pairs import Pairs, build_pairs, fmt_s
 from .plan import (Binding, BreakEven, Diagnosis, NearMiss, OfferingInfo, OfferingUse, Plan, Relaxation, SolverInfo,
                    VendorSpend, WorkloadPlan)
@@ -198,11 +198,7 @@ def _highs_tie_pass(lp: LinearProgram, share: np.ndarray, dj: np.ndarray, pi: di
     from .resolve import highs_model
 
     keep = np.flatnonzero(_optimal_face(share, dj))
-    h, _ = highs_model(lp.restrict(keep), integer=False)
-    held = np.array(_binding_duals(pi), dtype=np.int32)
-    rhs = np.array([lp.rows[i].rhs for i in held.tolist()], dtype=float)
-    if len(held):
-        h.changeRowsBounds(len(held), held, rhs, rhs)
+    h, _ = highs_model(lp.restrict(keep, held=_binding_duals(pi)), integer=False)
     cols = np.arange(len(keep), dtype=np.int32)
     h.addRow(-highspy.kHighsInf, _cost_cap(lp, share), len(cols), cols, lp.cost[keep])  # should the duals be inexact
     h.changeColsCost(len(cols), cols, lp.latency_weight[keep])
@@ -263,9 +259,7 @@ def _cheapest_columns(lp: LinearProgram) -> np.ndarray:
     """Per workload, its cheapest column(s)."""
     if not len(lp.var_w):
         return np.zeros(0, dtype=bool)
-    firsts = np.r_[0, np.flatnonzero(np.diff(lp.var_w)) + 1]
-    least = np.minimum.reduceat(lp.spend, firsts)
-    return lp.spend <= np.repeat(least, np.diff(np.r_[firsts, len(lp.var_w)]))
+    return lp.spend <= per_workload(np.minimum, lp.spend, lp.var_w)
 
 
 def _solution_shares(lp: LinearProgram, values, n: int, is_mip: bool) -> np.ndarray:
@@ -356,9 +350,7 @@ def _run_pulp(lp: LinearProgram, solver: str, *, upper, lower, integer: bool, el
     if ok and not elastic and latency_cap is None and _faster_tie(lp, share, dj):
         # lexicographic tie-break, as in _run_highs: a new (small) problem over the optimal face
         keep = np.flatnonzero(_optimal_face(share, dj))
-        sub = lp.restrict(keep)
-        for i in _binding_duals(pi):
-            sub.rows[i] = replace(sub.rows[i], sense="==")
+        sub = lp.restrict(keep, held=_binding_duals(pi))
         prob2, x2, _, _, bin2 = _pulp_problem(sub, lb[keep], ub[keep], integer, False)
         prob2.addConstraint(pulp.LpConstraint(pulp.LpAffineExpression(list(zip(x2, sub.cost.tolist()))),
                                               pulp.LpConstraintLE, "optimal_cost", _cost_cap(lp, share)))
@@ -418,10 +410,8 @@ def _faster_tie(lp: LinearProgram, share: np.ndarray, dj: Optional[np.ndarray]) 
     if len(share) == 0 or dj is None:
         return False
     used = share > SHARE_EPS
-    starts = np.r_[0, np.flatnonzero(np.diff(lp.var_w)) + 1]  # columns come grouped by workload
-    slowest = np.maximum.reduceat(np.where(used, lp.latency_weight, -np.inf), starts)
-    per_column = np.repeat(slowest, np.diff(np.r_[starts, len(lp.var_w)]))
-    return bool(np.any(_optimal_face(share, dj) & (lp.latency_weight < per_column)))
+    slowest = per_workload(np.maximum, np.where(used, lp.latency_weight, -np.inf), lp.var_w)
+    return bool(np.any(_optimal_face(share, dj) & (lp.latency_weight < slowest)))
 
 
 def clean_shares(lp: LinearProgram, share: np.ndarray) -> np.ndarray:
