@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from collections.abc import Sequence
 from typing import Callable, Iterable, Optional
 
 import numpy as np
@@ -46,7 +47,7 @@ class LinearProgram:
     spend: np.ndarray  # tasks x cost_per_task per variable, currency per period
     objective: np.ndarray  # scaled spend + latency tie-break
     scale: float
-    rows: list[Row]
+    rows: Sequence[Row]  # a list, or made when first read (restrict)
     max_options: list[tuple[int, np.ndarray, int]] = field(default_factory=list)  # (w, vars, k)
     latency_weight: np.ndarray = field(default_factory=lambda: np.zeros(0))  # task-weighted latency, scaled
 
@@ -69,11 +70,10 @@ class LinearProgram:
         return (row_of, np.concatenate([r.cols for r in self.rows]).astype(int),
                 np.concatenate([r.coefs for r in self.rows]).astype(float))
 
-    @property
+    @cached_property
     def senses(self) -> tuple[np.ndarray, np.ndarray]:
         """Per row its sense (0 "<=", 1 ">=", 2 "==") and right-hand side."""
-        code = {"<=": 0, ">=": 1, "==": 2}
-        return (np.array([code[r.sense] for r in self.rows], dtype=np.int8),
+        return (np.array([SENSE_CODE[r.sense] for r in self.rows], dtype=np.int8),
                 np.array([r.rhs for r in self.rows], dtype=float))
 
     def activities(self, share: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -91,15 +91,47 @@ class LinearProgram:
         row_of, cols, coefs = self.matrix
         kept = pos[cols] >= 0
         row_of, cols, coefs = row_of[kept], pos[cols[kept]], coefs[kept]
-        ends = np.searchsorted(row_of, np.arange(len(self.rows) + 1)).tolist()  # entries stay in row order
-        held = set(held)
-        rows = [Row(r.name, r.family, cols[a:b], coefs[a:b], "==" if i in held else r.sense, r.rhs, r.limit, r.unit,
-                    r.rhs_scale, r.relax_weight) for i, (r, a, b) in enumerate(zip(self.rows, ends[:-1], ends[1:]))]
+        held = sorted(set(held))
+        sense, rhs = self.senses
+        if held:
+            sense = sense.copy()
+            sense[held] = SENSE_CODE["=="]
         max_options = [(w, pos[cols_w][pos[cols_w] >= 0], k) for w, cols_w, k in self.max_options]
         sub = LinearProgram(self.var_w[keep], self.var_o[keep], self.spend[keep], self.objective[keep], self.scale,
-                            rows, max_options, self.latency_weight[keep])
+                            _RestrictedRows(self.rows, row_of, cols, coefs, set(held)), max_options,
+                            self.latency_weight[keep])
         sub.__dict__["matrix"] = (row_of, cols, coefs)  # already at hand
+        sub.__dict__["senses"] = (sense, rhs)
         return sub
+
+
+SENSE_CODE = {"<=": 0, ">=": 1, "==": 2}
+
+
+class _RestrictedRows(Sequence):
+    """The rows of a restricted LP, made when first read: a solve needs only the arrays (matrix, senses)."""
+
+    def __init__(self, rows: list[Row], row_of: np.ndarray, cols: np.ndarray, coefs: np.ndarray, held: set[int]):
+        self._source, self._entries, self._held = rows, (row_of, cols, coefs), held
+        self._rows: Optional[list[Row]] = None
+
+    def _all(self) -> list[Row]:
+        if self._rows is None:
+            row_of, cols, coefs = self._entries
+            ends = np.searchsorted(row_of, np.arange(len(self._source) + 1)).tolist()  # entries stay in row order
+            self._rows = [Row(r.name, r.family, cols[a:b], coefs[a:b], "==" if i in self._held else r.sense, r.rhs,
+                              r.limit, r.unit, r.rhs_scale, r.relax_weight)
+                          for i, (r, a, b) in enumerate(zip(self._source, ends[:-1], ends[1:]))]
+        return self._rows
+
+    def __len__(self) -> int:
+        return len(self._source)
+
+    def __getitem__(self, i):
+        return self._all()[i]
+
+    def __iter__(self):
+        return iter(self._all())
 
 
 @dataclass(frozen=True)
@@ -114,18 +146,31 @@ class Context:
     offerings: list  # the catalog's offerings, for capacity limits
 
     @cached_property
-    def _starts(self) -> np.ndarray:
-        return np.searchsorted(self.var_w, np.arange(self.pairs.shape[0] + 1))
+    def _starts(self) -> list[int]:
+        return np.searchsorted(self.var_w, np.arange(self.pairs.shape[0] + 1)).tolist()
+
+    @cached_property
+    def _columns(self) -> np.ndarray:
+        return np.arange(len(self.var_w))
 
     def vars_of(self, w: int) -> np.ndarray:
-        return np.arange(self._starts[w], self._starts[w + 1])
+        return self._columns[self._starts[w]:self._starts[w + 1]]
+
+    @cached_property
+    def by_offering(self) -> tuple[np.ndarray, list[int]]:
+        """The columns ordered by offering (ascending within each), and where each offering's start."""
+        off = self.pairs.options.offering_index[self.var_o]
+        return (np.argsort(off, kind="stable"),
+                np.r_[0, np.cumsum(np.bincount(off, minlength=len(self.offerings)))].tolist())
 
 
 def define_cover(ctx: Context) -> Iterable[Row]:
     """Every task is routed: for each w, sum_o share[w, o] == 1."""
-    for w in ctx.workloads:
-        cols = ctx.vars_of(w)
-        yield Row(f"cover:{ctx.pairs.workloads.ids[w]}", "cover", cols, np.ones(len(cols)), "==", 1.0)
+    starts, ids, columns = ctx._starts, ctx.pairs.workloads.ids, ctx._columns
+    ones = np.ones(len(columns))
+    for w in ctx.workloads.tolist():
+        a, b = starts[w], starts[w + 1]
+        yield Row("cover:" + ids[w], "cover", columns[a:b], ones[a:b], "==", 1.0)
 
 
 def define_latency_share(ctx: Context) -> Iterable[Row]:
@@ -155,14 +200,12 @@ def define_mean_capability(ctx: Context) -> Iterable[Row]:
 
 
 def _capacity(ctx: Context, attr: str, load: np.ndarray) -> Iterable[Row]:
-    opts = ctx.pairs.options
+    order, starts = ctx.by_offering
     for i, off in enumerate(ctx.offerings):
         limit = getattr(off.capacity, attr) if off.capacity else None
-        if limit is None:
+        if limit is None or starts[i] == starts[i + 1]:
             continue
-        cols = np.flatnonzero(opts.offering_index[ctx.var_o] == i)
-        if len(cols) == 0:
-            continue
+        cols = order[starts[i]:starts[i + 1]]
         yield Row(f"{attr}:{off.id}", attr, cols, load[ctx.var_w[cols], ctx.var_o[cols]] / limit, "<=", 1.0,
                   limit=limit, unit=attr.replace("_", " "), rhs_scale=1.0 / limit, relax_weight=1.0)
 
@@ -189,13 +232,15 @@ def vendor_caps(ws: WorkloadSet, vendors: Iterable[str]) -> dict[str, float]:
 
 def define_vendor_spend(ctx: Context) -> Iterable[Row]:
     """For each vendor v with cap s < 1: spend on v - s x total spend <= 0 (money scaled)."""
-    vend = np.array(ctx.pairs.options.vendor, dtype=object)[ctx.var_o]
+    names, code = np.unique(np.array(ctx.pairs.options.vendor, dtype=object), return_inverse=True)
+    vend = code[ctx.var_o]
+    present = names[np.bincount(vend, minlength=len(names)) > 0].tolist()
     money = ctx.spend / ctx.scale
-    for v, s in vendor_caps(ctx.ws, vend).items():
+    for v, s in vendor_caps(ctx.ws, present).items():
         if s >= 1:
             continue
-        on_v = (vend == v).astype(float)
-        cols = np.arange(len(money))
+        on_v = (vend == names.tolist().index(v)).astype(float)
+        cols = ctx._columns
         yield Row(f"vendor_share:{v}", "vendor_share", cols, money * (on_v - s), "<=", 0.0,
                   limit=s, unit="share of spend", relax_weight=1.0)
 
@@ -252,11 +297,11 @@ def build_problem(ws: WorkloadSet, catalog, pairs: Pairs, workloads: np.ndarray,
 
     objective = spend / scale + _tie_break(pairs, var_w, var_o)
     max_options = []
-    for w in workloads:
+    for w in np.asarray(workloads, dtype=int)[wa.max_options[workloads] > 0].tolist():
         k = int(wa.max_options[w])
         cols = ctx.vars_of(w)
-        if k and k < len(cols):
-            max_options.append((int(w), cols, k))
+        if k < len(cols):
+            max_options.append((w, cols, k))
     lat = pairs.latency_s[var_w, var_o]
     tasks = wa.tasks[var_w]
     weight = tasks * lat / max(float((tasks * lat).max()), 1e-300) if len(lat) else np.zeros(0)

@@ -54,8 +54,9 @@ def highs_model(lp: LinearProgram, *, integer: bool = True, elastic: bool = Fals
     inf = highspy.kHighsInf
     row_of, row_cols, row_coefs = lp.matrix  # the rows' entries, as the self-check reads them
     rows_i, cols_j, vals = [row_of], [row_cols], [row_coefs]
-    lower = [row.rhs if row.sense in (">=", "==") else -inf for row in lp.rows]
-    upper = [row.rhs if row.sense in ("<=", "==") else inf for row in lp.rows]
+    sense, rhs = lp.senses  # 0 "<=", 1 ">=", 2 "=="
+    lower = np.where(sense == 0, -inf, rhs).tolist()
+    upper = np.where(sense == 1, inf, rhs).tolist()
     relaxed = [r for r, row in enumerate(lp.rows) if row.relax_weight is not None] if elastic else []
     slack_cols = n + n_y + np.arange(len(relaxed))  # one slack column per relaxable row, after the binaries
     slack_of: dict[int, int] = dict(zip(relaxed, slack_cols.tolist()))
@@ -85,7 +86,8 @@ def highs_model(lp: LinearProgram, *, integer: bool = True, elastic: bool = Fals
     ri = np.concatenate(rows_i) if rows_i else np.zeros(0, dtype=int)
     cj = np.concatenate(cols_j).astype(int) if cols_j else np.zeros(0, dtype=int)
     va = np.concatenate(vals) if vals else np.zeros(0)
-    order = np.argsort(ri, kind="stable")  # row-wise: the rows' own entries, in row order
+    # row-wise: the rows' own entries, in row order (lp.matrix already is, when nothing was added)
+    order = np.argsort(ri, kind="stable") if len(rows_i) > 1 else slice(None)
     model = highspy.HighsLp()
     model.num_col_ = n_cols
     model.num_row_ = r
