@@ -211,7 +211,7 @@ def sweeps(ws_path: Path, solve_seconds: float, solver: str) -> dict:
     from planner.batch import solve_scenarios
     from planner.frontier import frontier
     from planner.load import load_inputs, load_scenario
-    from planner.solve import solve_inputs
+    from planner.solve import solve_basis
     from planner.whatif import apply_scenario
 
     inputs = load_inputs(ws_path)
@@ -222,7 +222,7 @@ def sweeps(ws_path: Path, solve_seconds: float, solver: str) -> dict:
     one = frontier(inputs, inputs.workloads.workloads[0].id, points=30)
     t_one = time.perf_counter() - t0
     files = scenario_files(len({o.vendor for o in inputs.catalog.offerings}))
-    base = solve_inputs(inputs, solver)
+    base = solve_basis(inputs, solver)
     applied = [(sc, apply_scenario(inputs, sc, str(p))) for p in files for sc in [load_scenario(p)]]
     t0 = time.perf_counter()
     solve_scenarios(base, applied, solver, jobs=1)

@@ -17,10 +17,15 @@ import sys
 from dataclasses import dataclass
 from typing import Callable, Optional
 
+from typing import TYPE_CHECKING, Union
+
 from .load import Inputs
 from .plan import Plan
 from .schema import Scenario
 from .whatif import Comparison, compare_plans
+
+if TYPE_CHECKING:
+    from .solve import Basis
 
 
 @dataclass
@@ -37,7 +42,7 @@ class ScenarioOutcome:
 
 @dataclass
 class _Work:
-    base: Plan
+    base: Union[Plan, "Basis"]
     applied: list[tuple[Scenario, Inputs]]
     solver: str
     review: bool
@@ -54,8 +59,9 @@ def _solve_one(i: int) -> ScenarioOutcome:
     scenario, inputs = work.applied[i]
     plan = solve_inputs(inputs, work.solver, scenario=scenario.name, resilience=False, review=work.review,
                         start=work.base)
+    base = work.base if isinstance(work.base, Plan) else work.base.plan
     return ScenarioOutcome(scenario, plan.to_json(), plan.status, plan.total_cost, list(plan.diagnosis),
-                           compare_plans(work.base, plan, "base", scenario.name))
+                           compare_plans(base, plan, "base", scenario.name))
 
 
 def _can_fork() -> bool:
@@ -67,9 +73,11 @@ def default_jobs() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
 
 
-def solve_scenarios(base: Plan, applied: list[tuple[Scenario, Inputs]], solver: str, review: bool = False,
-                    jobs: Optional[int] = None, progress: Callable[[], None] = lambda: None) -> list[ScenarioOutcome]:
-    """Solve every applied scenario; with jobs > 1 (default: the cores this process may use) in
+def solve_scenarios(base: Union[Plan, "Basis"], applied: list[tuple[Scenario, Inputs]], solver: str,
+                    review: bool = False, jobs: Optional[int] = None,
+                    progress: Callable[[], None] = lambda: None) -> list[ScenarioOutcome]:
+    """Solve every applied scenario, each started from the base (a Basis from solve_basis: also reusing
+    the figures its edits leave alone); with jobs > 1 (default: the cores this process may use) in
     forked worker processes on Linux, else one after the other."""
     global _WORK
     jobs = min(default_jobs() if jobs is None else max(1, jobs), len(applied))

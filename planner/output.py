@@ -254,7 +254,7 @@ def run_whatif(inputs: Inputs, scenario_files: list[Path], sets: list[str], with
     from .errors import InputError
     from .load import load_scenario
     from .report import render_whatif_report
-    from .solve import solve_inputs
+    from .solve import solve_basis
     from .whatif import apply_scenario, scenario_from_sets, without_vendor
 
     scenarios = [(load_scenario(f), str(f)) for f in scenario_files]
@@ -275,10 +275,11 @@ def run_whatif(inputs: Inputs, scenario_files: list[Path], sets: list[str], with
             raise InputError.single(file, "name", f"scenario name '{sc.name}' is also used by {seen[sc.name]}")
         seen[sc.name] = file
     applied = [(sc, apply_scenario(inputs, sc, file)) for sc, file in scenarios]  # every error before any solve
-    base = solve_inputs(inputs, solver)
+    basis = solve_basis(inputs, solver)
+    base = basis.plan
     bar, step = _progress(len(applied), "scenarios")
     with bar:
-        outcomes = solve_scenarios(base, applied, solver, review=review, jobs=jobs, progress=step)
+        outcomes = solve_scenarios(basis, applied, solver, review=review, jobs=jobs, progress=step)
     results = [(o.scenario, o, o.comparison) for o in outcomes]
     out = Path(out)
     stem = file_stem(base.name)

@@ -6,7 +6,7 @@ here, so they cannot disagree.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Optional
 
@@ -257,10 +257,12 @@ def task_latency(call_s, first_token_s, turns, tool_latency_s, streaming):
     return np.where(streaming, streamed, full)
 
 
-def build_pairs(ws: WorkloadSet, catalog: Catalog, options: Optional[Options] = None) -> Pairs:
-    """Compute every workload x option figure of SPEC section 3 at once."""
-    opts = options or build_options(catalog)
-    wa = build_workloads(ws)
+def build_pairs(ws: WorkloadSet, catalog: Catalog, options: Optional[Options] = None,
+                workloads: Optional[WorkloadArrays] = None) -> Pairs:
+    """Compute every workload x option figure of SPEC section 3 at once (options and workloads: the
+    catalog's and ws's, when already at hand)."""
+    opts = build_options(catalog) if options is None else options
+    wa = build_workloads(ws) if workloads is None else workloads
     col = lambda a: a[:, None]  # noqa: E731  (workload vectors as a column)
 
     reasoning = col(wa.reasoning) * opts.reasoning_factor[None, :]
@@ -298,6 +300,42 @@ def build_pairs(ws: WorkloadSet, catalog: Catalog, options: Optional[Options] = 
     return Pairs(wa, opts, reasoning, call_s, first_token_s, latency, call_cost, cost_per_task, task_tokens, peak_tpm,
                  peak_rpm, capability, vendor_ok, region_ok, context_ok, capability_ok, within_budget,
                  eligible, vendor_why, region_need)
+
+
+def changed_options(before: Catalog, after: Catalog, opts: Options) -> Optional[np.ndarray]:
+    """Per option of `after` (laid out as opts), whether its offering differs from `before`'s; None
+    when the two catalogs do not list the same offerings (id, vendor, modes) in the same order."""
+    a, b = before.offerings, after.offerings
+    if len(a) != len(b) or any(x.id != y.id or x.vendor != y.vendor or [m.name for m in x.modes] != [m.name for m in y.modes]
+                               for x, y in zip(a, b)):
+        return None
+    return np.array([x != y for x, y in zip(a, b)], dtype=bool)[opts.offering_index]
+
+
+def repriced_pairs(base: Pairs, ws: WorkloadSet, catalog: Catalog, opts: Options, changed: np.ndarray) -> Pairs:
+    """The pairs of the same workloads with the options `changed` (bool per option) recomputed and the
+    others taken from `base`: every figure of a pair depends only on its workload and its option, so
+    this equals build_pairs(ws, catalog) value for value."""
+    cols = np.flatnonzero(changed)
+    sub_opts = Options(**{f.name: _take(getattr(opts, f.name), cols) for f in fields(Options)})
+    sub = build_pairs(ws, catalog, sub_opts, base.workloads)
+    grid = {}
+    for f in fields(Pairs):
+        value = getattr(base, f.name)
+        if isinstance(value, np.ndarray) and value.shape == base.shape:
+            value = value.copy()
+            value[:, cols] = getattr(sub, f.name)
+            grid[f.name] = value
+    return Pairs(base.workloads, opts, **grid, vendor_why={**base.vendor_why, **sub.vendor_why},
+                 region_need=base.region_need)
+
+
+def _take(value, cols: np.ndarray):
+    if isinstance(value, np.ndarray):
+        return value[cols]
+    if isinstance(value, dict):
+        return {k: v[cols] for k, v in value.items()}
+    return [value[i] for i in cols.tolist()]
 
 
 def _vendor_rule(ws: WorkloadSet, opts: Options) -> tuple[np.ndarray, dict]:

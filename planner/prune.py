@@ -28,6 +28,8 @@ Dominance here is a strict partial order, so every dropped option keeps a domina
 
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 
 from .model import vendor_caps, workload_starts
@@ -41,8 +43,14 @@ def free_options(catalog: Catalog, pairs: Pairs) -> np.ndarray:
     return ~limited[pairs.options.offering_index]
 
 
-def candidates(ws: WorkloadSet, catalog: Catalog, pairs: Pairs) -> np.ndarray:
-    """W x O bool: the eligible pairs that may carry share in an optimal plan (vectorised over all pairs)."""
+def candidates(ws: WorkloadSet, catalog: Catalog, pairs: Pairs,
+               reuse: Optional[tuple[np.ndarray, np.ndarray, np.ndarray]] = None) -> np.ndarray:
+    """W x O bool: the eligible pairs that may carry share in an optimal plan (vectorised over all pairs).
+
+    reuse: (the candidates and the eligible pairs of the same workloads under another catalog with the
+    same offerings and vendors, a bool per option: changed since). Whether a pair is dropped depends
+    only on the pairs of its group (its workload, or workload and vendor), so groups where no changed
+    option is or was eligible keep those candidates."""
     keep = pairs.eligible.copy()
     free = free_options(catalog, pairs)
     present = sorted(set(pairs.options.vendor))
@@ -52,6 +60,22 @@ def candidates(ws: WorkloadSet, catalog: Catalog, pairs: Pairs) -> np.ndarray:
     w_idx, o_idx = np.nonzero(pairs.eligible)
     if len(w_idx) == 0:
         return keep
+    n_v = int(vendor_code.max()) + 1
+    by_vendor = np.full(len(wa.ids), True) if capped else ~np.isnan(wa.max_vendor_share) & (wa.max_vendor_share < 1)
+
+    def group_of(w, o):
+        return w.astype(np.int64) * n_v + np.where(by_vendor[w], vendor_code[o], 0)
+
+    group = group_of(w_idx, o_idx)
+    span = float(np.max(np.abs(pairs.cost_per_task[w_idx, o_idx]))) * 4 + 1.0  # bands (_bracketed_sequential)
+    if reuse is not None:
+        before, eligible_before, changed = reuse
+        touched = np.isin(group, group_of(*np.nonzero((pairs.eligible | eligible_before) & changed[None, :])))
+        keep = before & pairs.eligible  # untouched groups: the same pairs, the same decisions
+        keep[w_idx[touched], o_idx[touched]] = True
+        w_idx, o_idx, group = w_idx[touched], o_idx[touched], group[touched]
+        if len(w_idx) == 0:
+            return keep
     use_within = (wa.within_budget_share < 1) & ~np.isnan(wa.budget_s)
     within = np.where(use_within[w_idx], pairs.within_budget[w_idx, o_idx], True)
     cost = pairs.cost_per_task[w_idx, o_idx]
@@ -60,16 +84,12 @@ def candidates(ws: WorkloadSet, catalog: Catalog, pairs: Pairs) -> np.ndarray:
     if capped:
         prunable = np.isnan(wa.cap_mean_min) & (wa.max_options == 0)
         sel = prunable[w_idx]
-        group = w_idx.astype(np.int64) * (int(vendor_code.max()) + 1) + vendor_code[o_idx]
         # dominators no slower than b: they are within budget whenever b is, and the split is no slower
         drop, twin = _bracketed_sequential(cost, -pairs.latency_s[w_idx, o_idx], is_free, group, capability,
-                                           workload_blocks(w_idx))
+                                           workload_blocks(w_idx), span)
         drop = (drop & sel) | twin
     else:
-        has_mean = ~np.isnan(wa.cap_mean_min)
-        cap = np.where(has_mean[w_idx], pairs.capability[w_idx, o_idx], 0.0)
-        by_vendor = ~np.isnan(wa.max_vendor_share) & (wa.max_vendor_share < 1)
-        group = w_idx.astype(np.int64) * (int(vendor_code.max()) + 1) + np.where(by_vendor[w_idx], vendor_code[o_idx], 0)
+        cap = _capability_ranks(pairs, w_idx, o_idx, ~np.isnan(wa.cap_mean_min))
         drop = _dominated(cost, cap, pairs.latency_s[w_idx, o_idx], o_idx, within, is_free, group, capability,
                           workload_blocks(w_idx))
     keep[w_idx[drop], o_idx[drop]] = False
@@ -80,22 +100,35 @@ def _dominated(cost, cap, lat, idx, within, free, group, prefer=None, blocks=Non
     """Case A: sort by (group, cost, latency, -prefer, index), prefer defaulting to cap; b is
     dominated when a free option earlier in its group (within budget, if b is) has cap >= b's. An
     earlier option is cheaper (then b is in no optimal plan) or as cheap and no slower (then the
-    latency tie-break never prefers b); of two as cheap and as fast, the more capable is kept."""
+    latency tie-break never prefers b); of two as cheap and as fast, the more capable is kept.
+
+    cap: non-negative integers in the order of the capabilities (exact in the banded prefix maxima)."""
     order = _lexsort((idx, -(cap if prefer is None else prefer), lat, cost, group), blocks)
-    g, c = group[order], cap[order]
-    _, g_rank = np.unique(g, return_inverse=True)
+    g, c = group[order], np.asarray(cap, dtype=np.int64)[order]
+    span = int(c.max()) + 2 if len(c) else 2
+    band = g * span  # one band per group keeps prefix maxima inside the group
     first = np.r_[True, g[1:] != g[:-1]]
     drop_sorted = np.zeros(len(order), dtype=bool)
-    span = 1000.0  # capabilities lie in 0..100: one band per group keeps prefix maxima inside the group
     for dom_mask, applies in ((free[order] & within[order], within[order]), (free[order], ~within[order])):
-        banded = g_rank * span + np.where(dom_mask, c, -span / 2)
-        run = np.maximum.accumulate(banded)
-        before = np.r_[-np.inf, run[:-1]]
-        before[first] = -np.inf
-        drop_sorted |= applies & (before - g_rank * span >= c)
+        run = np.maximum.accumulate(band + np.where(dom_mask, c, -1))
+        before = np.r_[-1, run[:-1] - band[1:]]  # the best dominator so far in the group, -1 when none
+        before[first] = -1
+        drop_sorted |= applies & (before >= c)
     drop = np.zeros(len(order), dtype=bool)
     drop[order] = drop_sorted
     return drop
+
+
+def _capability_ranks(pairs: Pairs, w_idx: np.ndarray, o_idx: np.ndarray, has_mean: np.ndarray) -> np.ndarray:
+    """Per pair, the rank of its capability among every score in the catalog (0's rank for workloads
+    without a mean floor): integers in the same order, from the few distinct scores."""
+    metrics = sorted(set(pairs.workloads.metric))
+    table = np.array([pairs.options.score(m) for m in metrics], dtype=float).reshape(len(metrics), -1)
+    _, inv = np.unique(np.r_[table.ravel(), 0.0], return_inverse=True)
+    ranks = inv[:-1].reshape(table.shape)
+    code = {m: i for i, m in enumerate(metrics)}
+    metric = np.array([code[m] for m in pairs.workloads.metric], dtype=int)
+    return np.where(has_mean[w_idx], ranks[metric[w_idx], o_idx], inv[-1])
 
 
 def sweep_candidates(ws: WorkloadSet, catalog: Catalog, pairs: Pairs, targets: np.ndarray,
@@ -130,18 +163,23 @@ def sweep_candidates(ws: WorkloadSet, catalog: Catalog, pairs: Pairs, targets: n
     else:
         by_vendor = ~np.isnan(wa.max_vendor_share) & (wa.max_vendor_share < 1)
         group = w_idx.astype(np.int64) * n_v + np.where(by_vendor[w_idx], vendor_code[o_idx], 0)
-        rank = np.unique(score, return_inverse=True)[1].astype(float)  # any order-preserving scale works
+        rank = np.unique(score, return_inverse=True)[1]  # any order-preserving integers work
         drop = _dominated(cost, rank, pairs.latency_s[w_idx, o_idx], o_idx, np.ones(len(cost), dtype=bool),
                           is_free, group, blocks=workload_blocks(w_idx))
     keep[w_idx[drop], o_idx[drop]] = False
     return keep
 
 
-def _bracketed_sequential(cost, score, free, group, prefer=None, blocks=None) -> tuple[np.ndarray, np.ndarray]:
+def _bracketed_sequential(cost, score, free, group, prefer=None, blocks=None,
+                          span: Optional[float] = None) -> tuple[np.ndarray, np.ndarray]:
     """Case B (score: -latency) and its sweep variant: in the order (group, -score, -prefer, catalog
     order), b is dropped when free options earlier in its group (so scoring at least as well)
     bracket its cost: two of them, or one of the same cost. Every dropped option's share moves
     to earlier ones at the same spend per vendor; the first is never dropped.
+
+    Running extremes are kept inside each group by bands of width `span` (more than 4 x any
+    |cost|) at the group's number, so a group's decisions are the same whichever other groups are
+    pruned with it (what `candidates` reuses relies on that).
 
     Also returns the twins: b with a free option earlier in that order of the same group, score
     and cost (so, of two such, the one `prefer`, capability, ranks higher), which may replace b
@@ -155,15 +193,16 @@ def _bracketed_sequential(cost, score, free, group, prefer=None, blocks=None) ->
         if len(tied):
             order[tied] = order[tied[np.lexsort((tied, -prefer[order[tied]], run))]]
     g, c, f, sc = group[order], cost[order], free[order], score[order]
-    _, g_rank = np.unique(g, return_inverse=True)
     first = np.r_[True, g[1:] != g[:-1]]
-    span = float(np.max(np.abs(c))) * 4 + 1.0  # banding keeps running extremes inside each group
-    lo_run = np.minimum.accumulate(np.where(f, c, span / 2) - g_rank * span)
-    hi_run = np.maximum.accumulate(np.where(f, c, -span / 2) + g_rank * span)
+    if span is None:
+        span = float(np.max(np.abs(c))) * 4 + 1.0
+    band = g * span  # keeps running extremes inside each group
+    lo_run = np.minimum.accumulate(np.where(f, c, span / 2) - band)
+    hi_run = np.maximum.accumulate(np.where(f, c, -span / 2) + band)
     free_before = np.cumsum(f) - f  # free options before each position
     begin = np.maximum.accumulate(np.where(first, np.arange(n), 0))
-    lo_before = np.r_[np.inf, lo_run[:-1] + g_rank[1:] * span]
-    hi_before = np.r_[-np.inf, hi_run[:-1] - g_rank[1:] * span]
+    lo_before = np.r_[np.inf, lo_run[:-1] + band[1:]]
+    hi_before = np.r_[-np.inf, hi_run[:-1] - band[1:]]
     lo_before[first] = np.inf
     hi_before[first] = -np.inf
     drop_sorted = (free_before - free_before[begin] >= 1) & (c >= lo_before) & (c <= hi_before)

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
-from typing import Optional
+from dataclasses import dataclass, field, replace
+from typing import Optional, Union
 
 import numpy as np
 
 from .errors import InputError, PlannerError
 from .load import Inputs
 from .model import LinearProgram, Row, build_problem, per_workload, vendor_caps
-from .pairs import Pairs, build_pairs, fmt_s
-from .plan import (Binding, BreakEven, Diagnosis, NearMiss, OfferingInfo, OfferingUse, Plan, Relaxation, SolverInfo,
-                   VendorSpend, WorkloadPlan)
+from .pairs import Pairs, build_options, build_pairs, changed_options, fmt_s, repriced_pairs
+from .plan import (Binding, BreakEven, Diagnosis, NearMiss, OfferingInfo, OfferingUse, Plan, Rejection, Relaxation,
+                   SolverInfo, VendorSpend, WorkloadPlan)
 from .plan import Inputs as PlanInputs
 from . import insight
 from .prune import candidates as prune_candidates
@@ -38,6 +38,27 @@ class SolveResult:
     slack: Optional[np.ndarray] = None  # elastic solves: per row, scaled
     n_vars: int = 0
     n_rows: int = 0
+
+
+@dataclass
+class Basis:
+    """A solved plan and the tables behind it, for solving variants of the same files (what-if
+    scenarios): the routing their solves start from, and the figures a catalog edit leaves alone."""
+
+    plan: Plan
+    inputs: Inputs
+    pairs: Pairs
+    candidates: np.ndarray  # W x O bool, pruning's answer
+    rejected_at: np.ndarray  # W x O int: where in `rejected` the pair's rejection record is, -1 if none
+    rejected: list[Rejection]
+
+
+@dataclass
+class _Rejections:
+    per_workload: list[list[Rejection]]
+    w: np.ndarray
+    o: np.ndarray
+    records: list[Rejection]
 
 
 def pick_solver(name: str = "auto") -> str:
@@ -97,8 +118,8 @@ def run_lp(lp: LinearProgram, solver: str, *, upper: Optional[np.ndarray] = None
                  latency_cap=cap * (1 + TIE_COST_TOL) + 1e-12)
     if second.ok:
         other = _fix_choice(lp, run, second, upper, lower)
-        if _better_or_same(lp, chosen.share, other.share) is other.share:
-            chosen = other
+        if _better_or_same(lp, chosen.share, other.share) is other.share:  # (the size reported: the problem's)
+            chosen = replace(other, n_vars=chosen.n_vars, n_rows=chosen.n_rows)
     return chosen
 
 
@@ -202,7 +223,14 @@ def _highs_tie_pass(lp: LinearProgram, share: np.ndarray, dj: np.ndarray, pi: di
     cols = np.arange(len(keep), dtype=np.int32)
     h.addRow(-highspy.kHighsInf, _cost_cap(lp, share), len(cols), cols, lp.cost[keep])  # should the duals be inexact
     h.changeColsCost(len(cols), cols, lp.latency_weight[keep])
+    # with the binding rows held, most of the face is fixed (a workload on one option): presolve removes it,
+    # often the whole problem (a fifth of the simplex's time on the benchmark's scenarios)
+    h.setOptionValue("presolve", "on")
     h.run()
+    if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+        h.setOptionValue("presolve", "off")
+        h.clearSolver()
+        h.run()
     if h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
         return share
     second = np.zeros(len(share))
@@ -377,6 +405,8 @@ def _better_or_same(lp: LinearProgram, first: np.ndarray, second: np.ndarray) ->
     """The tie-break pass's answer only when it is as cheap and as feasible as the first (solver
     tolerances can let a second pass drift on badly scaled rows)."""
     a, b = clean_shares(lp, first.copy()), clean_shares(lp, second.copy())
+    if np.array_equal(a, b):  # the pass confirmed the first plan
+        return first
     cost_a, cost_b = float(np.dot(lp.spend, a)), float(np.dot(lp.spend, b))
     if cost_b <= cost_a * (1 + TIE_COST_TOL) + 1e-12 and len(check_rows(lp, b)) <= len(check_rows(lp, a)):
         return second
@@ -451,24 +481,48 @@ def check_rows(lp: LinearProgram, share: np.ndarray, slack: Optional[np.ndarray]
 
 def solve_inputs(inputs: Inputs, solver: str = "auto", scenario: Optional[str] = None,
                  pairs: Optional[Pairs] = None, prune: bool = True, resilience: bool = True,
-                 review: bool = True, start: Optional[Plan] = None) -> Plan:
+                 review: bool = True, start: Optional[Union[Plan, Basis]] = None) -> Plan:
     """From validated inputs to a Plan: pairs, LP, solve, diagnosis when there is no plan.
 
     review=False leaves out the vendor-review figures that need more than the plan itself
     (break-even prices, baselines); resilience=False leaves out the outage table. start: a plan
-    of similar inputs (a what-if's base) whose routing the solver starts from."""
+    of similar inputs (a what-if's base) whose routing the solver starts from; given as a Basis
+    (solve_basis), the figures of the options its catalog edit leaves alone are reused too."""
+    return _solve(inputs, solver, scenario, pairs, prune, resilience, review, start)[0]
+
+
+def solve_basis(inputs: Inputs, solver: str = "auto", **kw) -> Basis:
+    """solve_inputs, keeping what scenarios of the same files can start from."""
+    return _solve(inputs, solver, **kw)[1]
+
+
+def _solve(inputs: Inputs, solver: str = "auto", scenario: Optional[str] = None, pairs: Optional[Pairs] = None,
+           prune: bool = True, resilience: bool = True, review: bool = True,
+           start: Optional[Union[Plan, Basis]] = None) -> tuple[Plan, Basis]:
     solver = pick_solver(solver)
     ws, catalog = inputs.workloads, inputs.catalog
+    basis = start if isinstance(start, Basis) else None
+    changed = None
+    if basis is not None and pairs is None and ws is basis.inputs.workloads:
+        opts = build_options(catalog)
+        changed = changed_options(basis.inputs.catalog, catalog, opts)
+        if changed is not None:
+            pairs = repriced_pairs(basis.pairs, ws, catalog, opts, changed)
     if pairs is None:
         pairs = build_pairs(ws, catalog)
     alone = np.flatnonzero(pairs.eligible_count == 0)
     in_lp = np.flatnonzero(pairs.eligible_count > 0)
-    cand = prune_candidates(ws, catalog, pairs) if prune else pairs.eligible
+    if not prune:
+        cand = pairs.eligible
+    elif changed is not None:
+        cand = prune_candidates(ws, catalog, pairs, reuse=(basis.candidates, basis.pairs.eligible, changed))
+    else:
+        cand = prune_candidates(ws, catalog, pairs)
     lp = build_problem(ws, catalog, pairs, in_lp, cand)
     relaxation: list[Relaxation] = []
     diagnosis: list[str] = []
     if len(lp.var_w):
-        warm = None if start is None else routed_pairs(start, pairs)[lp.var_w, lp.var_o]
+        warm = None if start is None else routed_pairs(basis.plan if basis else start, pairs)[lp.var_w, lp.var_o]
         result = run_lp(lp, solver, start=warm)
         if not result.ok:
             result = run_lp(lp, solver, elastic=True)
@@ -501,7 +555,8 @@ def solve_inputs(inputs: Inputs, solver: str = "auto", scenario: Optional[str] =
 
     break_even = (_break_even(pairs, lp, full_lp, share, result, solver, in_lp)
                   if review and result.slack is None and len(lp.var_w) else {})
-    workloads = _workload_plans(inputs, pairs, lp, share, break_even)
+    rejected = _rejections(pairs, reuse=None if changed is None else (basis.rejected_at, basis.rejected, changed))
+    workloads = _workload_plans(inputs, pairs, lp, share, break_even, rejected.per_workload)
     for w in alone:
         diagnosis.append(f"workload '{pairs.workloads.ids[w]}': {workloads[w].diagnosis.summary}")
     feasible = result.slack is None and len(alone) == 0
@@ -535,7 +590,9 @@ def solve_inputs(inputs: Inputs, solver: str = "auto", scenario: Optional[str] =
                                              price_input=o.price.input, price_output=o.price.output,
                                              gateway=dict(o.gateway))
                           for o in catalog.offerings if o.id in named}
-    return plan
+    rejected_at = np.full(pairs.shape, -1)
+    rejected_at[rejected.w, rejected.o] = np.arange(len(rejected.w))
+    return plan, Basis(plan, inputs, pairs, cand, rejected_at, rejected.records)
 
 
 def routed_pairs(plan: Plan, pairs: Pairs) -> np.ndarray:
@@ -559,13 +616,12 @@ def routed_pairs(plan: Plan, pairs: Pairs) -> np.ndarray:
 
 
 def _workload_plans(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray,
-                    break_even: dict[int, list]) -> list[WorkloadPlan]:
+                    break_even: dict[int, list], rejected: list[list[Rejection]]) -> list[WorkloadPlan]:
     """Every workload's part of the plan, assembled as plain data and validated in one call."""
     from pydantic import TypeAdapter
 
     wa, opts = pairs.workloads, pairs.options
     ws = inputs.workloads
-    rejected = _rejections(pairs)
     used = np.flatnonzero(share > 0)
     u_w, u_o, u_s = lp.var_w[used], lp.var_o[used], share[used]
     u_tasks = u_s * wa.tasks[u_w]
@@ -666,9 +722,13 @@ def _break_even_by_resolving(pairs: Pairs, lp: LinearProgram, share: np.ndarray,
     return out
 
 
-def _rejections(pairs: Pairs, limit: int = 10) -> list[list[dict]]:
+def _rejections(pairs: Pairs, limit: int = 10,
+                reuse: Optional[tuple[np.ndarray, list[Rejection], np.ndarray]] = None) -> _Rejections:
     """Per workload, up to `limit` ineligible options, cheapest first (then faster, then catalog order),
-    each with its reasons."""
+    each with its reasons. reuse: (rejected_at, records, changed) of a Basis with the same workloads and
+    options: a pair whose option has not changed keeps its record there."""
+    from pydantic import TypeAdapter
+
     W, O = pairs.shape
     cost = np.where(pairs.eligible, np.inf, pairs.cost_per_task)
     if O > limit:  # only options up to each row's limit-th cheapest cost can make its list
@@ -680,16 +740,23 @@ def _rejections(pairs: Pairs, limit: int = 10) -> list[list[dict]]:
     rw, ro = rw[order], ro[order]
     keep = np.arange(len(rw)) - np.searchsorted(rw, rw) < limit
     rw, ro = rw[keep], ro[keep]
-    reasons = pairs.reasons_many(rw, ro)
+    known = np.full(len(rw), -1) if reuse is None else np.where(reuse[2][ro], -1, reuse[0][rw, ro])
+    new = np.flatnonzero(known < 0)
+    nw, no = rw[new], ro[new]
     ids, modes = pairs.options.offering_id, pairs.options.mode
-    cap = pairs.capability[rw, ro]
+    cap = pairs.capability[nw, no]
     cap = np.where(np.isnan(cap), None, cap).tolist()  # floats, None where there is no score
-    out: list[list[dict]] = [[] for _ in range(W)]
-    for w, o, why, cpt, lat, c in zip(rw.tolist(), ro.tolist(), reasons, pairs.cost_per_task[rw, ro].tolist(),
-                                       pairs.latency_s[rw, ro].tolist(), cap):
-        out[w].append({"offering": ids[o], "mode": modes[o], "reasons": why, "cost_per_task": cpt, "latency_s": lat,
-                       "capability": c})
-    return out
+    made = TypeAdapter(list[Rejection]).validate_python([
+        {"offering": ids[o], "mode": modes[o], "reasons": why, "cost_per_task": cpt, "latency_s": lat, "capability": c}
+        for o, why, cpt, lat, c in zip(no.tolist(), pairs.reasons_many(nw, no), pairs.cost_per_task[nw, no].tolist(),
+                                       pairs.latency_s[nw, no].tolist(), cap)])
+    records: list = [None] * len(rw) if reuse is None else [reuse[1][i] if i >= 0 else None for i in known.tolist()]
+    for i, r in zip(new.tolist(), made):
+        records[i] = r
+    out: list[list[Rejection]] = [[] for _ in range(W)]
+    for w, r in zip(rw.tolist(), records):
+        out[w].append(r)
+    return _Rejections(out, rw, ro, records)
 
 
 def _near(pairs: Pairs, w: int, o: int) -> NearMiss:

@@ -239,15 +239,25 @@ def _routing(w) -> list[str]:
             for a in sorted(w.allocations, key=lambda a: (-a.share, a.offering, a.mode))]
 
 
+_LAST_ROUTINGS: list = [None, {}]  # (plan, routing by workload id): a batch compares every scenario with one base
+
+
+def _routings(plan: Plan) -> dict[str, list[str]]:
+    if _LAST_ROUTINGS[0] is not plan:
+        _LAST_ROUTINGS[:] = [plan, {w.id: _routing(w) for w in plan.workloads}]
+    return _LAST_ROUTINGS[1]
+
+
 def compare_plans(old: Plan, new: Plan, label_before: str = "before", label_after: str = "after") -> Comparison:
     """Cost change in total, by workload and vendor; routing changes; bindings; price and speed changes."""
     old_w = {w.id: w for w in old.workloads}
     new_w = {w.id: w for w in new.workloads}
+    old_routing = _routings(old)
     ids = [w.id for w in old.workloads] + [w.id for w in new.workloads if w.id not in old_w]
     workloads = []
     for i in ids:
         a, b = old_w.get(i), new_w.get(i)
-        ra, rb = (_routing(a) if a else []), (_routing(b) if b else [])
+        ra, rb = (old_routing[i] if a else []), (_routing(b) if b else [])
         workloads.append(WorkloadChange(
             id=i, status_before=a.status if a else None, status_after=b.status if b else None,
             cost_before=a.cost if a else None, cost_after=b.cost if b else None,

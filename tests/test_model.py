@@ -1,5 +1,6 @@
 """SPEC section 4: one hand-computed case per constraint family, plus ties, duals and diagnosis."""
 
+import dataclasses
 import json
 
 import pytest
@@ -288,14 +289,44 @@ def test_a_solve_started_from_another_plan_gives_the_plan_a_cold_solve_gives(mon
     ws = workloads_of(workload("chat", tasks=2e6, latency={"budget_s": 10.0, "within_budget_share": 0.5}),
                       workload("agent", tasks=3e5, turns=4), workload("batch", tasks=1e5),
                       policy={"vendor_share": {"b": 0.4}})
-    base = S.solve_inputs(make_inputs(ws, cat), "highs")
+    base_inputs = make_inputs(ws, cat)
+    basis = S.solve_basis(base_inputs, "highs")
     cat["offerings"][2]["price"] = {"input": 0.5, "output": 1.0}  # vendor b cuts prices
-    inputs = make_inputs(ws, cat)
-    warm = S.solve_inputs(inputs, "highs", start=base)
-    assert sifted and sifted[-1] is not None  # the sifted solve ran and settled
+    inputs = dataclasses.replace(base_inputs, catalog=make_inputs(ws, cat).catalog)  # the same workloads
     cold = S.solve_inputs(inputs, "highs")
-    assert _plan_bytes(warm) == _plan_bytes(cold)
+    repriced = []
+    real_repriced = S.repriced_pairs
+    monkeypatch.setattr(S, "repriced_pairs", lambda *a: repriced.append(a[-1]) or real_repriced(*a))
+    for start in (basis.plan, basis):  # from the routing alone, and reusing the unchanged options' figures
+        warm = S.solve_inputs(inputs, "highs", start=start)
+        assert sifted and sifted[-1] is not None  # the sifted solve ran and settled
+        assert _plan_bytes(warm) == _plan_bytes(cold)
+    assert [list(c) for c in repriced] == [[False, False, True, False]]  # only b1 recomputed
     assert {b.constraint.split(":")[0] for b in warm.binding} >= {"vendor_share", "tokens_per_minute"}
+
+
+def test_a_basis_is_reused_only_for_the_same_workloads_and_offerings():
+    """A scenario that edits the workloads, or adds, removes or reorders offerings, is solved from
+    its own pair table (the basis's routing still starts the solver): the plan is the cold one's."""
+    from planner import solve as S
+    from conftest import make_inputs
+
+    cat = catalog_of(offering("a1", vendor="a", price_in=1, price_out=2, tps=80),
+                     offering("b1", vendor="b", price_in=1.5, price_out=2.5, tps=60),
+                     offering("b2", vendor="b", price_in=4, price_out=4, tps=1000))
+    ws = workloads_of(workload("chat", tasks=2e6, latency={"budget_s": 10.0}), workload("batch", tasks=1e5),
+                      policy={"vendor_share": {"b": 0.6}})
+    base_inputs = make_inputs(ws, cat)
+    basis = S.solve_basis(base_inputs, "highs")
+    other_ws = workloads_of(workload("chat", tasks=3e6, latency={"budget_s": 10.0}), workload("batch", tasks=1e5),
+                            policy={"vendor_share": {"b": 0.6}})
+    variants = [make_inputs(other_ws, cat),  # other workloads
+                dataclasses.replace(base_inputs, catalog=make_inputs(ws, catalog_of(*cat["offerings"][::-1])).catalog),
+                dataclasses.replace(base_inputs, catalog=make_inputs(ws, catalog_of(*cat["offerings"][:2])).catalog),
+                dataclasses.replace(base_inputs, catalog=make_inputs(ws, catalog_of(
+                    *cat["offerings"][:2], {**cat["offerings"][2], "vendor": "a"})).catalog)]
+    for inputs in variants:
+        assert _plan_bytes(S.solve_inputs(inputs, "highs", start=basis)) == _plan_bytes(S.solve_inputs(inputs, "highs"))
 
 
 def test_a_start_with_no_feasible_restriction_falls_back_to_the_whole_lp():

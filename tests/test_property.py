@@ -209,29 +209,44 @@ def test_frontier_pruning_keeps_every_point(portfolio, one_workload):
 
 @settings(max_examples=EXPLORE or 150, derandomize=not EXPLORE, deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
-@given(portfolios(), st.integers(0, len(VENDORS) - 1), st.sampled_from([0.25, 0.8, 1.5, 4.0]), st.booleans())
-def test_a_scenario_started_from_the_base_plan_matches_a_cold_solve(portfolio, vendor, factor, twin):
-    """What-if scenarios are solved by sifting from the base plan's routing: the optimum, the
-    tie-break's latency and the checker's verdict are those of a solve from scratch."""
+@given(portfolios(), st.integers(0, len(VENDORS) - 1), st.sampled_from([0.25, 0.8, 1.5, 4.0]), st.booleans(),
+       st.sampled_from([1.0, 0.3, 3.0]))
+def test_a_scenario_started_from_the_base_plan_matches_a_cold_solve(portfolio, vendor, factor, twin, speed):
+    """What-if scenarios are solved by sifting from the base plan's routing, reusing the base's
+    figures for the options the scenario leaves alone: the optimum, the tie-break's latency and the
+    checker's verdict are those of a solve from scratch, and reusing changes nothing in the plan."""
+    import dataclasses
+
     from planner import solve as S
 
     ws, cat = portfolio
     cat = with_fallback(cat)
     if twin:  # equal in cost and latency to the first offering, more capable: the twin rule decides
         cat["offerings"].append({**json.loads(json.dumps(cat["offerings"][0])), "id": "twin", "capability": 100.0})
-    base = S.solve_inputs(make_inputs(ws, cat), "highs")
-    for off in cat["offerings"]:
-        if off["vendor"] == VENDORS[vendor]:
-            off["price"] = {k: v * factor for k, v in off["price"].items()}
-    inputs = make_inputs(ws, cat)
+    base_inputs = make_inputs(ws, cat)
+    basis = S.solve_basis(base_inputs, "highs")
+    hit = [off for off in cat["offerings"] if off["vendor"] == VENDORS[vendor]]
+    for off in hit:
+        off["price"] = {k: v * factor for k, v in off["price"].items()}
+    if hit:  # and one offering slower or faster: options become eligible or not
+        hit[0]["speed"] = {**hit[0]["speed"], "output_tps": hit[0]["speed"]["output_tps"] * speed}
+    inputs = dataclasses.replace(base_inputs, catalog=make_inputs(ws, cat).catalog)
     ran = []
     sift = S._run_highs_sifted
     S._run_highs_sifted = lambda lp, start: ran.append(sift(lp, start)) or ran[-1]
     try:
-        warm = S.solve_inputs(inputs, "highs", start=base)
+        warm = S.solve_inputs(inputs, "highs", start=basis)
     finally:
         S._run_highs_sifted = sift
     event("sifted" if ran and ran[-1] is not None else "solved whole" if ran else "not an LP for sifting")
+    routed_only = S.solve_inputs(inputs, "highs", start=basis.plan)
+
+    def text(plan):
+        data = json.loads(plan.to_json())
+        data["solver"]["seconds"] = 0
+        return data
+
+    assert text(warm) == text(routed_only)
     cold = S.solve_inputs(inputs, "highs")
     assert warm.status == cold.status
     if cold.status != "optimal":
