@@ -313,6 +313,12 @@ def workload_starts(var_w: np.ndarray) -> np.ndarray:
     return np.r_[0, np.flatnonzero(np.diff(var_w)) + 1]
 
 
+def dot(a: np.ndarray, b: np.ndarray) -> float:
+    """sum(a x b) by numpy's own summation: np.dot hands long vectors to BLAS, whose result depends on
+    the machine (its kernels and thread count, so plans would too) and whose threads spin on after."""
+    return float(np.sum(np.multiply(a, b)))
+
+
 def per_workload(reduce: np.ufunc, values: np.ndarray, var_w: np.ndarray) -> np.ndarray:
     """reduce (np.minimum, np.maximum) over each workload's columns, given back per column."""
     starts = workload_starts(var_w)

@@ -323,9 +323,11 @@ def repriced_pairs(base: Pairs, ws: WorkloadSet, catalog: Catalog, opts: Options
     for f in fields(Pairs):
         value = getattr(base, f.name)
         if isinstance(value, np.ndarray) and value.shape == base.shape:
-            value = value.copy()
-            value[:, cols] = getattr(sub, f.name)
-            grid[f.name] = value
+            fresh = getattr(sub, f.name)
+            if not np.array_equal(value[:, cols], fresh, equal_nan=value.dtype.kind == "f"):
+                value = value.copy()
+                value[:, cols] = fresh
+            grid[f.name] = value  # unchanged: shared with base (no one writes into a pair table)
     return Pairs(base.workloads, opts, **grid, vendor_why={**base.vendor_why, **sub.vendor_why},
                  region_need=base.region_need)
 

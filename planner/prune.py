@@ -70,7 +70,9 @@ def candidates(ws: WorkloadSet, catalog: Catalog, pairs: Pairs,
     span = float(np.max(np.abs(pairs.cost_per_task[w_idx, o_idx]))) * 4 + 1.0  # bands (_bracketed_sequential)
     if reuse is not None:
         before, eligible_before, changed = reuse
-        touched = np.isin(group, group_of(*np.nonzero((pairs.eligible | eligible_before) & changed[None, :])))
+        marked = np.zeros(len(wa.ids) * n_v, dtype=bool)
+        marked[group_of(*np.nonzero((pairs.eligible | eligible_before) & changed[None, :]))] = True
+        touched = marked[group]
         keep = before & pairs.eligible  # untouched groups: the same pairs, the same decisions
         keep[w_idx[touched], o_idx[touched]] = True
         w_idx, o_idx, group = w_idx[touched], o_idx[touched], group[touched]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import LinearProgram
+from .model import LinearProgram, dot
 
 
 @contextlib.contextmanager
@@ -165,4 +165,4 @@ class Resolver:
             return Point(False, np.zeros(self.n), float("nan"))
         x = np.array(self.h.getSolution().col_value[: self.n])
         share = clean_shares(self.lp, x)
-        return Point(True, share, float(np.dot(self.lp.spend, share)))
+        return Point(True, share, dot(self.lp.spend, share))

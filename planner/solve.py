@@ -11,7 +11,7 @@ import numpy as np
 
 from .errors import InputError, PlannerError
 from .load import Inputs
-from .model import LinearProgram, Row, build_problem, per_workload, vendor_caps
+from .model import LinearProgram, Row, build_problem, dot, per_workload, vendor_caps
 from .pairs import Pairs, build_options, build_pairs, changed_options, fmt_s, repriced_pairs
 from .plan import (Binding, BreakEven, Diagnosis, NearMiss, OfferingInfo, OfferingUse, Plan, Rejection, Relaxation,
                    SolverInfo, VendorSpend, WorkloadPlan)
@@ -113,7 +113,7 @@ def run_lp(lp: LinearProgram, solver: str, *, upper: Optional[np.ndarray] = None
     if not first.ok:
         return first
     chosen = _fix_choice(lp, run, first, upper, lower)
-    cap = float(np.dot(lp.cost, chosen.share))
+    cap = dot(lp.cost, chosen.share)
     second = run(lp, upper=upper, lower=lower, integer=True, elastic=False,
                  latency_cap=cap * (1 + TIE_COST_TOL) + 1e-12)
     if second.ok:
@@ -407,7 +407,7 @@ def _better_or_same(lp: LinearProgram, first: np.ndarray, second: np.ndarray) ->
     a, b = clean_shares(lp, first.copy()), clean_shares(lp, second.copy())
     if np.array_equal(a, b):  # the pass confirmed the first plan
         return first
-    cost_a, cost_b = float(np.dot(lp.spend, a)), float(np.dot(lp.spend, b))
+    cost_a, cost_b = dot(lp.spend, a), dot(lp.spend, b)
     if cost_b <= cost_a * (1 + TIE_COST_TOL) + 1e-12 and len(check_rows(lp, b)) <= len(check_rows(lp, a)):
         return second
     return first
@@ -416,7 +416,7 @@ def _better_or_same(lp: LinearProgram, first: np.ndarray, second: np.ndarray) ->
 def _cost_cap(lp: LinearProgram, share: np.ndarray) -> float:
     """The tie-break pass's ceiling on the scaled cost: the first pass's, to 1e-9. On the optimal face
     it is implied; it guards against a solver's inexact duals (CBC writes 8 digits)."""
-    best = float(np.dot(lp.cost, share))
+    best = dot(lp.cost, share)
     return best + 1e-9 * abs(best) + 1e-12
 
 
@@ -541,7 +541,7 @@ def _solve(inputs: Inputs, solver: str = "auto", scenario: Optional[str] = None,
         raise PlannerError("the solver's answer violates constraints (" + "; ".join(violations[:3]) + ")"
                            + (f"; costs per task span {spread:.0f} orders of magnitude, more than the solver's "
                               "tolerances carry: check the inputs for a typo" if spread > 9 else ""))
-    total = float(np.dot(lp.spend, share))
+    total = dot(lp.spend, share)
     if result.slack is not None:
         relaxation = _relaxations(lp, share, result.slack, total)
         diagnosis += [r.meaning for r in relaxation]
@@ -629,11 +629,11 @@ def _workload_plans(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.n
     u_lat = pairs.latency_s[u_w, u_o]
     u_cap = pairs.capability[u_w, u_o]
     u_within = pairs.within_budget[u_w, u_o]
-    u_starts = np.searchsorted(u_w, np.arange(len(wa.ids) + 1))
-    main = np.full(len(wa.ids), -1)  # the option carrying the largest share, per workload
-    for w in np.unique(u_w):
-        lo, hi = u_starts[w], u_starts[w + 1]
-        main[w] = u_o[lo + int(np.argmax(u_s[lo:hi]))]
+    main = np.full(len(wa.ids), -1)  # the option carrying the largest share (the first of equals), per workload
+    if len(u_w):
+        top = np.lexsort((np.arange(len(u_w)), -u_s, u_w))
+        firsts = top[np.r_[True, u_w[top][1:] != u_w[top][:-1]]]
+        main[u_w[firsts]] = u_o[firsts]
     curves = insight.compounding_many(pairs, main)
     n_w = len(wa.ids)
     lat_mean = np.bincount(u_w, u_s * u_lat, minlength=n_w).tolist()
@@ -684,7 +684,7 @@ def _break_even(pairs: Pairs, lp: LinearProgram, full_lp, share: np.ndarray, res
         duals = {lp.rows[i].name: y for i, y in result.pi.items()}
         lp_w = np.array([w for w in in_lp if w not in integer_w], dtype=int)
         out.update(insight.break_even(pairs, lp, full_lp(), share, duals, lp_w))
-    total = float(np.dot(lp.spend, share))
+    total = dot(lp.spend, share)
     for w, cols, _ in lp.max_options:
         out[w] = _break_even_by_resolving(pairs, lp, share, solver, w, cols, total)
     return out
@@ -707,14 +707,14 @@ def _break_even_by_resolving(pairs: Pairs, lp: LinearProgram, share: np.ndarray,
             upper = np.ones(len(share))
             upper[j] = 0.0
             other = run_lp(lp, solver, upper=upper)
-            change = (float(np.dot(lp.spend, clean_shares(lp, other.share))) - total) / (
+            change = (dot(lp.spend, clean_shares(lp, other.share)) - total) / (
                 wa.tasks[w] * share[j] * cpt) if other.ok and cpt > 0 else None
         else:
             bounds[j] = 1.0
             forced = run_lp(lp, solver, lower=bounds)
             change = None
             if forced.ok and cpt > 0:
-                change = -(float(np.dot(lp.spend, clean_shares(lp, forced.share))) - total) / (wa.tasks[w] * cpt)
+                change = -(dot(lp.spend, clean_shares(lp, forced.share)) - total) / (wa.tasks[w] * cpt)
                 change = None if change <= -1 else min(0.0, change)
         out.append(BreakEven(offering=opts.offering_id[o], mode=opts.mode[o], used=bool(share[j] > 0),
                              cost_per_task=cpt, break_even_cost_per_task=None if change is None else cpt * (1 + change),
