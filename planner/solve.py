@@ -51,6 +51,7 @@ class Basis:
     candidates: np.ndarray  # W x O bool, pruning's answer
     rejected_at: np.ndarray  # W x O int: where in `rejected` the pair's rejection record is, -1 if none
     rejected: list[Rejection]
+    routed: np.ndarray  # W x O bool: the pairs the plan allocates
 
 
 @dataclass
@@ -255,23 +256,31 @@ def _run_highs_sifted(lp: LinearProgram, start: np.ndarray) -> Optional[SolveRes
     n = len(lp.var_w)
     keep = start | _cheapest_columns(lp)  # every workload has a column
     row_of, cols, coefs = lp.matrix
+    cost = lp.cost
     optimal = highspy.HighsModelStatus.kOptimal
     started = time.perf_counter()
+    idx = np.flatnonzero(keep)  # the model's columns, in the model's order
+    h, _ = highs_model(lp.restrict(idx), integer=False)
+    h.changeColsCost(len(idx), np.arange(len(idx), dtype=np.int32), cost[idx])
+    # later rounds add a few columns to this model: the simplex goes on from where it stopped
     for _ in range(SIFT_ROUNDS):
-        idx = np.flatnonzero(keep)
-        sub = lp.restrict(idx)
-        h, _ = highs_model(sub, integer=False)
-        h.changeColsCost(len(idx), np.arange(len(idx), dtype=np.int32), sub.cost)
         run_settled(h)
         sol = h.getSolution()
         if h.getModelStatus() != optimal or not sol.dual_valid:
             return None
         y = np.array(sol.row_dual[:len(lp.rows)])
-        dj = lp.cost - np.bincount(cols, coefs * y[row_of], minlength=n)
+        dj = cost - np.bincount(cols, coefs * y[row_of], minlength=n)
         entering = ~keep & (dj < -TIED_DJ)
         if not entering.any():
             break
         keep |= entering
+        new = np.flatnonzero(entering)
+        at = np.flatnonzero(entering[cols])  # their entries, column by column
+        at = at[np.argsort(cols[at], kind="stable")]
+        starts = np.searchsorted(cols[at], new).astype(np.int32)
+        h.addCols(len(new), cost[new], np.zeros(len(new)), np.ones(len(new)), len(at), starts,
+                  row_of[at].astype(np.int32), coefs[at])
+        idx = np.r_[idx, new]
     else:
         return None
     share = np.zeros(n)
@@ -522,7 +531,11 @@ def _solve(inputs: Inputs, solver: str = "auto", scenario: Optional[str] = None,
     relaxation: list[Relaxation] = []
     diagnosis: list[str] = []
     if len(lp.var_w):
-        warm = None if start is None else routed_pairs(basis.plan if basis else start, pairs)[lp.var_w, lp.var_o]
+        if start is None:
+            warm = None
+        else:
+            routed = basis.routed if changed is not None else routed_pairs(basis.plan if basis else start, pairs)
+            warm = routed[lp.var_w, lp.var_o]
         result = run_lp(lp, solver, start=warm)
         if not result.ok:
             result = run_lp(lp, solver, elastic=True)
@@ -592,7 +605,9 @@ def _solve(inputs: Inputs, solver: str = "auto", scenario: Optional[str] = None,
                           for o in catalog.offerings if o.id in named}
     rejected_at = np.full(pairs.shape, -1)
     rejected_at[rejected.w, rejected.o] = np.arange(len(rejected.w))
-    return plan, Basis(plan, inputs, pairs, cand, rejected_at, rejected.records)
+    routed = np.zeros(pairs.shape, dtype=bool)
+    routed[lp.var_w[share > 0], lp.var_o[share > 0]] = True
+    return plan, Basis(plan, inputs, pairs, cand, rejected_at, rejected.records, routed)
 
 
 def routed_pairs(plan: Plan, pairs: Pairs) -> np.ndarray:
