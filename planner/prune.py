@@ -234,7 +234,7 @@ def _lexsort(keys: tuple, blocks=None) -> np.ndarray:
     """np.lexsort(keys) (stable; the last key is primary). With blocks (the starts of consecutive
     blocks that the primary key never crosses, plus the end: each workload's pairs), block by
     block, which is 2-3 times faster than one sort of every pair."""
-    if blocks is None:
+    if blocks is None or len(keys[0]) < 64 * len(blocks):
         return np.lexsort(keys)
     order = np.empty(len(keys[0]), dtype=np.int64)
     for a, b in zip(blocks[:-1], blocks[1:]):

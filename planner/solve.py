@@ -880,11 +880,10 @@ def _binding(lp: LinearProgram, share: np.ndarray, result: SolveResult, total: f
              period: str = "period") -> list[Binding]:
     out = []
     acts, _ = lp.activities(share)
-    for i, row in enumerate(lp.rows):
+    _, rhs = lp.senses
+    for i in np.flatnonzero(np.abs(acts - rhs) <= 1e-7 * np.maximum(1.0, np.abs(rhs))).tolist():
+        row = lp.rows[i]
         if row.family == "cover":
-            continue
-        act = float(acts[i])
-        if abs(act - row.rhs) > 1e-7 * max(1.0, abs(row.rhs)):
             continue
         pi = result.pi.get(i)
         shadow = None
