@@ -13,8 +13,9 @@ For each size it writes a catalog and a workloads file under benchmarks/out/ and
   arrays with scipy.sparse and solved once by scipy.optimize.linprog(method="highs"): the
   optimum must agree to 1e-6;
 - with --sweeps (default), on the first size: a 30-point frontier (portfolio and one workload)
-  and a 20-scenario what-if batch in process (one and two workers) against one solve in
-  process, and the `planner whatif` command with 20 scenario files against `planner solve`.
+  and a 20-scenario what-if batch in process (two workers and one), each against one solve of
+  the instance in process measured just before it (three rounds, the median ratio), and the
+  `planner whatif` command with 20 scenario files against `planner solve`.
 
 Instances: 10% of offerings have capacity limits, a fifth have two reasoning modes, one vendor
 has a spend cap, and budgets and floors are mixed so that about half of the pairs are eligible.
@@ -205,45 +206,57 @@ def scenario_files(n_vendors: int) -> list[Path]:
     return paths
 
 
-def sweeps(ws_path: Path, solve_seconds: float, solver: str) -> dict:
-    """A 30-point frontier (both sweeps) and a 20-scenario what-if batch, in this process and, for
-    the batch, as the `planner whatif` command beside the `planner solve` command."""
+ROUNDS = 3
+
+
+def _timed(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def sweeps(ws_path: Path, solver: str) -> dict:
+    """A 30-point frontier (both sweeps, portfolio and one workload) and a 20-scenario what-if batch
+    (two workers and one), each against one solve of the same instance in this process. The timings
+    of this machine drift by tens of percent within a minute, so each ratio is taken within a round
+    (one solve, then the sweeps, back to back), over ROUNDS rounds; the median round is reported.
+    Then the `planner whatif` command with 20 scenario files beside the `planner solve` command."""
     from planner.batch import solve_scenarios
     from planner.frontier import frontier
     from planner.load import load_inputs, load_scenario
-    from planner.solve import solve_basis
+    from planner.solve import solve_basis, solve_inputs
     from planner.whatif import apply_scenario
 
     inputs = load_inputs(ws_path)
-    t0 = time.perf_counter()
-    f = frontier(inputs, None, points=30)
-    t_frontier = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    one = frontier(inputs, inputs.workloads.workloads[0].id, points=30)
-    t_one = time.perf_counter() - t0
     files = scenario_files(len({o.vendor for o in inputs.catalog.offerings}))
-    base = solve_basis(inputs, solver)
     applied = [(sc, apply_scenario(inputs, sc, str(p))) for p in files for sc in [load_scenario(p)]]
-    t0 = time.perf_counter()
-    solve_scenarios(base, applied, solver, jobs=1)
-    t_serial = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    solve_scenarios(base, applied, solver)
-    t_batch = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "planner.cli", "solve", str(ws_path), "--out", str(OUT / "plans"),
-                    "--solver", solver], capture_output=True, check=True)
-    t_solve_cmd = time.perf_counter() - t0
+    basis = solve_basis(inputs, solver)  # the base of the batch, as `planner whatif` solves it first
+    wid = inputs.workloads.workloads[0].id
+    points = {}
+    for key, target in (("frontier", None), ("one", wid)):  # (also a first run, before the rounds)
+        f = frontier(inputs, target, points=30)
+        points[key] = len(f.latency) + len(f.capability)
+    rounds = []
+    for _ in range(ROUNDS):
+        r = {"solve": _timed(lambda: solve_inputs(inputs, solver))}
+        r["frontier"] = _timed(lambda: frontier(inputs, None, points=30))
+        r["one"] = _timed(lambda: frontier(inputs, wid, points=30))
+        r["batch20"] = _timed(lambda: solve_scenarios(basis, applied, solver))
+        r["batch_serial"] = _timed(lambda: solve_scenarios(basis, applied, solver, jobs=1))
+        rounds.append(r)
+    out: dict = {"rounds": rounds, **points}
+    for key in ("frontier", "one", "batch20", "batch_serial"):
+        ratios = sorted(r[key] / r["solve"] for r in rounds)
+        out[key + "_ratio"] = ratios[len(ratios) // 2]
+        out[key + "_ratios"] = ratios
+    t_solve_cmd = _timed(lambda: subprocess.run([sys.executable, "-m", "planner.cli", "solve", str(ws_path), "--out",
+                                                 str(OUT / "plans"), "--solver", solver], capture_output=True, check=True))
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "planner.cli", "whatif", str(ws_path), *map(str, files),
                            "--out", str(OUT / "whatif"), "--solver", solver], capture_output=True, text=True)
-    t_whatif_cmd = time.perf_counter() - t0
-    return {"frontier_points": len(f.latency) + len(f.capability), "frontier": t_frontier,
-            "frontier_ratio": t_frontier / solve_seconds, "one": t_one, "one_points": len(one.latency) + len(one.capability),
-            "one_ratio": t_one / solve_seconds, "batch_serial": t_serial, "batch20": t_batch,
-            "batch_ratio": t_batch / solve_seconds, "serial_ratio": t_serial / solve_seconds,
-            "solve_cmd": t_solve_cmd, "whatif_cmd": t_whatif_cmd, "whatif_exit": proc.returncode,
-            "cmd_ratio": t_whatif_cmd / t_solve_cmd}
+    out.update(solve_cmd=t_solve_cmd, whatif_cmd=time.perf_counter() - t0, whatif_exit=proc.returncode)
+    out["cmd_ratio"] = out["whatif_cmd"] / t_solve_cmd
+    return out
 
 
 def main() -> None:
@@ -274,17 +287,18 @@ def main() -> None:
         print(f"  ratio planner command / direct solve: {c['wall'] / d['solve']:.2f}; optimum agrees to 1e-6: {agree} "
               f"(planner {c['total_cost']:.6f}, scipy {d['total_cost']:.6f})")
         if k == 0 and not args.no_sweeps:
-            s = sweeps(ws_path, p["solve_and_plan"], args.solver)
-            print(f"  (one solve, in process, files already loaded: {p['solve_and_plan']:.3f} s)")
-            print(f"  30-point portfolio frontier ({s['frontier_points']} solves, both sweeps): {s['frontier']:.3f} s "
-                  f"= {s['frontier_ratio']:.2f} x one solve")
-            print(f"  30-point frontier of one workload ({s['one_points']} solves, both sweeps): {s['one']:.3f} s "
-                  f"= {s['one_ratio']:.2f} x one solve")
-            print(f"  20-scenario what-if batch in process: {s['batch20']:.3f} s = {s['batch_ratio']:.2f} x one solve "
-                  f"(one worker: {s['batch_serial']:.3f} s = {s['serial_ratio']:.2f} x)")
+            s = sweeps(ws_path, args.solver)
+            print(f"  sweeps against one solve in process, {ROUNDS} rounds (seconds: one solve / sweep):")
+            labels = {"frontier": f"30-point portfolio frontier ({s['frontier']} solves, both sweeps)",
+                      "one": f"30-point frontier of one workload ({s['one']} solves, both sweeps)",
+                      "batch20": "20-scenario what-if batch, two workers",
+                      "batch_serial": "20-scenario what-if batch, one worker"}
+            for key, label in labels.items():
+                times = ", ".join(f"{r['solve']:.3f} / {r[key]:.3f}" for r in s["rounds"])
+                print(f"    {label}: median {s[key + '_ratio']:.2f} x one solve "
+                      f"(rounds {', '.join(f'{x:.2f}' for x in s[key + '_ratios'])}; {times})")
             print(f"  commands: planner whatif with 20 scenario files {s['whatif_cmd']:.3f} s (exit {s['whatif_exit']}) "
                   f"against planner solve {s['solve_cmd']:.3f} s = {s['cmd_ratio']:.2f} x")
-
 
 if __name__ == "__main__":
     main()

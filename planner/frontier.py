@@ -20,7 +20,7 @@ from .load import Inputs
 from .model import build_problem
 from .pairs import Pairs, build_pairs
 from .prune import sweep_candidates
-from .resolve import Resolver
+from .resolve import Resolver, SiftedResolver
 
 
 @dataclass
@@ -83,7 +83,7 @@ def _sweep(inputs: Inputs, pairs: Pairs, targets: set[int], upper_for: Callable[
     in_lp = np.flatnonzero(cand.any(axis=1))
     lp = build_problem(inputs.workloads, inputs.catalog, pairs, in_lp, cand)
     missing = W - len(in_lp)
-    resolver = Resolver(lp)
+    resolver = Resolver(lp) if lp.integer else SiftedResolver(lp)
     target_in_lp = np.array(sorted(set(targets) & set(in_lp.tolist())), dtype=int)
     points = []
     previous = None

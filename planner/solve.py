@@ -251,7 +251,7 @@ def _run_highs_sifted(lp: LinearProgram, start: np.ndarray) -> Optional[SolveRes
     and about a thousand restricted columns replace tens of thousands."""
     import highspy
 
-    from .resolve import highs_model, run_settled
+    from .resolve import add_columns, highs_model, run_settled
 
     n = len(lp.var_w)
     keep = start | _cheapest_columns(lp)  # every workload has a column
@@ -275,11 +275,7 @@ def _run_highs_sifted(lp: LinearProgram, start: np.ndarray) -> Optional[SolveRes
             break
         keep |= entering
         new = np.flatnonzero(entering)
-        at = np.flatnonzero(entering[cols])  # their entries, column by column
-        at = at[np.argsort(cols[at], kind="stable")]
-        starts = np.searchsorted(cols[at], new).astype(np.int32)
-        h.addCols(len(new), cost[new], np.zeros(len(new)), np.ones(len(new)), len(at), starts,
-                  row_of[at].astype(np.int32), coefs[at])
+        add_columns(h, lp, new, cost[new], np.ones(len(new)))
         idx = np.r_[idx, new]
     else:
         return None
