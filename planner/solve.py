@@ -13,8 +13,8 @@ from .errors import InputError, PlannerError
 from .load import Inputs
 from .model import LinearProgram, Row, build_problem, dot, per_workload, vendor_caps
 from .pairs import Pairs, build_options, build_pairs, changed_options, fmt_s, repriced_pairs
-from .plan import (Binding, BreakEven, Diagnosis, NearMiss, OfferingInfo, OfferingUse, Plan, Rejection, Relaxation,
-                   SolverInfo, VendorSpend, WorkloadPlan)
+from .plan import (Allocation, Binding, BreakEven, Compounding, Diagnosis, LatencySummary, NearMiss, OfferingInfo,
+                   OfferingUse, Plan, Rejection, Relaxation, SolverInfo, VendorSpend, WorkloadPlan, trusted)
 from .plan import Inputs as PlanInputs
 from . import insight
 from .prune import candidates as prune_candidates
@@ -628,7 +628,7 @@ def routed_pairs(plan: Plan, pairs: Pairs) -> np.ndarray:
 
 def _workload_plans(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray,
                     break_even: dict[int, list], rejected: list[list[Rejection]]) -> list[WorkloadPlan]:
-    """Every workload's part of the plan, assembled as plain data and validated in one call."""
+    """Every workload's part of the plan, built from the arrays as typed records (plan.trusted)."""
     from pydantic import TypeAdapter
 
     wa, opts = pairs.workloads, pairs.options
@@ -654,36 +654,40 @@ def _workload_plans(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.n
     cap_mean = np.bincount(u_w, u_s * np.nan_to_num(u_cap), minlength=n_w)
     cap_mean = np.where(np.bincount(u_w, np.isnan(u_cap), minlength=n_w) > 0, None, cap_mean).tolist()
     lat_max = lat_max.tolist()
-    allocs_of: list[list[dict]] = [[] for _ in range(n_w)]
+    allocs_of: list[list[Allocation]] = [[] for _ in range(n_w)]
     for w, o, sh, tasks, cpt, lat, cap, inside in zip(
             u_w.tolist(), u_o.tolist(), u_s.tolist(), u_tasks.tolist(), u_cpt.tolist(), u_lat.tolist(),
             np.where(np.isnan(u_cap), None, u_cap).tolist(), u_within.tolist()):
-        allocs_of[w].append({
+        allocs_of[w].append(trusted(Allocation, {
             "offering": opts.offering_id[o], "mode": opts.mode[o], "share": sh, "tasks": tasks, "cost_per_task": cpt,
             "cost": tasks * cpt, "latency_s": lat, "capability": cap, "vendor": opts.vendor[o], "host": opts.host[o],
-            "tier": opts.tier[o], "model": opts.model[o], "within_budget": inside})
+            "tier": opts.tier[o], "model": opts.model[o], "within_budget": inside}))
     tasks_w, budget_w = wa.tasks.tolist(), np.where(np.isnan(wa.budget_s), None, wa.budget_s).tolist()
     eligible = pairs.eligible_count.tolist()
+    loose = [b for entries in break_even.values() for b in entries if not isinstance(b, BreakEven)]
+    made = iter(TypeAdapter(list[BreakEven]).validate_python(loose)) if loose else iter(())
+    break_even = {w: [b if isinstance(b, BreakEven) else next(made) for b in entries]
+                  for w, entries in break_even.items()}
     out = []
     for w, wl in enumerate(ws.workloads):
         allocs = allocs_of[w]
-        cost = float(sum(a["cost"] for a in allocs))
-        if allocs:
-            summary = {"cost_per_task": cost / tasks_w[w], "latency_s": {"mean": lat_mean[w], "max": lat_max[w]},
-                       "within_budget_share": within[w], "capability_mean": cap_mean[w]}
-        else:
-            summary = {"cost_per_task": None, "latency_s": None, "within_budget_share": None, "capability_mean": None}
-        out.append(dict(
-            id=wl.id, status="ok" if allocs else "infeasible", description=wl.description, tasks=tasks_w[w],
-            turns=wl.turns, budget_s=budget_w[w], threshold=wa.threshold[w],
-            metric=wa.metric[w], capability_min=wl.capability.min, cost=cost, **summary,
-            within_budget_share_required=float(wa.within_budget_share[w]),
-            peak_tasks_per_minute=float(wa.peak_tasks_per_minute[w]), peak_assumed=bool(wa.peak_assumed[w]),
-            eligible=eligible[w], allocations=allocs, rejected=rejected[w],
-            break_even=break_even.get(w, []), tool_latency_s=wl.tool_latency_s, streaming=wl.latency.streaming,
-            compounding=curves.get(w) if allocs else None,
-            diagnosis=None if eligible[w] else _nearest_misses(pairs, w)))
-    return TypeAdapter(list[WorkloadPlan]).validate_python(out)
+        cost = float(sum(a.cost for a in allocs))
+        curve = curves.get(w) if allocs else None
+        out.append(trusted(WorkloadPlan, {
+            "id": wl.id, "status": "ok" if allocs else "infeasible", "description": wl.description,
+            "tasks": tasks_w[w], "turns": wl.turns, "budget_s": budget_w[w], "threshold": wa.threshold[w],
+            "metric": wa.metric[w], "capability_min": wl.capability.min, "cost": cost,
+            "cost_per_task": cost / tasks_w[w] if allocs else None,
+            "latency_s": trusted(LatencySummary, {"mean": lat_mean[w], "max": lat_max[w]}) if allocs else None,
+            "within_budget_share": within[w] if allocs else None,
+            "within_budget_share_required": float(wa.within_budget_share[w]),
+            "capability_mean": cap_mean[w] if allocs else None,
+            "peak_tasks_per_minute": float(wa.peak_tasks_per_minute[w]), "peak_assumed": bool(wa.peak_assumed[w]),
+            "eligible": eligible[w], "allocations": allocs, "rejected": rejected[w],
+            "break_even": break_even.get(w, []), "tool_latency_s": wl.tool_latency_s,
+            "streaming": wl.latency.streaming, "compounding": None if curve is None else trusted(Compounding, curve),
+            "diagnosis": None if eligible[w] else _nearest_misses(pairs, w)}))
+    return out
 
 
 def _break_even(pairs: Pairs, lp: LinearProgram, full_lp, share: np.ndarray, result: SolveResult,

@@ -374,3 +374,20 @@ def test_a_relaxation_an_integer_pass_finds_a_hair_short_still_gets_its_cheapest
         assert plan.status == "infeasible"
         assert [r.constraint for r in plan.relaxation] == ["workload_vendor_share:w0:v0"], solver
         assert plan.total_cost == 0.0  # on o1, free, once the share is relaxed
+
+
+@pytest.mark.parametrize("name", ["support", "coding-agent", "real-support"])
+def test_a_shipped_example_plan_equals_its_validated_round_trip(name):
+    """Plan records are built without pydantic's validation (plan.trusted): each must be exactly what
+    validating the plan file gives back, field by field and type by type, break-even rows included."""
+    from pathlib import Path
+
+    from planner.load import load_inputs
+    from planner.plan import Plan
+    from planner.solve import solve_inputs
+
+    plan = solve_inputs(load_inputs(Path(__file__).parent.parent / "workloads" / f"{name}.yaml"))
+    assert any(w.break_even for w in plan.workloads) and any(w.compounding for w in plan.workloads)
+    read = Plan.model_validate_json(plan.to_json())
+    assert read == plan
+    assert read.to_json() == plan.to_json()

@@ -112,8 +112,11 @@ def with_fallback(cat, price=20.0):
 
 def agrees_with_reference(ws, cat, solver="cbc"):
     """The planner's status and optimum equal the independent solve's; the plan passes the checker."""
+    from planner.plan import Plan
+
     expected = reference_optimum(ws, cat)
     plan = solve_dicts(ws, cat, solver)
+    assert Plan.model_validate_json(plan.to_json()) == plan  # records built as trusted are what validation makes
     if expected is None:
         event("infeasible")
         assert plan.status == "infeasible"
