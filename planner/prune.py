@@ -52,30 +52,40 @@ def candidates(ws: WorkloadSet, catalog: Catalog, pairs: Pairs,
     only on the pairs of its group (its workload, or workload and vendor), so groups where no changed
     option is or was eligible keep those candidates."""
     keep = pairs.eligible.copy()
+    if not keep.any():
+        return keep
     free = free_options(catalog, pairs)
     present = sorted(set(pairs.options.vendor))
     capped = any(s < 1 for s in vendor_caps(ws, present).values())
     _, vendor_code = np.unique(np.array(pairs.options.vendor, dtype=object), return_inverse=True)
     wa = pairs.workloads
-    w_idx, o_idx = np.nonzero(pairs.eligible)
-    if len(w_idx) == 0:
-        return keep
     n_v = int(vendor_code.max()) + 1
     by_vendor = np.full(len(wa.ids), True) if capped else ~np.isnan(wa.max_vendor_share) & (wa.max_vendor_share < 1)
 
     def group_of(w, o):
         return w.astype(np.int64) * n_v + np.where(by_vendor[w], vendor_code[o], 0)
 
-    group = group_of(w_idx, o_idx)
-    span = float(np.max(np.abs(pairs.cost_per_task[w_idx, o_idx]))) * 4 + 1.0  # bands (_bracketed_sequential)
-    if reuse is not None:
+    span = float(np.max(np.abs(pairs.cost_per_task), where=pairs.eligible, initial=0.0)) * 4 + 1.0  # (bands)
+    if reuse is None:
+        w_idx, o_idx = np.nonzero(pairs.eligible)
+        group = group_of(w_idx, o_idx)
+    else:
         before, eligible_before, changed = reuse
+        cols = np.flatnonzero(changed)
+        tw, to = np.nonzero((pairs.eligible | eligible_before)[:, cols])
         marked = np.zeros(len(wa.ids) * n_v, dtype=bool)
-        marked[group_of(*np.nonzero((pairs.eligible | eligible_before) & changed[None, :]))] = True
+        marked[group_of(tw, cols[to])] = True
+        # a touched group lies in its workload's row, and among its vendor's options when grouped by vendor
+        rows = np.unique(tw)
+        near = np.isin(vendor_code, vendor_code[cols]) if by_vendor[rows].all() else np.ones(len(vendor_code), bool)
+        near_cols = np.flatnonzero(near)
+        sw, so = np.nonzero(pairs.eligible[np.ix_(rows, near_cols)])
+        w_idx, o_idx = rows[sw], near_cols[so]
+        group = group_of(w_idx, o_idx)
         touched = marked[group]
-        keep = before & pairs.eligible  # untouched groups: the same pairs, the same decisions
-        keep[w_idx[touched], o_idx[touched]] = True
         w_idx, o_idx, group = w_idx[touched], o_idx[touched], group[touched]
+        keep = before & pairs.eligible  # untouched groups: the same pairs, the same decisions
+        keep[w_idx, o_idx] = True
         if len(w_idx) == 0:
             return keep
     use_within = (wa.within_budget_share < 1) & ~np.isnan(wa.budget_s)

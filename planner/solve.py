@@ -751,7 +751,7 @@ def _rejections(pairs: Pairs, limit: int = 10,
         rw, ro = np.nonzero(~pairs.eligible & (cost <= nth[:, None]))
     else:
         rw, ro = np.nonzero(~pairs.eligible)
-    order = np.lexsort((ro, pairs.latency_s[rw, ro], cost[rw, ro], rw))  # cheapest, then faster, then catalog
+    order = np.lexsort((pairs.latency_s[rw, ro], cost[rw, ro], rw))  # cheapest, then faster, then catalog (stable)
     rw, ro = rw[order], ro[order]
     keep = np.arange(len(rw)) - np.searchsorted(rw, rw) < limit
     rw, ro = rw[keep], ro[keep]
@@ -765,12 +765,15 @@ def _rejections(pairs: Pairs, limit: int = 10,
         {"offering": ids[o], "mode": modes[o], "reasons": why, "cost_per_task": cpt, "latency_s": lat, "capability": c}
         for o, why, cpt, lat, c in zip(no.tolist(), pairs.reasons_many(nw, no), pairs.cost_per_task[nw, no].tolist(),
                                        pairs.latency_s[nw, no].tolist(), cap)])
-    records: list = [None] * len(rw) if reuse is None else [reuse[1][i] if i >= 0 else None for i in known.tolist()]
-    for i, r in zip(new.tolist(), made):
-        records[i] = r
-    out: list[list[Rejection]] = [[] for _ in range(W)]
-    for w, r in zip(rw.tolist(), records):
-        out[w].append(r)
+    if reuse is None or not reuse[1]:
+        records = made
+    else:
+        kept = reuse[1]
+        records = [kept[i] for i in np.maximum(known, 0).tolist()]  # (placeholders where new ones go)
+        for i, r in zip(new.tolist(), made):
+            records[i] = r
+    ends = np.searchsorted(rw, np.arange(W + 1)).tolist()  # rw is sorted: each workload's records are a run
+    out = [records[a:b] for a, b in zip(ends[:-1], ends[1:])]
     return _Rejections(out, rw, ro, records)
 
 

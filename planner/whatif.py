@@ -15,11 +15,11 @@ import typing
 from typing import Any, Optional
 
 import yaml
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel
 
 from .errors import InputError
 from .load import Inputs, _unwrap, check_workloads, validate
-from .plan import Plan
+from .plan import Plan, trusted
 from .schema import Catalog, CatalogEdit, Match, Offering, Policy, PolicyEdit, Scenario, Workload, WorkloadEdit, \
     WorkloadMatch, WorkloadSet
 
@@ -255,14 +255,14 @@ def compare_plans(old: Plan, new: Plan, label_before: str = "before", label_afte
     new_w = {w.id: w for w in new.workloads}
     old_routing = _routings(old)
     ids = [w.id for w in old.workloads] + [w.id for w in new.workloads if w.id not in old_w]
-    changes = []
+    workloads = []
     for i in ids:
         a, b = old_w.get(i), new_w.get(i)
         ra, rb = (old_routing[i] if a else []), (_routing(b) if b else [])
-        changes.append({"id": i, "status_before": a.status if a else None, "status_after": b.status if b else None,
-                        "cost_before": a.cost if a else None, "cost_after": b.cost if b else None,
-                        "routing_before": ra, "routing_after": rb, "changed": ra != rb})
-    workloads = TypeAdapter(list[WorkloadChange]).validate_python(changes)
+        workloads.append(trusted(WorkloadChange, {
+            "id": i, "status_before": a.status if a else None, "status_after": b.status if b else None,
+            "cost_before": a.cost if a else None, "cost_after": b.cost if b else None,
+            "routing_before": ra, "routing_after": rb, "changed": ra != rb}))
     va = {v.vendor: v.spend for v in old.vendors}
     vb = {v.vendor: v.spend for v in new.vendors}
     vendors = [Change(key=v, before=va.get(v, 0.0), after=vb.get(v, 0.0)) for v in sorted(set(va) | set(vb))]
