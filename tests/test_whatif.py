@@ -117,6 +117,10 @@ def test_compare_plans_reports_cost_routing_and_prices():
     assert chat.changed and chat.routing_before == ["a-std 100%"] and chat.routing_after == ["a-fast 100%"]
     assert {(c.id, c.field) for c in cmp.offering_changes} == {("a-fast", "price_input"), ("a-fast", "price_output")}
     assert type(cmp).model_validate_json(cmp.model_dump_json()) == cmp  # its rows are built as trusted records
+    import pickle
+
+    back = pickle.loads(pickle.dumps(cmp))  # as a batch worker sends it (rows as tuples)
+    assert back == cmp and back.model_dump_json() == cmp.model_dump_json()
 
 
 def test_whatif_cli_writes_one_plan_per_scenario_and_a_report(tmp_path):
