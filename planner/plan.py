@@ -28,12 +28,15 @@ def trusted(cls: type[BaseModel], values: dict[str, Any]) -> Any:
     order, already of its declared type (nested models as instances). What pydantic's model_construct
     does, without its per-field loop: a large plan has thousands of these, and validating them cost
     more than solving. Tests check that such plans equal their validated JSON round trip."""
-    obj = cls.__new__(cls)
-    object.__setattr__(obj, "__dict__", values)
-    object.__setattr__(obj, "__pydantic_fields_set__", set(values))
-    object.__setattr__(obj, "__pydantic_extra__", None)
-    object.__setattr__(obj, "__pydantic_private__", None)
+    obj = _new(cls)
+    _set(obj, "__dict__", values)
+    _set(obj, "__pydantic_fields_set__", set(values))
+    _set(obj, "__pydantic_extra__", None)
+    _set(obj, "__pydantic_private__", None)
     return obj
+
+
+_new, _set = object.__new__, object.__setattr__
 
 
 class Inputs(PlanModel):

@@ -668,21 +668,24 @@ def _workload_plans(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.n
     made = iter(TypeAdapter(list[BreakEven]).validate_python(loose)) if loose else iter(())
     break_even = {w: [b if isinstance(b, BreakEven) else next(made) for b in entries]
                   for w, entries in break_even.items()}
+    costs = np.bincount(u_w, u_tasks * u_cpt, minlength=n_w)  # (in allocation order, as a running sum would)
+    per_task = (costs / wa.tasks).tolist()
+    costs = costs.tolist()
+    required, peak = wa.within_budget_share.tolist(), wa.peak_tasks_per_minute.tolist()
+    assumed = wa.peak_assumed.tolist()
     out = []
     for w, wl in enumerate(ws.workloads):
         allocs = allocs_of[w]
-        cost = float(sum(a.cost for a in allocs))
         curve = curves.get(w) if allocs else None
         out.append(trusted(WorkloadPlan, {
             "id": wl.id, "status": "ok" if allocs else "infeasible", "description": wl.description,
             "tasks": tasks_w[w], "turns": wl.turns, "budget_s": budget_w[w], "threshold": wa.threshold[w],
-            "metric": wa.metric[w], "capability_min": wl.capability.min, "cost": cost,
-            "cost_per_task": cost / tasks_w[w] if allocs else None,
+            "metric": wa.metric[w], "capability_min": wl.capability.min, "cost": costs[w],
+            "cost_per_task": per_task[w] if allocs else None,
             "latency_s": trusted(LatencySummary, {"mean": lat_mean[w], "max": lat_max[w]}) if allocs else None,
-            "within_budget_share": within[w] if allocs else None,
-            "within_budget_share_required": float(wa.within_budget_share[w]),
+            "within_budget_share": within[w] if allocs else None, "within_budget_share_required": required[w],
             "capability_mean": cap_mean[w] if allocs else None,
-            "peak_tasks_per_minute": float(wa.peak_tasks_per_minute[w]), "peak_assumed": bool(wa.peak_assumed[w]),
+            "peak_tasks_per_minute": peak[w], "peak_assumed": assumed[w],
             "eligible": eligible[w], "allocations": allocs, "rejected": rejected[w],
             "break_even": break_even.get(w, []), "tool_latency_s": wl.tool_latency_s,
             "streaming": wl.latency.streaming, "compounding": None if curve is None else trusted(Compounding, curve),
