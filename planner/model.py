@@ -345,6 +345,6 @@ def _tie_break(pairs: Pairs, var_w: np.ndarray, var_o: np.ndarray) -> np.ndarray
         return np.zeros(0)
     lat = pairs.latency_s[var_w, var_o]
     tasks = pairs.workloads.tasks
-    share_of_tasks = tasks[var_w] / tasks[np.unique(var_w)].sum()
+    share_of_tasks = tasks[var_w] / tasks[var_w[workload_starts(var_w)]].sum()  # (var_w is sorted)
     worst = per_workload(np.maximum, lat, var_w)
     return TIE_BREAK * share_of_tasks * lat / np.where(worst > 0, worst, 1.0)

@@ -459,14 +459,15 @@ def clean_shares(lp: LinearProgram, share: np.ndarray) -> np.ndarray:
     return np.round(share, 12)
 
 
-def check_rows(lp: LinearProgram, share: np.ndarray, slack: Optional[np.ndarray] = None) -> list[str]:
+def check_rows(lp: LinearProgram, share: np.ndarray, slack: Optional[np.ndarray] = None,
+               activities: Optional[tuple[np.ndarray, np.ndarray]] = None) -> list[str]:
     """Every row the plan claims to meet, checked on the cleaned shares: a list of violations.
 
     The tolerance is relative to the row's gross activity (sum of |coefficient x share|), the size
     that rounding in the solver's answer scales with: a spend-share row whose terms cancel can
     carry terms a thousand times its limit when the optimum is far above the scaling bound."""
     bad = []
-    acts, grosses = lp.activities(share)
+    acts, grosses = lp.activities(share) if activities is None else activities
     if lp.rows:
         sense, rhs = lp.senses
         give = np.zeros(len(lp.rows)) if slack is None else np.asarray(slack, dtype=float)
@@ -540,11 +541,13 @@ def _solve(inputs: Inputs, solver: str = "auto", scenario: Optional[str] = None,
     else:
         result = SolveResult(True, "Optimal", np.zeros(0))
     share = clean_shares(lp, result.share)
-    violations = check_rows(lp, share, result.slack)
+    activities = lp.activities(share)
+    violations = check_rows(lp, share, result.slack, activities)
     if violations and solver != "highs":  # a second opinion before giving up
         retry = run_lp(lp, "highs", elastic=result.slack is not None)
         if retry.ok and not check_rows(lp, clean_shares(lp, retry.share), retry.slack):
             result, share, violations = retry, clean_shares(lp, retry.share), []
+            activities = lp.activities(share)
     if violations:
         spread = _spread(lp)
         raise PlannerError("the solver's answer violates constraints (" + "; ".join(violations[:3]) + ")"
@@ -584,7 +587,7 @@ def _solve(inputs: Inputs, solver: str = "auto", scenario: Optional[str] = None,
         workloads=workloads,
         offerings=_offering_uses(inputs, pairs, lp, share),
         vendors=_vendor_spend(inputs, pairs, lp, share),
-        binding=_binding(lp, share, result, total, catalog.currency, ws.period),
+        binding=_binding(lp, share, result, total, catalog.currency, ws.period, activities[0]),
         relaxation=relaxation,
         diagnosis=diagnosis,
         baselines=insight.baselines(inputs, pairs) if review else [],
@@ -883,9 +886,10 @@ MEANING = {
 
 
 def _binding(lp: LinearProgram, share: np.ndarray, result: SolveResult, total: float, currency: str = "USD",
-             period: str = "period") -> list[Binding]:
+             period: str = "period", acts: Optional[np.ndarray] = None) -> list[Binding]:
     out = []
-    acts, _ = lp.activities(share)
+    if acts is None:
+        acts, _ = lp.activities(share)
     _, rhs = lp.senses
     for i in np.flatnonzero(np.abs(acts - rhs) <= 1e-7 * np.maximum(1.0, np.abs(rhs))).tolist():
         row = lp.rows[i]
