@@ -4,8 +4,10 @@ solved side by side, one process per core.
 Each scenario's plan is independent of the others, so the work splits cleanly: the parent
 validates and applies every scenario (all input errors before any solve), solves the base,
 then (on Linux) forks workers that inherit the inputs and the base plan without copying them.
-A worker solves its scenario, compares it with the base, and hands back the plan file's text,
-the few figures the what-if report and table show, and the comparison. Results come back in the
+A worker solves its scenario, compares it with the base, and hands back the plan file's text
+(or, given the files' paths, leaves the text in a hidden file beside each: a few MB through the
+result pipe cost the parent a tenth of a second of CPU beside its workers, and its memory), the
+few figures the what-if report and table show, and the comparison. Results come back in the
 scenarios' order whatever the number of workers, so the output is the same byte for byte.
 """
 
@@ -15,12 +17,11 @@ import multiprocessing
 import os
 import sys
 from dataclasses import dataclass
-from typing import Callable, Optional
-
-from typing import TYPE_CHECKING, Union
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Optional, Union
 
 from .load import Inputs
-from .plan import Plan
+from .plan import Plan, discard, stage
 from .schema import Scenario
 from .whatif import Comparison, compare_plans
 
@@ -30,7 +31,8 @@ if TYPE_CHECKING:
 
 @dataclass
 class ScenarioOutcome:
-    """What a batch keeps of one scenario's plan: the plan file's text and the figures shown."""
+    """What a batch keeps of one scenario's plan: the plan file's text (or the hidden file that holds
+    it, `staged`, to be renamed to its path) and the figures shown."""
 
     scenario: Scenario
     plan_json: str
@@ -38,6 +40,7 @@ class ScenarioOutcome:
     total_cost: float
     diagnosis: list[str]
     comparison: Comparison
+    staged: Optional[str] = None
 
 
 @dataclass
@@ -46,6 +49,8 @@ class _Work:
     applied: list[tuple[Scenario, Inputs]]
     solver: str
     review: bool
+    paths: Optional[list[Path]] = None
+    tag: str = ""
 
 
 _WORK: Optional[_Work] = None  # set in the parent just before forking; workers inherit it
@@ -60,8 +65,16 @@ def _solve_one(i: int) -> ScenarioOutcome:
     plan = solve_inputs(inputs, work.solver, scenario=scenario.name, resilience=False, review=work.review,
                         start=work.base)
     base = work.base if isinstance(work.base, Plan) else work.base.plan
-    return ScenarioOutcome(scenario, plan.to_json(), plan.status, plan.total_cost, list(plan.diagnosis),
-                           compare_plans(base, plan, "base", scenario.name))
+    text, staged = plan.to_json(), None
+    if work.paths is not None:
+        staged, text = stage(work.paths[i], text, work.tag), ""
+    try:
+        return ScenarioOutcome(scenario, text, plan.status, plan.total_cost, list(plan.diagnosis),
+                               compare_plans(base, plan, "base", scenario.name), staged)
+    except BaseException:
+        if staged:
+            discard(staged)
+        raise
 
 
 def _can_fork() -> bool:
@@ -74,14 +87,18 @@ def default_jobs() -> int:
 
 
 def solve_scenarios(base: Union[Plan, "Basis"], applied: list[tuple[Scenario, Inputs]], solver: str,
-                    review: bool = False, jobs: Optional[int] = None,
-                    progress: Callable[[], None] = lambda: None) -> list[ScenarioOutcome]:
+                    review: bool = False, jobs: Optional[int] = None, progress: Callable[[], None] = lambda: None,
+                    paths: Optional[list[Path]] = None) -> list[ScenarioOutcome]:
     """Solve every applied scenario, each started from the base (a Basis from solve_basis: also reusing
     the figures its edits leave alone); with jobs > 1 (default: the cores this process may use) in
-    forked worker processes on Linux, else one after the other."""
+    forked worker processes on Linux, else one after the other.
+
+    paths (one per scenario): each plan file's text is left in a hidden file beside its path (the
+    outcome's `staged`) for the caller to rename into place; should the batch fail, none is left."""
     global _WORK
     jobs = min(default_jobs() if jobs is None else max(1, jobs), len(applied))
-    _WORK = _Work(base, applied, solver, review)
+    _WORK = _Work(base, applied, solver, review, paths, f"{os.getpid()}-{id(applied)}.")
+    tag = _WORK.tag
     try:
         if jobs <= 1 or not _can_fork():
             out = []
@@ -98,5 +115,10 @@ def solve_scenarios(base: Union[Plan, "Basis"], applied: list[tuple[Scenario, In
                 results[futures[future]] = future.result()  # a worker's error is raised here
                 progress()
         return [results[i] for i in range(len(applied))]
+    except BaseException:
+        for path in paths or ():  # the staged files of every scenario, finished or not
+            for leftover in Path(path).parent.glob(f".{Path(path).name}.{tag}*"):
+                discard(str(leftover))
+        raise
     finally:
         _WORK = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, Optional
@@ -277,18 +278,47 @@ def run_whatif(inputs: Inputs, scenario_files: list[Path], sets: list[str], with
     applied = [(sc, apply_scenario(inputs, sc, file)) for sc, file in scenarios]  # every error before any solve
     basis = solve_basis(inputs, solver)
     base = basis.plan
-    bar, step = _progress(len(applied), "scenarios")
-    with bar:
-        outcomes = solve_scenarios(basis, applied, solver, review=review, jobs=jobs, progress=step)
-    results = [(o.scenario, o, o.comparison) for o in outcomes]
     out = Path(out)
     stem = file_stem(base.name)
-    files: dict[Path, str] = {out / f"{stem}.{file_stem(o.scenario.name)}.plan.json": o.plan_json for o in outcomes}
+    paths = [out / f"{stem}.{file_stem(sc.name)}.plan.json" for sc, _ in applied]
     report = out / f"{stem}.whatif.html"
-    files[report] = render_whatif_report(base, results)
-    write_all(files)
+    made_out = not out.exists()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError.single(str(out), "--out", f"cannot be written: {exc.strerror or exc}") from None
+    outcomes: list = []
+    try:
+        bar, step = _progress(len(applied), "scenarios")
+        with bar:  # the workers leave each plan file beside its path; all are renamed into place at the end
+            outcomes = solve_scenarios(basis, applied, solver, review=review, jobs=jobs, progress=step, paths=paths)
+        results = [(o.scenario, o, o.comparison) for o in outcomes]
+        html = render_whatif_report(base, results)
+        for o, path in zip(outcomes, paths):
+            os.replace(o.staged, path)
+        write_all({report: html})
+    except OSError as exc:
+        _unstage(outcomes, out, made_out)
+        raise InputError.single(str(out), "--out", f"cannot be written: {exc.strerror or exc}") from None
+    except BaseException:
+        _unstage(outcomes, out, made_out)
+        raise
     _print_whatif(base, results, report)
     return 0 if all(o.status == "optimal" for o in outcomes) and base.status == "optimal" else 3
+
+
+def _unstage(outcomes: list, out: Path, made_out: bool) -> None:
+    """After a failed what-if run: no staged plan file left behind, nor the output folder it made."""
+    from .plan import discard
+
+    for o in outcomes:
+        if o.staged and os.path.exists(o.staged):
+            discard(o.staged)
+    if made_out:
+        try:
+            out.rmdir()  # only when empty
+        except OSError:
+            pass
 
 
 def _print_whatif(base: Plan, results, report: Path) -> None:

@@ -286,22 +286,37 @@ def read_plan(path: str | Path) -> Plan:
         raise InputError.single(str(path), loc, err["msg"]) from None
 
 
-def write_atomic(path: str | Path, content: str | bytes) -> None:
-    """Write to a temporary file beside the target, then rename: the old file or the whole new one."""
+def stage(path: str | Path, content: str | bytes, tag: str = "") -> str:
+    """Write content to a hidden temporary file beside `path` (with a new file's permissions) and
+    return its name; os.replace(it, path) then puts it in place at once."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = "wb" if isinstance(content, bytes) else "w"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{tag}", dir=path.parent)
     try:
         os.chmod(tmp, 0o666 & ~_umask())
         with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as fh:
             fh.write(content)
+    except BaseException:
+        discard(tmp)
+        raise
+    return tmp
+
+
+def discard(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
+
+
+def write_atomic(path: str | Path, content: str | bytes) -> None:
+    """Write to a temporary file beside the target, then rename: the old file or the whole new one."""
+    tmp = stage(path, content)
+    try:
         os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        discard(tmp)
         raise
 
 

@@ -162,6 +162,32 @@ def test_whatif_batch_is_the_same_on_one_or_two_workers(tmp_path):
             assert a.read_text() == b.read_text(), a.name
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_whatif_run_that_fails_midway_leaves_no_file_behind(tmp_path, monkeypatch, jobs):
+    """Workers leave each scenario's plan in a hidden file beside its path, renamed into place only
+    when the whole run has succeeded: a scenario failing after others finished leaves nothing, not
+    even the output folder the run made."""
+    import planner.batch as batch
+
+    real = batch.compare_plans
+
+    def fails_on_the_third(old, new, *args):
+        if new.inputs.scenario == "gpu-vendor-raises-prices":
+            raise RuntimeError("boom")
+        return real(old, new, *args)
+
+    monkeypatch.setattr(batch, "compare_plans", fails_on_the_third)  # forked workers inherit the patch
+    shipped = sorted(str(p) for p in (ROOT / "scenarios").glob("*.yaml"))
+    out = tmp_path / "made" / "by-the-run"
+    result = runner.invoke(app, ["whatif", str(SUPPORT), *shipped, "--jobs", jobs, "--out", str(out)])
+    assert result.exit_code == 1, result.output  # an internal error, reported as such
+    assert not out.exists()
+    existing = tmp_path / "existing"
+    existing.mkdir()
+    result = runner.invoke(app, ["whatif", str(SUPPORT), *shipped, "--jobs", jobs, "--out", str(existing)])
+    assert result.exit_code != 0 and list(existing.iterdir()) == []
+
+
 def test_whatif_plans_leave_out_review_figures_unless_full(tmp_path):
     sc = str(ROOT / "scenarios" / "fast-tier-half-price.yaml")
     lean = runner.invoke(app, ["whatif", str(SUPPORT), sc, "--out", str(tmp_path / "lean")])
