@@ -258,9 +258,10 @@ def task_latency(call_s, first_token_s, turns, tool_latency_s, streaming):
 
 
 def build_pairs(ws: WorkloadSet, catalog: Catalog, options: Optional[Options] = None,
-                workloads: Optional[WorkloadArrays] = None) -> Pairs:
-    """Compute every workload x option figure of SPEC section 3 at once (options and workloads: the
-    catalog's and ws's, when already at hand)."""
+                workloads: Optional[WorkloadArrays] = None,
+                vendor_rule: Optional[tuple[np.ndarray, dict]] = None) -> Pairs:
+    """Compute every workload x option figure of SPEC section 3 at once (options, workloads and the
+    vendor rule's verdicts: the catalog's and ws's, when already at hand)."""
     opts = build_options(catalog) if options is None else options
     wa = build_workloads(ws) if workloads is None else workloads
     col = lambda a: a[:, None]  # noqa: E731  (workload vectors as a column)
@@ -293,7 +294,7 @@ def build_pairs(ws: WorkloadSet, catalog: Catalog, options: Optional[Options] = 
         within_budget = np.isnan(col(wa.budget_s)) | (latency <= col(wa.budget_s))
     context_ok = (inp + reasoning + col(wa.output)) <= opts.context_window[None, :]
 
-    vendor_ok, vendor_why = _vendor_rule(ws, opts)
+    vendor_ok, vendor_why = _vendor_rule(ws, opts) if vendor_rule is None else vendor_rule
     region_ok, region_need = _region_rule(ws, opts)
     latency_ok = within_budget | col(wa.within_budget_share < 1)
     eligible = vendor_ok & region_ok & context_ok & capability_ok & latency_ok
@@ -315,10 +316,12 @@ def changed_options(before: Catalog, after: Catalog, opts: Options) -> Optional[
 def repriced_pairs(base: Pairs, ws: WorkloadSet, catalog: Catalog, opts: Options, changed: np.ndarray) -> Pairs:
     """The pairs of the same workloads with the options `changed` (bool per option) recomputed and the
     others taken from `base`: every figure of a pair depends only on its workload and its option, so
-    this equals build_pairs(ws, catalog) value for value."""
+    this equals build_pairs(ws, catalog) value for value. The catalogs list the same offerings with
+    the same vendors and modes (changed_options says so)."""
     cols = np.flatnonzero(changed)
     sub_opts = Options(**{f.name: _take(getattr(opts, f.name), cols) for f in fields(Options)})
-    sub = build_pairs(ws, catalog, sub_opts, base.workloads)
+    # the same offerings keep their vendors (changed_options), so the vendor rule's verdicts are the base's
+    sub = build_pairs(ws, catalog, sub_opts, base.workloads, (base.vendor_ok[:, cols], {}))
     grid = {}
     for f in fields(Pairs):
         value = getattr(base, f.name)
@@ -328,7 +331,7 @@ def repriced_pairs(base: Pairs, ws: WorkloadSet, catalog: Catalog, opts: Options
                 value = value.copy()
                 value[:, cols] = fresh
             grid[f.name] = value  # unchanged: shared with base (no one writes into a pair table)
-    return Pairs(base.workloads, opts, **grid, vendor_why={**base.vendor_why, **sub.vendor_why},
+    return Pairs(base.workloads, opts, **grid, vendor_why=base.vendor_why,
                  region_need=base.region_need)
 
 

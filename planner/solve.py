@@ -852,10 +852,12 @@ def _offering_uses(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.nd
 
 
 def _vendor_spend(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray) -> list[VendorSpend]:
-    totals: dict[str, float] = {}
-    for j in np.flatnonzero(share > 0):
-        v = pairs.options.vendor[lp.var_o[j]]
-        totals[v] = totals.get(v, 0.0) + float(lp.spend[j] * share[j])
+    used = np.flatnonzero(share > 0)
+    names, code = np.unique(np.array(pairs.options.vendor, dtype=object), return_inverse=True)
+    of_used = code[lp.var_o[used]]
+    sums = np.bincount(of_used, lp.spend[used] * share[used], minlength=len(names)).tolist()
+    present, first = np.unique(of_used, return_index=True)
+    totals = {names[c]: sums[c] for c in present[np.argsort(first)].tolist()}  # in order of first use
     grand = sum(totals.values())
     caps = vendor_caps(inputs.workloads, totals)
     out = [VendorSpend(vendor=v, spend=s, share=s / grand if grand > 0 else 0.0, cap=caps.get(v))
