@@ -270,11 +270,15 @@ def run_whatif(inputs: Inputs, scenario_files: list[Path], sets: list[str], with
     if not scenarios:
         raise InputError.single("whatif", "", "no scenario given: pass scenario files, --set PATH=VALUE or "
                                               "--without-vendor V")
-    seen: dict[str, str] = {}
+    seen: dict[str, tuple[str, str]] = {}  # plan file name -> (scenario name, file)
     for sc, file in scenarios:
-        if sc.name in seen:
-            raise InputError.single(file, "name", f"scenario name '{sc.name}' is also used by {seen[sc.name]}")
-        seen[sc.name] = file
+        other = seen.get(file_stem(sc.name))
+        if other is not None:
+            same = other[0] == sc.name
+            raise InputError.single(file, "name", f"scenario name '{sc.name}' is also used by {other[1]}" if same else
+                                    f"scenario name '{sc.name}' gives the same plan file name as '{other[0]}' "
+                                    f"({other[1]}): '/' and ':' become '_' in file names; rename one")
+        seen[file_stem(sc.name)] = (sc.name, file)
     applied = [(sc, apply_scenario(inputs, sc, file)) for sc, file in scenarios]  # every error before any solve
     basis = solve_basis(inputs, solver)
     base = basis.plan

@@ -304,3 +304,17 @@ def test_compare_cli(tmp_path):
     broken.write_text("{not json")
     bad = runner.invoke(app, ["compare", str(broken), str(a / "support.plan.json")])
     assert bad.exit_code == 2 and "not valid JSON" in bad.stderr
+
+
+def test_scenarios_whose_plan_files_would_share_a_name_are_an_input_error(tmp_path):
+    """'/' and ':' become '_' in file names: two scenario names that differ only there would write
+    the same plan file, so the run stops before any solve and says which."""
+    for name, other in (("cheap/gpu", "cheap_gpu"), ("same", "same")):
+        a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
+        for path, n in ((a, name), (b, other)):
+            path.write_text(f"name: '{n}'\ncatalog:\n  - match: {{vendor: cerebras}}\n    set: {{price.output: '*0.5'}}\n")
+        result = runner.invoke(app, ["whatif", str(SUPPORT), str(a), str(b), "--out", str(tmp_path / "o")])
+        assert result.exit_code == 2, result.output
+        assert f"scenario name '{other}'" in result.output and str(b) in result.output
+        assert ("same plan file name" in result.output) == (name != other)
+        assert not (tmp_path / "o").exists()
