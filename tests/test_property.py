@@ -297,3 +297,43 @@ def test_a_scenario_started_from_the_base_plan_matches_a_cold_solve(portfolio, v
 
     assert latency(warm) == pytest.approx(latency(cold), rel=1e-6, abs=1e-6)
     assert check_plan(json.loads(warm.to_json()), ws, cat) == []
+
+
+EDITS = {
+    "price": lambda off, f: off.update(price={k: v * f for k, v in off["price"].items()}),
+    "speed": lambda off, f: off["speed"].update(output_tps=off["speed"]["output_tps"] * f),
+    "capacity": lambda off, f: off.update(capacity={"tokens_per_minute": 2e4 * f}) if f != 1 else off.pop("capacity", None),
+    "capability": lambda off, f: off.update(capability=min(100.0, off["capability"] * f)),
+    "context": lambda off, f: off.update(context_window=int(4000 * f)),
+    "regions": lambda off, f: off.update(regions=["eu"] if f < 1 else ["us"]),
+}
+
+
+@settings(max_examples=EXPLORE or 120, derandomize=not EXPLORE, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(portfolios(), st.lists(st.tuples(st.sampled_from(sorted(EDITS)), st.integers(0, 7),
+                                        st.sampled_from([0.5, 1.0, 2.0])), min_size=1, max_size=3))
+def test_a_basis_reused_for_any_offering_edit_gives_the_plan_without_reuse(portfolio, edits):
+    """Whatever a scenario changes in some offerings (prices, speed, capacity, capability, context
+    window, regions), the plan solved reusing the base's tables for the others is the plan solved
+    from the scenario's own tables, byte for byte (both started from the base's routing)."""
+    import dataclasses
+
+    from planner import solve as S
+
+    ws, cat = portfolio
+    cat = with_fallback(cat)
+    base_inputs = make_inputs(ws, cat)
+    basis = S.solve_basis(base_inputs, "highs")
+    for kind, i, factor in edits:
+        EDITS[kind](cat["offerings"][i % len(cat["offerings"])], factor)
+    inputs = dataclasses.replace(base_inputs, catalog=make_inputs(ws, cat).catalog)
+
+    def text(plan):
+        data = json.loads(plan.to_json())
+        data["solver"]["seconds"] = 0
+        return data
+
+    reused = S.solve_inputs(inputs, "highs", start=basis)
+    assert text(reused) == text(S.solve_inputs(inputs, "highs", start=basis.plan))
+    event(f"edits: {sorted({k for k, _, _ in edits})}; status {reused.status}")
