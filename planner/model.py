@@ -83,6 +83,11 @@ class LinearProgram:
         n = len(self.rows)
         return np.bincount(row_of, terms, minlength=n), np.bincount(row_of, np.abs(terms), minlength=n)
 
+    def reduced_costs(self, cost: np.ndarray, duals: np.ndarray) -> np.ndarray:
+        """cost - A'y for every column (y: a dual per row, the solver's sign): pricing for sifting."""
+        row_of, cols, coefs = self.matrix
+        return cost - np.bincount(cols, coefs * duals[row_of], minlength=len(self.var_w))
+
     def restrict(self, keep: np.ndarray, held: Iterable[int] = ()) -> "LinearProgram":
         """The same problem over the columns `keep` (ascending indices) only: the others are fixed at zero.
         Rows in `held` become equalities (held at their bound)."""

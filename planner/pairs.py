@@ -307,7 +307,7 @@ def changed_options(before: Catalog, after: Catalog, opts: Options) -> Optional[
     """Per option of `after` (laid out as opts), whether its offering differs from `before`'s; None
     when the two catalogs do not list the same offerings (id, vendor, modes) in the same order."""
     a, b = before.offerings, after.offerings
-    if len(a) != len(b) or any(x.id != y.id or x.vendor != y.vendor or [m.name for m in x.modes] != [m.name for m in y.modes]
+    if len(a) != len(b) or any((x.id, x.vendor, [m.name for m in x.modes]) != (y.id, y.vendor, [m.name for m in y.modes])
                                for x, y in zip(a, b)):
         return None
     return np.array([x != y for x, y in zip(a, b)], dtype=bool)[opts.offering_index]

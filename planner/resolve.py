@@ -235,14 +235,13 @@ class SiftedResolver(Resolver):
             self._add(fresh)
         h = self._model
         h.changeColsBounds(len(self._pos), self._pos, np.zeros(len(self._pos)), self.upper[self._idx])
-        row_of, cols, coefs = lp.matrix
         for _ in range(SIFT_ROUNDS):
             run_settled(h)
             sol = h.getSolution()
             if h.getModelStatus() != self._ok_status or not sol.dual_valid:
                 return self._solve_whole()
             y = np.array(sol.row_dual[:len(lp.rows)])
-            dj = lp.objective - np.bincount(cols, coefs * y[row_of], minlength=self.n)
+            dj = lp.reduced_costs(lp.objective, y)
             entering = np.flatnonzero(allowed & ~self._in & (dj < -TIED_DJ))
             if not len(entering):
                 break

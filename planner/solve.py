@@ -255,7 +255,6 @@ def _run_highs_sifted(lp: LinearProgram, start: np.ndarray) -> Optional[SolveRes
 
     n = len(lp.var_w)
     keep = start | _cheapest_columns(lp)  # every workload has a column
-    row_of, cols, coefs = lp.matrix
     cost = lp.cost
     optimal = highspy.HighsModelStatus.kOptimal
     started = time.perf_counter()
@@ -269,7 +268,7 @@ def _run_highs_sifted(lp: LinearProgram, start: np.ndarray) -> Optional[SolveRes
         if h.getModelStatus() != optimal or not sol.dual_valid:
             return None
         y = np.array(sol.row_dual[:len(lp.rows)])
-        dj = cost - np.bincount(cols, coefs * y[row_of], minlength=n)
+        dj = lp.reduced_costs(cost, y)
         entering = ~keep & (dj < -TIED_DJ)
         if not entering.any():
             break
@@ -499,12 +498,12 @@ def solve_inputs(inputs: Inputs, solver: str = "auto", scenario: Optional[str] =
 
 def solve_basis(inputs: Inputs, solver: str = "auto", **kw) -> Basis:
     """solve_inputs, keeping what scenarios of the same files can start from."""
-    return _solve(inputs, solver, **kw)[1]
+    return _solve(inputs, solver, **kw, keep_basis=True)[1]
 
 
 def _solve(inputs: Inputs, solver: str = "auto", scenario: Optional[str] = None, pairs: Optional[Pairs] = None,
            prune: bool = True, resilience: bool = True, review: bool = True,
-           start: Optional[Union[Plan, Basis]] = None) -> tuple[Plan, Basis]:
+           start: Optional[Union[Plan, Basis]] = None, keep_basis: bool = False) -> tuple[Plan, Optional[Basis]]:
     solver = pick_solver(solver)
     ws, catalog = inputs.workloads, inputs.catalog
     basis = start if isinstance(start, Basis) else None
@@ -602,6 +601,8 @@ def _solve(inputs: Inputs, solver: str = "auto", scenario: Optional[str] = None,
                                              price_input=o.price.input, price_output=o.price.output,
                                              gateway=dict(o.gateway))
                           for o in catalog.offerings if o.id in named}
+    if not keep_basis:
+        return plan, None
     rejected_at = np.full(pairs.shape, -1)
     rejected_at[rejected.w, rejected.o] = np.arange(len(rejected.w))
     routed = np.zeros(pairs.shape, dtype=bool)
