@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Callable, Optional, Union
 from .load import Inputs
 from .plan import Plan, discard, stage
 from .schema import Scenario
-from .whatif import Comparison, compare_plans
+from .whatif import Comparison, compare_plans, routings
 
 if TYPE_CHECKING:
     from .solve import Basis
@@ -51,6 +51,7 @@ class _Work:
     review: bool
     paths: Optional[list[Path]] = None
     tag: str = ""
+    routing: Optional[dict[str, list[str]]] = None  # the base's, shown beside each scenario's
 
 
 _WORK: Optional[_Work] = None  # set in the parent just before forking; workers inherit it
@@ -64,17 +65,20 @@ def _solve_one(i: int) -> ScenarioOutcome:
     scenario, inputs = work.applied[i]
     plan = solve_inputs(inputs, work.solver, scenario=scenario.name, resilience=False, review=work.review,
                         start=work.base)
-    base = work.base if isinstance(work.base, Plan) else work.base.plan
     text, staged = plan.to_json(), None
     if work.paths is not None:
         staged, text = stage(work.paths[i], text, work.tag), ""
     try:
         return ScenarioOutcome(scenario, text, plan.status, plan.total_cost, list(plan.diagnosis),
-                               compare_plans(base, plan, "base", scenario.name), staged)
+                               compare_plans(_plan_of(work.base), plan, "base", scenario.name, work.routing), staged)
     except BaseException:
         if staged:
             discard(staged)
         raise
+
+
+def _plan_of(base: Union[Plan, "Basis"]) -> Plan:
+    return base if isinstance(base, Plan) else base.plan
 
 
 def _can_fork() -> bool:
@@ -97,7 +101,7 @@ def solve_scenarios(base: Union[Plan, "Basis"], applied: list[tuple[Scenario, In
     outcome's `staged`) for the caller to rename into place; should the batch fail, none is left."""
     global _WORK
     jobs = min(default_jobs() if jobs is None else max(1, jobs), len(applied))
-    _WORK = _Work(base, applied, solver, review, paths, f"{os.getpid()}-{id(applied)}.")
+    _WORK = _Work(base, applied, solver, review, paths, f"{os.getpid()}-{id(applied)}.", routings(_plan_of(base)))
     tag = _WORK.tag
     try:
         if jobs <= 1 or not _can_fork():

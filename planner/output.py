@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .load import Inputs
-from .plan import Plan, write_all
+from .plan import Plan, discard, write_all
 
 
 TABLE_ROWS = 25  # terminal tables show at most this many rows; files carry everything
@@ -313,8 +313,6 @@ def run_whatif(inputs: Inputs, scenario_files: list[Path], sets: list[str], with
 
 def _unstage(outcomes: list, out: Path, made_out: bool) -> None:
     """After a failed what-if run: no staged plan file left behind, nor the output folder it made."""
-    from .plan import discard
-
     for o in outcomes:
         if o.staged and os.path.exists(o.staged):
             discard(o.staged)

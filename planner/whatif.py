@@ -252,20 +252,18 @@ def _comparison_from_rows(head: dict, rows: list[tuple]) -> Comparison:
     return trusted(Comparison, {k: workloads if k == "workloads" else head[k] for k in Comparison.model_fields})
 
 
-_LAST_ROUTINGS: list = [None, {}]  # (plan, routing by workload id): a batch compares every scenario with one base
+def routings(plan: Plan) -> dict[str, list[str]]:
+    """Each workload's routing as compare_plans shows it ("offering@mode 70%", largest share first)."""
+    return {w.id: _routing(w) for w in plan.workloads}
 
 
-def _routings(plan: Plan) -> dict[str, list[str]]:
-    if _LAST_ROUTINGS[0] is not plan:
-        _LAST_ROUTINGS[:] = [plan, {w.id: _routing(w) for w in plan.workloads}]
-    return _LAST_ROUTINGS[1]
-
-
-def compare_plans(old: Plan, new: Plan, label_before: str = "before", label_after: str = "after") -> Comparison:
-    """Cost change in total, by workload and vendor; routing changes; bindings; price and speed changes."""
+def compare_plans(old: Plan, new: Plan, label_before: str = "before", label_after: str = "after",
+                  old_routing: Optional[dict[str, list[str]]] = None) -> Comparison:
+    """Cost change in total, by workload and vendor; routing changes; bindings; price and speed changes.
+    old_routing: routings(old), when comparing many plans with the same one (a what-if batch)."""
     old_w = {w.id: w for w in old.workloads}
     new_w = {w.id: w for w in new.workloads}
-    old_routing = _routings(old)
+    old_routing = routings(old) if old_routing is None else old_routing
     ids = [w.id for w in old.workloads] + [w.id for w in new.workloads if w.id not in old_w]
     workloads = []
     for i in ids:
