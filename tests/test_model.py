@@ -305,9 +305,10 @@ def test_a_solve_started_from_another_plan_gives_the_plan_a_cold_solve_gives(mon
     assert {b.constraint.split(":")[0] for b in warm.binding} >= {"vendor_share", "tokens_per_minute"}
 
 
-def test_a_basis_is_reused_only_for_the_same_workloads_and_offerings():
-    """A scenario that edits the workloads, or adds, removes or reorders offerings, is solved from
-    its own pair table (the basis's routing still starts the solver): the plan is the cold one's."""
+def test_a_basis_is_reused_only_for_the_same_workloads_and_offerings(monkeypatch):
+    """A scenario that edits the workloads, or adds, removes or reorders offerings, or moves one to
+    another vendor, is solved from its own pair table (the basis's routing still starts the solver):
+    the plan is the cold one's."""
     from planner import solve as S
     from conftest import make_inputs
 
@@ -325,6 +326,7 @@ def test_a_basis_is_reused_only_for_the_same_workloads_and_offerings():
                 dataclasses.replace(base_inputs, catalog=make_inputs(ws, catalog_of(*cat["offerings"][:2])).catalog),
                 dataclasses.replace(base_inputs, catalog=make_inputs(ws, catalog_of(
                     *cat["offerings"][:2], {**cat["offerings"][2], "vendor": "a"})).catalog)]
+    monkeypatch.setattr(S, "repriced_pairs", lambda *a: pytest.fail("the basis's pair table was reused"))
     for inputs in variants:
         assert _plan_bytes(S.solve_inputs(inputs, "highs", start=basis)) == _plan_bytes(S.solve_inputs(inputs, "highs"))
 
