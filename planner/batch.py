@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional, Union
 
 from .load import Inputs
-from .plan import Plan, discard, stage
+from .plan import Fragments, Plan, discard, stage
 from .schema import Scenario
 from .whatif import Comparison, compare_plans, routings
 
@@ -52,6 +52,7 @@ class _Work:
     paths: Optional[list[Path]] = None
     tag: str = ""
     routing: Optional[dict[str, list[str]]] = None  # the base's, shown beside each scenario's
+    fragments: Optional[Fragments] = None  # the text of the base's records that plans reuse
 
 
 _WORK: Optional[_Work] = None  # set in the parent just before forking; workers inherit it
@@ -65,7 +66,7 @@ def _solve_one(i: int) -> ScenarioOutcome:
     scenario, inputs = work.applied[i]
     plan = solve_inputs(inputs, work.solver, scenario=scenario.name, resilience=False, review=work.review,
                         start=work.base)
-    text, staged = plan.to_json(), None
+    text, staged = plan.to_json() if work.fragments is None else work.fragments.plan_json(plan), None
     if work.paths is not None:
         staged, text = stage(work.paths[i], text, work.tag), ""
     try:
@@ -101,7 +102,8 @@ def solve_scenarios(base: Union[Plan, "Basis"], applied: list[tuple[Scenario, In
     outcome's `staged`) for the caller to rename into place; should the batch fail, none is left."""
     global _WORK
     jobs = min(default_jobs() if jobs is None else max(1, jobs), len(applied))
-    _WORK = _Work(base, applied, solver, review, paths, f"{os.getpid()}-{id(applied)}.", routings(_plan_of(base)))
+    _WORK = _Work(base, applied, solver, review, paths, f"{os.getpid()}-{id(applied)}.", routings(_plan_of(base)),
+                  None if isinstance(base, Plan) else base.fragments)
     tag = _WORK.tag
     try:
         if jobs <= 1 or not _can_fork():

@@ -103,15 +103,15 @@ def standard_options(pairs: Pairs) -> np.ndarray:
     return np.where(rules.any(axis=1), first, -1)
 
 
-def compounding_many(pairs: Pairs, chosen: np.ndarray) -> dict[int, dict]:
+def compounding_many(pairs: Pairs, chosen: np.ndarray, standard: Optional[np.ndarray] = None) -> dict[int, dict]:
     """Per multi-turn workload with a chosen option (chosen[w] >= 0): latency against turns (1 to twice
     the workload's, at least 12, at most 40) for the chosen option and for the standard-tier option of
-    `standard_options`, when there is one."""
+    `standard_options` (given, or found here), when there is one."""
     wa, opts = pairs.workloads, pairs.options
     ws = np.flatnonzero((wa.turns > 1) & (chosen >= 0))
     if len(ws) == 0:
         return {}
-    standard = standard_options(pairs)[ws]
+    standard = (standard_options(pairs) if standard is None else standard)[ws]
     length = np.minimum(40, np.maximum(12, 2 * wa.turns[ws])).astype(int)
     n = np.arange(1, int(length.max()) + 1)[None, :]
 

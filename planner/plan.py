@@ -7,6 +7,7 @@ ignore unknown keys on reading, so a newer plan file still loads.
 from __future__ import annotations
 
 import json
+import operator
 import os
 import tempfile
 from pathlib import Path
@@ -263,6 +264,102 @@ class Plan(PlanModel):
         return next(w for w in self.workloads if w.id == wid)
 
 
+class Fragments:
+    """The plan-file text of records that the plans of a what-if batch share with their base, so that
+    each scenario's file serializes only what its edit changed (to_json's output, byte for byte).
+
+    heads: workload records as a scenario plan carries them but with no rejections (what solve reuses
+    of the base), and per workload its rejection records. The fragments keep these records alive, so
+    an object of a plan with the id of one of them is that very object: a workload is written from
+    here only when its fields other than `rejected` are the very objects of a head's, a rejection
+    list when it holds the very records of one; anything else is serialized afresh.
+    """
+
+    def __init__(self, heads: list[WorkloadPlan], rejected: list[list[Rejection]]):
+        self._keep = (heads, rejected)
+        self._heads = {id(h.allocations): (h, *_split(t)) for h, t in zip(heads, _texts(WorkloadPlan, heads, 2))}
+        records = [r for row in rejected for r in row]
+        self._rejections = dict(zip(map(id, records), _texts(Rejection, records, 4)))
+        self._blocks = {tuple(map(id, row)): _block([self._rejections[id(r)] for r in row]) for row in rejected}
+
+    def plan_json(self, plan: Plan) -> str:
+        """plan.to_json(), from the fragments where the plan's records are the base's."""
+        slots = []
+        fresh_heads: list[WorkloadPlan] = []
+        fresh_rejections: list[Rejection] = []
+        texts = self._rejections
+        for w in plan.workloads:
+            head = self._heads.get(id(w.allocations))
+            if head is None or not _same_head(w, head[0]):
+                head = None
+                fresh_heads.append(trusted(WorkloadPlan, {**w.__dict__, "rejected": []}))
+            block = self._blocks.get(tuple(map(id, w.rejected)))
+            if block is None:
+                block = [texts.get(i) for i in map(id, w.rejected)]
+                if None in block:
+                    fresh_rejections += [r for r, t in zip(w.rejected, block) if t is None]
+            slots.append((head, block))
+        new_heads = iter(_texts(WorkloadPlan, fresh_heads, 2))
+        new_rejections = iter(_texts(Rejection, fresh_rejections, 4))
+        parts = []
+        for head, block in slots:
+            _, before, after = head or (None, *_split(next(new_heads)))
+            if not isinstance(block, str):
+                block = _block([next(new_rejections) if t is None else t for t in block])
+            parts += (",\n    ", before, block, after)
+        skeleton = plan.model_copy(update={"workloads": []}).to_json()
+        if not parts:
+            return skeleton
+        parts[0] = "\n    "
+        at = skeleton.index(_NO_WORKLOADS) + len(_NO_WORKLOADS) - 1  # (the first: the plan's own key)
+        return "".join([skeleton[:at], *parts, "\n  ", skeleton[at:]])
+
+
+_NO_WORKLOADS = '\n  "workloads": []'  # the plan's own key (indent 2)
+_NO_REJECTIONS = '\n      "rejected": []'  # a workload's own key, as placed in a plan (indent 6)
+
+
+def _split(head: str) -> tuple[str, str]:
+    """A workload's text around its empty rejection list: up to and with '[', and from ']' on."""
+    at = head.index(_NO_REJECTIONS) + len(_NO_REJECTIONS) - 1
+    return head[:at], head[at:]
+
+
+def _block(items: list[str]) -> str:
+    """A rejection list's inside, items at depth 4."""
+    return "\n        " + ",\n        ".join(items) + "\n      " if items else ""
+
+
+def _same_head(record: WorkloadPlan, head: WorkloadPlan) -> bool:
+    """Every field but `rejected` the very object of the head's (C-level loops: a thousand a plan)."""
+    mine, its = list(record.__dict__.values()), list(head.__dict__.values())
+    if len(mine) != len(its):
+        return False
+    mine[_REJECTED] = its[_REJECTED]
+    return all(map(operator.is_, mine, its))
+
+
+def _texts(model: type[PlanModel], items: list, depth: int) -> list[str]:
+    """Each item's text as it stands at `depth` (2 spaces a level) inside a plan file, from one call of
+    the serializer: a list is written with its items at depth 1, one after the other."""
+    if not items:
+        return []
+    adapter = _ADAPTERS.get(model)
+    if adapter is None:
+        from pydantic import TypeAdapter
+
+        adapter = _ADAPTERS[model] = TypeAdapter(list[model])
+    text = adapter.dump_json(items, indent=2, warnings=False).decode()
+    pad = "\n" + "  " * depth
+    if depth != 1:
+        text = text.replace("\n  ", pad)
+    body = text[len("[" + pad + "{"):-len(pad + "}\n]")]
+    return ["{" + p + pad + "}" for p in body.split(pad + "},"  + pad + "{")]
+
+
+_ADAPTERS: dict[type, Any] = {}
+
+
 def read_plan(path: str | Path) -> Plan:
     path = Path(path)
     if not path.exists():
@@ -333,3 +430,6 @@ def write_all(files: dict[Path, Any]) -> None:
             write_atomic(path, content)
         except OSError as exc:
             raise InputError.single(str(path), "--out", f"cannot be written: {exc.strerror or exc}") from None
+
+
+_REJECTED = list(WorkloadPlan.model_fields).index("rejected")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Optional, Union
 
 import numpy as np
@@ -14,7 +15,7 @@ from .load import Inputs
 from .model import LinearProgram, Row, build_problem, dot, per_workload, vendor_caps
 from .pairs import Pairs, build_options, build_pairs, changed_options, fmt_s, repriced_pairs
 from .plan import (Allocation, Binding, BreakEven, Compounding, Diagnosis, LatencySummary, NearMiss, OfferingInfo,
-                   OfferingUse, Plan, Rejection, Relaxation, SolverInfo, VendorSpend, WorkloadPlan, trusted)
+                   OfferingUse, Plan, Rejection, Relaxation, SolverInfo, VendorSpend, WorkloadPlan, trusted, Fragments)
 from .plan import Inputs as PlanInputs
 from . import insight
 from .prune import candidates as prune_candidates
@@ -52,6 +53,28 @@ class Basis:
     rejected_at: np.ndarray  # W x O int: where in `rejected` the pair's rejection record is, -1 if none
     rejected: list[Rejection]
     routed: np.ndarray  # W x O bool: the pairs the plan allocates
+    records: "_Records"  # the plan's workload records as a scenario carries them, and what they were built from
+    rejected_lists: list[list[Rejection]]  # per workload, its records of `rejected`
+
+    @cached_property
+    def fragments(self) -> Fragments:
+        """The plan-file text of the records scenarios share with this plan (made once, in a batch's parent)."""
+        return Fragments(self.records.heads, self.rejected_lists)
+
+
+@dataclass
+class _Records:
+    """What a plan's workload records were built from: the allocation entries (workload, option, share;
+    in workload then option order), per workload the option carrying its largest share and its
+    standard-tier option (the compounding curve's two), and the records without rejections or
+    break-even entries (`heads`: what a scenario of the same workloads reuses where these agree)."""
+
+    w: np.ndarray
+    o: np.ndarray
+    share: np.ndarray
+    main: np.ndarray
+    standard: np.ndarray
+    heads: list[WorkloadPlan] = field(default_factory=list)
 
 
 @dataclass
@@ -567,7 +590,8 @@ def _solve(inputs: Inputs, solver: str = "auto", scenario: Optional[str] = None,
     break_even = (_break_even(pairs, lp, full_lp, share, result, solver, in_lp)
                   if review and result.slack is None and len(lp.var_w) else {})
     rejected = _rejections(pairs, reuse=None if changed is None else (basis.rejected_at, basis.rejected, changed))
-    workloads = _workload_plans(inputs, pairs, lp, share, break_even, rejected.per_workload)
+    workloads, records = _workload_plans(inputs, pairs, lp, share, break_even, rejected.per_workload,
+                                         None if changed is None else (basis, changed))
     for w in alone:
         diagnosis.append(f"workload '{pairs.workloads.ids[w]}': {workloads[w].diagnosis.summary}")
     feasible = result.slack is None and len(alone) == 0
@@ -607,7 +631,9 @@ def _solve(inputs: Inputs, solver: str = "auto", scenario: Optional[str] = None,
     rejected_at[rejected.w, rejected.o] = np.arange(len(rejected.w))
     routed = np.zeros(pairs.shape, dtype=bool)
     routed[lp.var_w[share > 0], lp.var_o[share > 0]] = True
-    return plan, Basis(plan, inputs, pairs, cand, rejected_at, rejected.records, routed)
+    records.heads = [trusted(WorkloadPlan, {**w.__dict__, "rejected": [], "break_even": []}) for w in workloads]
+    return plan, Basis(plan, inputs, pairs, cand, rejected_at, rejected.records, routed, records,
+                       rejected.per_workload)
 
 
 def routed_pairs(plan: Plan, pairs: Pairs) -> np.ndarray:
@@ -631,8 +657,14 @@ def routed_pairs(plan: Plan, pairs: Pairs) -> np.ndarray:
 
 
 def _workload_plans(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray,
-                    break_even: dict[int, list], rejected: list[list[Rejection]]) -> list[WorkloadPlan]:
-    """Every workload's part of the plan, built from the arrays as typed records (plan.trusted)."""
+                    break_even: dict[int, list], rejected: list[list[Rejection]],
+                    reuse: Optional[tuple[Basis, np.ndarray]] = None) -> tuple[list[WorkloadPlan], _Records]:
+    """Every workload's part of the plan, built from the arrays as typed records (plan.trusted).
+
+    reuse: (basis, changed) when the pairs are the basis's with the options `changed` recomputed
+    (repriced_pairs): a workload whose allocation entries are the basis's, on unchanged options, with
+    the same eligible count and compounding options, gets the basis's record (with this plan's
+    rejections): every figure of it is computed from those alone."""
     from pydantic import TypeAdapter
 
     wa, opts = pairs.workloads, pairs.options
@@ -649,7 +681,15 @@ def _workload_plans(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.n
         top = np.lexsort((np.arange(len(u_w)), -u_s, u_w))
         firsts = top[np.r_[True, u_w[top][1:] != u_w[top][:-1]]]
         main[u_w[firsts]] = u_o[firsts]
-    curves = insight.compounding_many(pairs, main)
+    standard = insight.standard_options(pairs)
+    state = _Records(u_w, u_o, u_s, main, standard)
+    fresh = None if reuse is None else _fresh_records(pairs, state, reuse[0], reuse[1], break_even)
+    if fresh is not None:
+        main = np.where(fresh, main, -1)  # curves only for the records made afresh
+        keep = fresh[u_w]
+        u_w, u_o, u_s, u_tasks, u_cpt, u_lat, u_cap, u_within = (
+            a[keep] for a in (u_w, u_o, u_s, u_tasks, u_cpt, u_lat, u_cap, u_within))
+    curves = insight.compounding_many(pairs, main, standard)
     n_w = len(wa.ids)
     lat_mean = np.bincount(u_w, u_s * u_lat, minlength=n_w).tolist()
     lat_max = np.full(n_w, -np.inf)
@@ -678,7 +718,12 @@ def _workload_plans(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.n
     required, peak = wa.within_budget_share.tolist(), wa.peak_tasks_per_minute.tolist()
     assumed = wa.peak_assumed.tolist()
     out = []
+    heads = None if fresh is None else reuse[0].records.heads
+    fresh_of = None if fresh is None else fresh.tolist()
     for w, wl in enumerate(ws.workloads):
+        if fresh_of is not None and not fresh_of[w]:
+            out.append(trusted(WorkloadPlan, {**heads[w].__dict__, "rejected": rejected[w]}))
+            continue
         allocs = allocs_of[w]
         curve = curves.get(w) if allocs else None
         out.append(trusted(WorkloadPlan, {
@@ -694,7 +739,32 @@ def _workload_plans(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.n
             "break_even": break_even.get(w, []), "tool_latency_s": wl.tool_latency_s,
             "streaming": wl.latency.streaming, "compounding": None if curve is None else trusted(Compounding, curve),
             "diagnosis": None if eligible[w] else _nearest_misses(pairs, w)}))
-    return out
+    return out, state
+
+
+def _fresh_records(pairs: Pairs, now: _Records, basis: Basis, changed: np.ndarray,
+                   break_even: dict[int, list]) -> np.ndarray:
+    """Per workload, whether its record must be made afresh rather than taken from the basis: its
+    allocation entries differ (option or share, bit for bit), one of its allocated options changed, its
+    eligible count differs or is zero (the record then carries a diagnosis), its compounding curve's
+    options differ or changed (multi-turn workloads), or it has break-even entries."""
+    then = basis.records
+    W, O = pairs.shape
+    fresh = np.zeros(W, dtype=bool)
+    for a, b in ((now, then), (then, now)):  # an entry of one without its twin in the other
+        key_a, key_b = a.w * O + a.o, b.w * O + b.o  # (ascending: workload, then option order)
+        if len(key_b) == 0:
+            fresh[a.w] = True
+            continue
+        at = np.minimum(np.searchsorted(key_b, key_a), len(key_b) - 1)
+        fresh[a.w[(key_b[at] != key_a) | (b.share[at] != a.share)]] = True
+    fresh[now.w[changed[now.o]]] = True
+    fresh |= (pairs.eligible_count != basis.pairs.eligible_count) | (pairs.eligible_count == 0)
+    fresh |= now.main != then.main
+    multi = pairs.workloads.turns > 1
+    fresh |= multi & ((now.standard != then.standard) | ((now.standard >= 0) & changed[np.maximum(now.standard, 0)]))
+    fresh[list(break_even)] = True
+    return fresh
 
 
 def _break_even(pairs: Pairs, lp: LinearProgram, full_lp, share: np.ndarray, result: SolveResult,

@@ -305,6 +305,38 @@ def test_a_solve_started_from_another_plan_gives_the_plan_a_cold_solve_gives(mon
     assert {b.constraint.split(":")[0] for b in warm.binding} >= {"vendor_share", "tokens_per_minute"}
 
 
+def test_a_scenario_takes_the_records_its_edit_leaves_alone_and_writes_them_from_the_base_text():
+    """A what-if batch's scenario plan (no review figures) takes from the basis the records of the
+    workloads whose routing and figures the edit leaves alone, and its file is written from the base's
+    text for those: the same bytes as the plan solved without a basis. A record that only looks like a
+    base record (its allocations, another cost) is written afresh."""
+    from planner import solve as S
+    from planner.plan import WorkloadPlan, trusted
+    from conftest import make_inputs
+
+    cat = catalog_of(offering("a1", vendor="a", price_in=1, price_out=2, tps=80),
+                     offering("b1", vendor="b", price_in=1.5, price_out=2.5, tps=60, capability=90.0),
+                     offering("c1", vendor="c", price_in=3, price_out=3, tps=900))
+    ws = workloads_of(workload("chat", tasks=2e6), workload("fast", tasks=1e5, latency={"budget_s": 2.0}),
+                      workload("smart", tasks=1e4, capability={"min": 85}, turns=3))
+    base_inputs = make_inputs(ws, cat)
+    basis = S.solve_basis(base_inputs, "highs")
+    cat["offerings"][0]["price"] = {"input": 0.5, "output": 1.0}  # a1, which chat uses, gets cheaper
+    inputs = dataclasses.replace(base_inputs, catalog=make_inputs(ws, cat).catalog)
+    lean = S.solve_inputs(inputs, "highs", start=basis, review=False, resilience=False)
+    cold = S.solve_inputs(inputs, "highs", review=False, resilience=False)
+    cold.solver.seconds = lean.solver.seconds
+    assert lean.to_json() == cold.to_json()
+    taken = [w.allocations is h.allocations for w, h in zip(lean.workloads, basis.records.heads)]
+    assert taken == [False, True, True]  # chat's allocation is on a1: made afresh
+    assert basis.fragments.plan_json(lean) == lean.to_json()
+    smart = lean.workloads[2]
+    lookalike = trusted(WorkloadPlan, {**smart.__dict__, "cost": smart.cost * 2})
+    changed = lean.model_copy(update={"workloads": [*lean.workloads[:2], lookalike]})
+    assert basis.fragments.plan_json(changed) == changed.to_json()
+    assert json.loads(basis.fragments.plan_json(changed))["workloads"][2]["cost"] == smart.cost * 2
+
+
 def test_a_basis_is_reused_only_for_the_same_workloads_and_offerings(monkeypatch):
     """A scenario that edits the workloads, or adds, removes or reorders offerings, or moves one to
     another vendor, is solved from its own pair table (the basis's routing still starts the solver):

@@ -297,6 +297,19 @@ def test_a_scenario_started_from_the_base_plan_matches_a_cold_solve(portfolio, v
 
     assert latency(warm) == pytest.approx(latency(cold), rel=1e-6, abs=1e-6)
     assert check_plan(json.loads(warm.to_json()), ws, cat) == []
+    assert_lean_reuse(S, basis, inputs)
+
+
+def assert_lean_reuse(S, basis, inputs) -> None:
+    """As a what-if batch solves a scenario (no review figures): the records taken from the basis are
+    those made afresh, and the plan file written from the basis's fragments is to_json's, byte for byte."""
+    lean = S.solve_inputs(inputs, "highs", start=basis, review=False, resilience=False)
+    fresh = S.solve_inputs(inputs, "highs", start=basis.plan, review=False, resilience=False)
+    fresh.solver.seconds = lean.solver.seconds
+    assert lean.to_json() == fresh.to_json()
+    assert basis.fragments.plan_json(lean) == lean.to_json()
+    reused = sum(w.allocations is h.allocations for w, h in zip(lean.workloads, basis.records.heads))
+    event(f"records reused: {'none' if not reused else 'all' if reused == len(lean.workloads) else 'some'}")
 
 
 EDITS = {
@@ -336,4 +349,5 @@ def test_a_basis_reused_for_any_offering_edit_gives_the_plan_without_reuse(portf
 
     reused = S.solve_inputs(inputs, "highs", start=basis)
     assert text(reused) == text(S.solve_inputs(inputs, "highs", start=basis.plan))
+    assert_lean_reuse(S, basis, inputs)
     event(f"edits: {sorted({k for k, _, _ in edits})}; status {reused.status}")
