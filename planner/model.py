@@ -11,10 +11,11 @@ their limit and capability rows by 100, so every row and the objective are of or
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 from functools import cached_property
 from collections.abc import Sequence
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Optional, Union
 
 import numpy as np
 
@@ -38,6 +39,90 @@ class Row:
     unit: str = ""
     rhs_scale: float = 1.0  # d rhs / d limit; vendor rows: set once the total is known
     relax_weight: Optional[float] = None  # None: never relaxed in the elastic problem
+
+
+@dataclass
+class RowBlock:
+    """Rows of one family, one per id, in array form: row k is `prefix + ids[k]` over
+    cols[ptr[k]:ptr[k + 1]] (coefficients alike) with right-hand side rhs[k]. The per-workload
+    families are built this way, vectorised; Row objects are made only for the rows read."""
+
+    prefix: str
+    ids: list[str]
+    family: str
+    ptr: np.ndarray  # len(ids) + 1 offsets into cols and coefs
+    cols: np.ndarray
+    coefs: np.ndarray
+    sense: str
+    rhs: np.ndarray
+    limit: Optional[np.ndarray] = None
+    unit: str = ""
+    rhs_scale: float = 1.0
+    relax_weight: Optional[float] = None
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def row(self, k: int) -> Row:
+        a, b = int(self.ptr[k]), int(self.ptr[k + 1])
+        return Row(self.prefix + self.ids[k], self.family, self.cols[a:b], self.coefs[a:b], self.sense,
+                   float(self.rhs[k]), None if self.limit is None else float(self.limit[k]), self.unit,
+                   self.rhs_scale, self.relax_weight)
+
+
+class Rows(Sequence):
+    """An LP's rows from Row objects and RowBlocks, in order: the solver reads the arrays (`entries`,
+    `senses`); a Row object is made when a row is read (bindings, reports, break-even prices)."""
+
+    def __init__(self, parts: Iterable):
+        self._parts = [p for p in parts if not isinstance(p, RowBlock) or len(p)]
+        self._ends = np.cumsum([len(p) if isinstance(p, RowBlock) else 1 for p in self._parts]).tolist()
+        self._all: Optional[list[Row]] = None
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    def __getitem__(self, i):
+        if self._all is not None:
+            return self._all[i]
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(i)
+        i %= n
+        k = bisect.bisect_right(self._ends, i)
+        part = self._parts[k]
+        return part.row(i - (self._ends[k - 1] if k else 0)) if isinstance(part, RowBlock) else part
+
+    def __iter__(self):
+        if self._all is None:
+            self._all = [r for p in self._parts for r in ((p.row(k) for k in range(len(p)))
+                                                          if isinstance(p, RowBlock) else (p,))]
+        return iter(self._all)
+
+    def families(self) -> list[str]:
+        return [f for p in self._parts for f in ([p.family] * len(p) if isinstance(p, RowBlock) else [p.family])]
+
+    def entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(row index, column, coefficient) per entry, row by row."""
+        row_of, cols, coefs, start = [], [], [], 0
+        for p in self._parts:
+            if isinstance(p, RowBlock):
+                row_of.append(np.repeat(np.arange(start, start + len(p)), np.diff(p.ptr)))
+                start += len(p)
+            else:
+                row_of.append(np.full(len(p.cols), start))
+                start += 1
+            cols.append(p.cols)
+            coefs.append(p.coefs)
+        return (np.concatenate(row_of).astype(int), np.concatenate(cols).astype(int),
+                np.concatenate(coefs).astype(float))
+
+    def senses(self) -> tuple[np.ndarray, np.ndarray]:
+        sense = [np.full(len(p) if isinstance(p, RowBlock) else 1, SENSE_CODE[p.sense], dtype=np.int8)
+                 for p in self._parts]
+        rhs = [np.asarray(p.rhs, dtype=float) if isinstance(p, RowBlock) else np.array([p.rhs], dtype=float)
+               for p in self._parts]
+        return np.concatenate(sense), np.concatenate(rhs)
 
 
 @dataclass
@@ -66,6 +151,8 @@ class LinearProgram:
         """The rows as one coordinate list: (row index, column, coefficient) per entry."""
         if not self.rows:
             return np.zeros(0, dtype=int), np.zeros(0, dtype=int), np.zeros(0)
+        if isinstance(self.rows, Rows):
+            return self.rows.entries()
         row_of = np.repeat(np.arange(len(self.rows)), [len(r.cols) for r in self.rows])
         return (row_of, np.concatenate([r.cols for r in self.rows]).astype(int),
                 np.concatenate([r.coefs for r in self.rows]).astype(float))
@@ -73,8 +160,15 @@ class LinearProgram:
     @cached_property
     def senses(self) -> tuple[np.ndarray, np.ndarray]:
         """Per row its sense (0 "<=", 1 ">=", 2 "==") and right-hand side."""
+        if isinstance(self.rows, Rows) and len(self.rows):
+            return self.rows.senses()
         return (np.array([SENSE_CODE[r.sense] for r in self.rows], dtype=np.int8),
                 np.array([r.rhs for r in self.rows], dtype=float))
+
+    @cached_property
+    def families(self) -> list[str]:
+        """Each row's family, without making the rows."""
+        return self.rows.families() if isinstance(self.rows, Rows) else [r.family for r in self.rows]
 
     def activities(self, share: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Every row's activity and gross activity (sum of |coefficient x share|) at once."""
@@ -163,45 +257,61 @@ class Context:
 
     @cached_property
     def by_offering(self) -> tuple[np.ndarray, list[int]]:
-        """The columns ordered by offering (ascending within each), and where each offering's start."""
+        """The columns of offerings with a capacity limit, ordered by offering (ascending within each),
+        and where each offering's start among them."""
+        limited = np.array([off.capacity is not None for off in self.offerings], dtype=bool)
         off = self.pairs.options.offering_index[self.var_o]
-        return (np.argsort(off, kind="stable"),
+        cols = np.flatnonzero(limited[off])
+        off = off[cols]
+        return (cols[np.argsort(off, kind="stable")],
                 np.r_[0, np.cumsum(np.bincount(off, minlength=len(self.offerings)))].tolist())
 
 
-def define_cover(ctx: Context) -> Iterable[Row]:
+def _per_workload_rows(ctx: Context, ws: np.ndarray, inside: Optional[np.ndarray] = None
+                       ) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """For one row per workload of `ws` (in that order) over its columns (those `inside`, when given):
+    the workloads' ids, the offsets of each row's entries, and the columns, row after row."""
+    var_w = ctx.var_w if inside is None else ctx.var_w[inside]
+    columns = ctx._columns if inside is None else np.flatnonzero(inside)
+    n_w = ctx.pairs.shape[0]
+    counts = np.bincount(var_w, minlength=n_w)
+    first = np.r_[0, np.cumsum(counts)]  # where each workload's columns start among `columns` (var_w ascends)
+    lengths = counts[ws]
+    ptr = np.r_[0, np.cumsum(lengths)]
+    at = np.repeat(first[ws] - ptr[:-1], lengths) + np.arange(ptr[-1])
+    ids = ctx.pairs.workloads.ids
+    return [ids[w] for w in ws.tolist()], ptr, columns[at]
+
+
+def define_cover(ctx: Context) -> Iterable[RowBlock]:
     """Every task is routed: for each w, sum_o share[w, o] == 1."""
-    starts, ids, columns = ctx._starts, ctx.pairs.workloads.ids, ctx._columns
-    ones = np.ones(len(columns))
-    for w in ctx.workloads.tolist():
-        a, b = starts[w], starts[w + 1]
-        yield Row("cover:" + ids[w], "cover", columns[a:b], ones[a:b], "==", 1.0)
+    ids, ptr, cols = _per_workload_rows(ctx, ctx.workloads)
+    yield RowBlock("cover:", ids, "cover", ptr, cols, np.ones(len(cols)), "==", np.ones(len(ids)))
 
 
-def define_latency_share(ctx: Context) -> Iterable[Row]:
+def define_latency_share(ctx: Context) -> Iterable[RowBlock]:
     """For each w with within_budget_share q < 1: sum of share over options within budget >= q."""
     wa = ctx.pairs.workloads
-    for w in ctx.workloads:
-        q = wa.within_budget_share[w]
-        if q >= 1 or np.isnan(wa.budget_s[w]):
-            continue
-        cols = ctx.vars_of(w)
-        inside = ctx.pairs.within_budget[w, ctx.var_o[cols]]
-        yield Row(f"latency_share:{wa.ids[w]}", "latency_share", cols[inside], np.ones(int(inside.sum())),
-                  ">=", q, limit=q, unit="share of tasks", relax_weight=1.0)
+    ws = ctx.workloads[(wa.within_budget_share[ctx.workloads] < 1) & ~np.isnan(wa.budget_s[ctx.workloads])]
+    if not len(ws):
+        return
+    ids, ptr, cols = _per_workload_rows(ctx, ws, ctx.pairs.within_budget[ctx.var_w, ctx.var_o])
+    q = wa.within_budget_share[ws]
+    yield RowBlock("latency_share:", ids, "latency_share", ptr, cols, np.ones(len(cols)), ">=", q,
+                   limit=q, unit="share of tasks", relax_weight=1.0)
 
 
-def define_mean_capability(ctx: Context) -> Iterable[Row]:
+def define_mean_capability(ctx: Context) -> Iterable[RowBlock]:
     """For each w with mean_min: sum_o share x capability[metric] >= mean_min (scaled by 1/100)."""
     wa = ctx.pairs.workloads
-    for w in ctx.workloads:
-        m = wa.cap_mean_min[w]
-        if np.isnan(m):
-            continue
-        cols = ctx.vars_of(w)
-        yield Row(f"mean_capability:{wa.ids[w]}", "mean_capability", cols,
-                  ctx.pairs.capability[w, ctx.var_o[cols]] / 100.0, ">=", m / 100.0,
-                  limit=m, unit="capability points", rhs_scale=0.01, relax_weight=1.0)
+    ws = ctx.workloads[~np.isnan(wa.cap_mean_min[ctx.workloads])]
+    if not len(ws):
+        return
+    ids, ptr, cols = _per_workload_rows(ctx, ws)
+    m = wa.cap_mean_min[ws]
+    yield RowBlock("mean_capability:", ids, "mean_capability", ptr, cols,
+                   ctx.pairs.capability[ctx.var_w[cols], ctx.var_o[cols]] / 100.0, ">=", m / 100.0,
+                   limit=m, unit="capability points", rhs_scale=0.01, relax_weight=1.0)
 
 
 def _capacity(ctx: Context, attr: str, load: np.ndarray) -> Iterable[Row]:
@@ -275,7 +385,7 @@ def define_budget(ctx: Context) -> Iterable[Row]:
               limit=budget, unit="currency", rhs_scale=1.0 / ctx.scale, relax_weight=ctx.scale / budget)
 
 
-CONSTRAINT_FAMILIES: tuple[Callable[[Context], Iterable[Row]], ...] = (
+CONSTRAINT_FAMILIES: tuple[Callable[[Context], Iterable[Union[Row, RowBlock]]], ...] = (
     define_cover,
     define_latency_share,
     define_mean_capability,
@@ -298,7 +408,7 @@ def build_problem(ws: WorkloadSet, catalog, pairs: Pairs, workloads: np.ndarray,
     spend = wa.tasks[var_w] * pairs.cost_per_task[var_w, var_o]
     scale = _scale(spend, var_w)
     ctx = Context(ws, pairs, var_w, var_o, spend, scale, np.asarray(workloads, dtype=int), catalog.offerings)
-    rows = [row for family in CONSTRAINT_FAMILIES for row in family(ctx)]
+    rows = Rows(part for family in CONSTRAINT_FAMILIES for part in family(ctx))
 
     objective = spend / scale + _tie_break(pairs, var_w, var_o)
     max_options = []

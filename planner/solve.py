@@ -964,10 +964,11 @@ def _binding(lp: LinearProgram, share: np.ndarray, result: SolveResult, total: f
     if acts is None:
         acts, _ = lp.activities(share)
     _, rhs = lp.senses
+    families = lp.families
     for i in np.flatnonzero(np.abs(acts - rhs) <= 1e-7 * np.maximum(1.0, np.abs(rhs))).tolist():
-        row = lp.rows[i]
-        if row.family == "cover":
+        if families[i] == "cover":
             continue
+        row = lp.rows[i]
         pi = result.pi.get(i)
         shadow = None
         if pi is not None:
