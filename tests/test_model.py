@@ -425,3 +425,40 @@ def test_a_shipped_example_plan_equals_its_validated_round_trip(name):
     read = Plan.model_validate_json(plan.to_json())
     assert read == plan
     assert read.to_json() == plan.to_json()
+
+
+def test_row_blocks_give_the_rows_and_arrays_built_row_by_row():
+    """The per-workload families are built as blocks: each row read from them, and the arrays the
+    solver gets, are what one Row per workload gives (names, columns, coefficients, senses, limits)."""
+    import numpy as np
+
+    from conftest import ROOT
+    from planner.load import load_inputs
+    from planner.model import LinearProgram, build_problem
+    from planner.pairs import build_pairs
+
+    inputs = load_inputs(ROOT / "workloads" / "real-support.yaml")
+    ws = inputs.workloads.model_copy(update={"workloads": [  # a mean-capability floor on every other workload
+        w.model_copy(update={"capability": w.capability.model_copy(update={"mean_min": 40.0})}) if i % 2 else w
+        for i, w in enumerate(inputs.workloads.workloads)]})
+    cat = inputs.catalog
+    pairs = build_pairs(ws, cat)
+    in_lp = np.flatnonzero(pairs.eligible_count > 0)[::-1]  # (any order of workloads)
+    lp = build_problem(ws, cat, pairs, in_lp)
+    rows = list(lp.rows)
+    assert {"cover", "latency_share", "mean_capability"} <= set(lp.families)
+    assert [lp.rows[i] for i in range(len(rows))] == rows and lp.families == [r.family for r in rows]
+    var_of = {(w, o): j for j, (w, o) in enumerate(zip(lp.var_w.tolist(), lp.var_o.tolist()))}
+    wa = pairs.workloads
+    for r in rows:
+        if r.family in ("cover", "latency_share", "mean_capability"):
+            w = wa.ids.index(r.name.split(":", 1)[1])
+            cols = [var_of[w, o] for o in range(pairs.shape[1]) if (w, o) in var_of
+                    and (r.family != "latency_share" or pairs.within_budget[w, o])]
+            assert r.cols.tolist() == cols, r.name
+            want = [pairs.capability[w, lp.var_o[j]] / 100 for j in cols] if r.family == "mean_capability" \
+                else [1.0] * len(cols)
+            assert r.coefs.tolist() == want
+    by_rows = LinearProgram(lp.var_w, lp.var_o, lp.spend, lp.objective, lp.scale, rows)
+    for a, b in zip(lp.matrix + lp.senses, by_rows.matrix + by_rows.senses):
+        assert np.array_equal(a, b)
