@@ -11,7 +11,7 @@ import operator
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -283,51 +283,60 @@ class Fragments:
         self._blocks = {tuple(map(id, row)): _block([self._rejections[id(r)] for r in row]) for row in rejected}
 
     def plan_json(self, plan: Plan) -> str:
-        """plan.to_json(), from the fragments where the plan's records are the base's."""
-        slots = []
-        fresh_heads: list[WorkloadPlan] = []
+        """plan.to_json(), from the fragments where the plan's records are the base's: a workload
+        whose record is a head's (but for its rejections) is written from the head's text and its
+        rejection records' texts; any other workload is serialized whole."""
+        slots: list[Optional[tuple[str, Union[str, list], str]]] = []
+        fresh: list[WorkloadPlan] = []
         fresh_rejections: list[Rejection] = []
         texts = self._rejections
         for w in plan.workloads:
             head = self._heads.get(id(w.allocations))
             if head is None or not _same_head(w, head[0]):
-                head = None
-                fresh_heads.append(trusted(WorkloadPlan, {**w.__dict__, "rejected": []}))
+                slots.append(None)
+                fresh.append(w)
+                continue
             block = self._blocks.get(tuple(map(id, w.rejected)))
             if block is None:
                 block = [texts.get(i) for i in map(id, w.rejected)]
                 if None in block:
                     fresh_rejections += [r for r, t in zip(w.rejected, block) if t is None]
-            slots.append((head, block))
-        new_heads = iter(_texts(WorkloadPlan, fresh_heads, 2))
+            slots.append((head[1], block, head[2]))
+        new_workloads = iter(_texts(WorkloadPlan, fresh, 2))
         new_rejections = iter(_texts(Rejection, fresh_rejections, 4))
         parts = []
-        for head, block in slots:
-            _, before, after = head or (None, *_split(next(new_heads)))
+        for slot in slots:
+            if slot is None:
+                parts += (",\n    {", next(new_workloads), "\n    }")
+                continue
+            before, block, after = slot
             if not isinstance(block, str):
                 block = _block([next(new_rejections) if t is None else t for t in block])
             parts += (",\n    ", before, block, after)
         skeleton = plan.model_copy(update={"workloads": []}).to_json()
         if not parts:
             return skeleton
-        parts[0] = "\n    "
+        parts[0] = parts[0][1:]  # (no comma before the first)
         at = skeleton.index(_NO_WORKLOADS) + len(_NO_WORKLOADS) - 1  # (the first: the plan's own key)
         return "".join([skeleton[:at], *parts, "\n  ", skeleton[at:]])
 
 
 _NO_WORKLOADS = '\n  "workloads": []'  # the plan's own key (indent 2)
 _NO_REJECTIONS = '\n      "rejected": []'  # a workload's own key, as placed in a plan (indent 6)
+_AT_4 = "\n        "  # a rejection record's indent in a plan
+_BETWEEN_4 = _AT_4 + "}," + _AT_4 + "{"
 
 
-def _split(head: str) -> tuple[str, str]:
-    """A workload's text around its empty rejection list: up to and with '[', and from ']' on."""
-    at = head.index(_NO_REJECTIONS) + len(_NO_REJECTIONS) - 1
-    return head[:at], head[at:]
+def _split(inner: str) -> tuple[str, str]:
+    """A workload's text (from its inside, `_texts`) around its empty rejection list: from '{' up to
+    and with '[', and from ']' on to '}'."""
+    at = inner.index(_NO_REJECTIONS) + len(_NO_REJECTIONS) - 1
+    return "{" + inner[:at], inner[at:] + "\n    }"
 
 
 def _block(items: list[str]) -> str:
-    """A rejection list's inside, items at depth 4."""
-    return "\n        " + ",\n        ".join(items) + "\n      " if items else ""
+    """A rejection list's inside, from its records' insides (depth 4)."""
+    return _AT_4 + "{" + _BETWEEN_4.join(items) + _AT_4 + "}\n      " if items else ""
 
 
 def _same_head(record: WorkloadPlan, head: WorkloadPlan) -> bool:
@@ -340,24 +349,28 @@ def _same_head(record: WorkloadPlan, head: WorkloadPlan) -> bool:
 
 
 def _texts(model: type[PlanModel], items: list, depth: int) -> list[str]:
-    """Each item's text as it stands at `depth` (2 spaces a level) inside a plan file, from one call of
-    the serializer: a list is written with its items at depth 1, one after the other."""
+    """Each item's text between its braces as it stands at `depth` (2 spaces a level) inside a plan
+    file, from one call of the serializer: the items are written nested in depth - 1 lists, which
+    puts them at that depth."""
     if not items:
         return []
-    adapter = _ADAPTERS.get(model)
+    adapter = _ADAPTERS.get((model, depth))
     if adapter is None:
         from pydantic import TypeAdapter
 
-        adapter = _ADAPTERS[model] = TypeAdapter(list[model])
+        tp: Any = model
+        for _ in range(depth):
+            tp = list[tp]
+        adapter = _ADAPTERS[model, depth] = TypeAdapter(tp)
+    for _ in range(depth - 1):
+        items = [items]
     text = adapter.dump_json(items, indent=2, warnings=False).decode()
     pad = "\n" + "  " * depth
-    if depth != 1:
-        text = text.replace("\n  ", pad)
-    body = text[len("[" + pad + "{"):-len(pad + "}\n]")]
-    return ["{" + p + pad + "}" for p in body.split(pad + "},"  + pad + "{")]
+    first = text.index(pad + "{") + len(pad) + 1  # just after the first item's '{'
+    return text[first:text.rindex(pad + "}")].split(pad + "}," + pad + "{")
 
 
-_ADAPTERS: dict[type, Any] = {}
+_ADAPTERS: dict[tuple[type, int], Any] = {}
 
 
 def read_plan(path: str | Path) -> Plan:
