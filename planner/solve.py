@@ -819,8 +819,6 @@ def _rejections(pairs: Pairs, limit: int = 10,
     """Per workload, up to `limit` ineligible options, cheapest first (then faster, then catalog order),
     each with its reasons. reuse: (rejected_at, records, changed) of a Basis with the same workloads and
     options: a pair whose option has not changed keeps its record there."""
-    from pydantic import TypeAdapter
-
     W, O = pairs.shape
     cost = np.where(pairs.eligible, np.inf, pairs.cost_per_task)
     if O > limit:  # only options up to each row's limit-th cheapest cost can make its list
@@ -838,15 +836,14 @@ def _rejections(pairs: Pairs, limit: int = 10,
     ids, modes = pairs.options.offering_id, pairs.options.mode
     cap = pairs.capability[nw, no]
     cap = np.where(np.isnan(cap), None, cap).tolist()  # floats, None where there is no score
-    made = TypeAdapter(list[Rejection]).validate_python([
-        {"offering": ids[o], "mode": modes[o], "reasons": why, "cost_per_task": cpt, "latency_s": lat, "capability": c}
-        for o, why, cpt, lat, c in zip(no.tolist(), pairs.reasons_many(nw, no), pairs.cost_per_task[nw, no].tolist(),
-                                       pairs.latency_s[nw, no].tolist(), cap)])
+    made = [trusted(Rejection, {"offering": ids[o], "mode": modes[o], "reasons": why, "cost_per_task": cpt,
+                                "latency_s": lat, "capability": c})
+            for o, why, cpt, lat, c in zip(no.tolist(), pairs.reasons_many(nw, no), pairs.cost_per_task[nw, no].tolist(),
+                                           pairs.latency_s[nw, no].tolist(), cap)]
     if reuse is None or not reuse[1]:
         records = made
     else:
-        kept = reuse[1]
-        records = [kept[i] for i in np.maximum(known, 0).tolist()]  # (placeholders where new ones go)
+        records = list(map(reuse[1].__getitem__, np.maximum(known, 0).tolist()))  # (placeholders where new ones go)
         for i, r in zip(new.tolist(), made):
             records[i] = r
     ends = np.searchsorted(rw, np.arange(W + 1)).tolist()  # rw is sorted: each workload's records are a run
