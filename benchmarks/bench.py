@@ -15,7 +15,7 @@ For each size it writes a catalog and a workloads file under benchmarks/out/ and
 - with --sweeps (default), on the first size: a 30-point frontier (portfolio and one workload)
   and a 20-scenario what-if batch in process (two workers and one; plan files written as
   `planner whatif` writes them), each against one solve of the instance in process measured just
-  before it (three rounds, the median ratio), and the `planner whatif` command with 20 scenario
+  before it (five rounds, the median ratio), and the `planner whatif` command with 20 scenario
   files against `planner solve`.
 
 Instances: 10% of offerings have capacity limits, a fifth have two reasoning modes, one vendor
@@ -208,7 +208,7 @@ def scenario_files(n_vendors: int) -> list[Path]:
     return paths
 
 
-ROUNDS = 3
+ROUNDS = 5
 
 
 def _timed(fn) -> float:
