@@ -85,6 +85,8 @@ class Rows(Sequence):
     def __getitem__(self, i):
         if self._all is not None:
             return self._all[i]
+        if isinstance(i, slice):
+            return list(self)[i]
         n = len(self)
         if not -n <= i < n:
             raise IndexError(i)

@@ -445,9 +445,17 @@ def test_row_blocks_give_the_rows_and_arrays_built_row_by_row():
     pairs = build_pairs(ws, cat)
     in_lp = np.flatnonzero(pairs.eligible_count > 0)[::-1]  # (any order of workloads)
     lp = build_problem(ws, cat, pairs, in_lp)
+
+    def same(a, b) -> bool:
+        return (a.name, a.family, a.cols.tolist(), a.coefs.tolist(), a.sense, a.rhs, a.limit, a.relax_weight) == \
+            (b.name, b.family, b.cols.tolist(), b.coefs.tolist(), b.sense, b.rhs, b.limit, b.relax_weight)
+
+    one_by_one = [lp.rows[i] for i in range(len(lp.rows))]  # each made on its own, before any iteration
+    assert same(lp.rows[-1], one_by_one[-1]) and all(map(same, lp.rows[2:5], one_by_one[2:5]))
     rows = list(lp.rows)
+    assert all(map(same, rows, one_by_one))
     assert {"cover", "latency_share", "mean_capability"} <= set(lp.families)
-    assert [lp.rows[i] for i in range(len(rows))] == rows and lp.families == [r.family for r in rows]
+    assert lp.families == [r.family for r in rows]
     var_of = {(w, o): j for j, (w, o) in enumerate(zip(lp.var_w.tolist(), lp.var_o.tolist()))}
     wa = pairs.workloads
     for r in rows:
