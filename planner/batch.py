@@ -16,14 +16,14 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional, Union
 
 from .load import Inputs
 from .plan import Fragments, Plan, discard, stage
 from .schema import Scenario
-from .whatif import Comparison, compare_plans, routings
+from .whatif import Comparison, WorkloadChange, _comparison_from_rows, compare_plans, routings, unchanged_rows
 
 if TYPE_CHECKING:
     from .solve import Basis
@@ -53,6 +53,7 @@ class _Work:
     tag: str = ""
     routing: Optional[dict[str, list[str]]] = None  # the base's, shown beside each scenario's
     fragments: Optional[Fragments] = None  # the text of the base's records that plans reuse
+    unchanged: Optional[list[WorkloadChange]] = None  # per base workload, its row in a comparison that keeps it
 
 
 _WORK: Optional[_Work] = None  # set in the parent just before forking; workers inherit it
@@ -71,11 +72,24 @@ def _solve_one(i: int) -> ScenarioOutcome:
         staged, text = stage(work.paths[i], text, work.tag), ""
     try:
         return ScenarioOutcome(scenario, text, plan.status, plan.total_cost, list(plan.diagnosis),
-                               compare_plans(_plan_of(work.base), plan, "base", scenario.name, work.routing), staged)
+                               compare_plans(_plan_of(work.base), plan, "base", scenario.name, work.routing,
+                                             work.unchanged), staged)
     except BaseException:
         if staged:
             discard(staged)
         raise
+
+
+def _solve_in_worker(i: int) -> tuple[ScenarioOutcome, dict, list[Optional[tuple]]]:
+    """_solve_one in a forked worker: the comparison goes back as its fields and rows, a row the base's
+    unchanged one (shared, the parent has it) as None: unpickling a thousand rows per scenario cost
+    the parent CPU beside its workers."""
+    outcome = _solve_one(i)
+    cmp, unchanged = outcome.comparison, _WORK.unchanged
+    rows = [None if k < len(unchanged) and w is unchanged[k] else tuple(w.__dict__.values())
+            for k, w in enumerate(cmp.workloads)]
+    head = {k: v for k, v in cmp.__dict__.items() if k != "workloads"}
+    return replace(outcome, comparison=None), head, rows
 
 
 def _plan_of(base: Union[Plan, "Basis"]) -> Plan:
@@ -102,8 +116,9 @@ def solve_scenarios(base: Union[Plan, "Basis"], applied: list[tuple[Scenario, In
     outcome's `staged`) for the caller to rename into place; should the batch fail, none is left."""
     global _WORK
     jobs = min(default_jobs() if jobs is None else max(1, jobs), len(applied))
-    _WORK = _Work(base, applied, solver, review, paths, f"{os.getpid()}-{id(applied)}.", routings(_plan_of(base)),
-                  None if isinstance(base, Plan) else base.fragments)
+    routing = routings(_plan_of(base))
+    _WORK = _Work(base, applied, solver, review, paths, f"{os.getpid()}-{id(applied)}.", routing,
+                  None if isinstance(base, Plan) else base.fragments, unchanged_rows(_plan_of(base), routing))
     tag = _WORK.tag
     try:
         if jobs <= 1 or not _can_fork():
@@ -116,9 +131,10 @@ def solve_scenarios(base: Union[Plan, "Basis"], applied: list[tuple[Scenario, In
 
         results: dict[int, ScenarioOutcome] = {}
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            futures = {pool.submit(_solve_one, i): i for i in range(len(applied))}
+            futures = {pool.submit(_solve_in_worker, i): i for i in range(len(applied))}
             for future in as_completed(futures):
-                results[futures[future]] = future.result()  # a worker's error is raised here
+                outcome, head, rows = future.result()  # a worker's error is raised here
+                results[futures[future]] = replace(outcome, comparison=_comparison_from_rows(head, rows, _WORK.unchanged))
                 progress()
         return [results[i] for i in range(len(applied))]
     except BaseException:

@@ -246,10 +246,23 @@ def _routing(w) -> list[str]:
     return [f"{a.offering}{'' if a.mode == 'default' else '@' + a.mode} {a.share:.0%}" for a in allocations]
 
 
-def _comparison_from_rows(head: dict, rows: list[tuple]) -> Comparison:
+def _comparison_from_rows(head: dict, rows: list[Optional[tuple]],
+                          unchanged: Optional[list[WorkloadChange]] = None) -> Comparison:
+    """A comparison from its fields and its workload rows as tuples; a row given as None is the
+    base's workload at that place, unchanged (`unchanged_rows`)."""
     fields = list(WorkloadChange.model_fields)
-    workloads = [trusted(WorkloadChange, dict(zip(fields, row))) for row in rows]
+    workloads = [unchanged[k] if row is None else trusted(WorkloadChange, dict(zip(fields, row)))
+                 for k, row in enumerate(rows)]
     return trusted(Comparison, {k: workloads if k == "workloads" else head[k] for k in Comparison.model_fields})
+
+
+def unchanged_rows(plan: Plan, old_routing: dict[str, list[str]]) -> list[WorkloadChange]:
+    """Per workload of `plan`, its comparison row against a plan that keeps its record as it is (a
+    what-if batch makes these once and shares them among its scenarios' comparisons)."""
+    return [trusted(WorkloadChange, {
+        "id": w.id, "status_before": w.status, "status_after": w.status, "cost_before": w.cost,
+        "cost_after": w.cost, "routing_before": old_routing[w.id], "routing_after": old_routing[w.id],
+        "changed": False}) for w in plan.workloads]
 
 
 def routings(plan: Plan) -> dict[str, list[str]]:
@@ -258,16 +271,23 @@ def routings(plan: Plan) -> dict[str, list[str]]:
 
 
 def compare_plans(old: Plan, new: Plan, label_before: str = "before", label_after: str = "after",
-                  old_routing: Optional[dict[str, list[str]]] = None) -> Comparison:
+                  old_routing: Optional[dict[str, list[str]]] = None,
+                  unchanged: Optional[list[WorkloadChange]] = None) -> Comparison:
     """Cost change in total, by workload and vendor; routing changes; bindings; price and speed changes.
-    old_routing: routings(old), when comparing many plans with the same one (a what-if batch)."""
+    old_routing: routings(old), and unchanged: unchanged_rows(old, old_routing), when comparing many
+    plans with the same one (a what-if batch): a workload whose record `new` took from `old` as it
+    is gets that row."""
     old_w = {w.id: w for w in old.workloads}
     new_w = {w.id: w for w in new.workloads}
     old_routing = routings(old) if old_routing is None else old_routing
     ids = [w.id for w in old.workloads] + [w.id for w in new.workloads if w.id not in old_w]
     workloads = []
-    for i in ids:
+    for k, i in enumerate(ids):
         a, b = old_w.get(i), new_w.get(i)
+        if (unchanged is not None and a is not None and b is not None and b.allocations is a.allocations
+                and b.cost == a.cost and b.status == a.status):
+            workloads.append(unchanged[k])
+            continue
         ra = old_routing[i] if a else []
         rb = ra if a and b and b.allocations is a.allocations else _routing(b) if b else []  # (a record reused)
         workloads.append(trusted(WorkloadChange, {

@@ -318,3 +318,32 @@ def test_scenarios_whose_plan_files_would_share_a_name_are_an_input_error(tmp_pa
         assert f"scenario name '{other}'" in result.output and str(b) in result.output
         assert ("same plan file name" in result.output) == (name != other)
         assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_batch_comparisons_are_those_of_the_plans_compared_afresh(jobs):
+    """A batch's comparisons share the base's row of every workload a scenario leaves as it is (made
+    once, and sent back from a worker as a marker): each comparison equals the one made afresh from
+    the scenario's plan file, and the rows of untouched workloads are one object across scenarios."""
+    from planner.batch import solve_scenarios
+    from planner.plan import Plan
+    from planner.solve import solve_basis
+
+    cat = catalog_of(offering("a1", vendor="a", price_in=1, price_out=2, tps=80),
+                     offering("b1", vendor="b", price_in=1.5, price_out=2.5, tps=60, capability=90.0),
+                     offering("c1", vendor="c", price_in=3, price_out=3, tps=900))
+    ws = workloads_of(*[workload(f"chat{i}", tasks=1e4 * (i + 1)) for i in range(4)],
+                      *[workload(f"smart{i}", capability={"min": 85}) for i in range(3)],
+                      workload("fast", latency={"budget_s": 2.0}))
+    inputs = make_inputs(ws, cat)
+    basis = solve_basis(inputs, "highs")
+    scenarios = [scenario(name=f"b{k}", catalog=[{"match": {"vendor": "b"}, "set": {"price.output": f"*{f}"}}])
+                 for k, f in enumerate((0.9, 1.1, 1.2))]
+    applied = [(sc, apply_scenario(inputs, sc, "s.yaml")) for sc in scenarios]
+    outcomes = solve_scenarios(basis, applied, "highs", jobs=jobs)
+    for o in outcomes:
+        fresh = compare_plans(basis.plan, Plan.model_validate_json(o.plan_json), "base", o.scenario.name)
+        assert o.comparison.model_dump() == fresh.model_dump()
+    rows = [o.comparison.workloads for o in outcomes]
+    shared = [w.id for k, w in enumerate(rows[0]) if w is rows[1][k] is rows[2][k]]
+    assert shared == ["chat0", "chat1", "chat2", "chat3", "fast"]  # vendor b's price moves only the smart ones
