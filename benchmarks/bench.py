@@ -15,8 +15,9 @@ For each size it writes a catalog and a workloads file under benchmarks/out/ and
 - with --sweeps (default), on the first size: a 30-point frontier (portfolio and one workload)
   and a 20-scenario what-if batch in process (two workers and one; plan files written as
   `planner whatif` writes them), each against one solve of the instance in process measured just
-  before it (the median of three solves; five rounds, the median ratio), and the `planner whatif`
-  command with 20 scenario files against `planner solve`.
+  before it (the median of three solves; five rounds, the median ratio), the batch also against
+  one solve that writes its plan file, and the `planner whatif` command with 20 scenario files
+  against `planner solve`.
 
 Instances: 10% of offerings have capacity limits, a fifth have two reasoning modes, one vendor
 has a spend cap, and budgets and floors are mixed so that about half of the pairs are eligible.
@@ -223,10 +224,12 @@ def sweeps(ws_path: Path, solver: str) -> dict:
     of this machine drift by tens of percent within a minute, so each ratio is taken within a round
     (one solve, then the sweeps, back to back), over ROUNDS rounds; the median round is reported.
     A round's one solve is the median of three solves back to back: a single 0.3 s solve was the
-    noisiest number of a round (0.23-0.40 s within one run). Then the `planner whatif` command with
+    noisiest number of a round (0.23-0.40 s within one run). The batch writes a plan file per
+    scenario; it is also set against one solve that writes its plan file (like for like). Then the `planner whatif` command with
     20 scenario files beside the `planner solve` command."""
     from planner.batch import solve_scenarios
     from planner.frontier import frontier
+    from planner.plan import write_atomic
     from planner.load import load_inputs, load_scenario
     from planner.solve import solve_basis, solve_inputs
     from planner.whatif import apply_scenario
@@ -249,17 +252,26 @@ def sweeps(ws_path: Path, solver: str) -> dict:
         for outcome, path in zip(solve_scenarios(basis, applied, solver, jobs=jobs, paths=paths), paths):
             os.replace(outcome.staged, path)
 
+    one_file = OUT / "plans" / "one.plan.json"
+    one_file.parent.mkdir(parents=True, exist_ok=True)
+
+    def solve_with_file() -> None:
+        """One solve and its plan file, as `planner solve` writes it (the batch writes one per scenario)."""
+        write_atomic(one_file, solve_inputs(inputs, solver).to_json())
+
     rounds = []
     for _ in range(ROUNDS):
-        r = {"solve": sorted(_timed(lambda: solve_inputs(inputs, solver)) for _ in range(3))[1]}
+        r = {"solve": sorted(_timed(lambda: solve_inputs(inputs, solver)) for _ in range(3))[1],
+             "solve_file": sorted(_timed(solve_with_file) for _ in range(3))[1]}
         r["frontier"] = _timed(lambda: frontier(inputs, None, points=30))
         r["one"] = _timed(lambda: frontier(inputs, wid, points=30))
         r["batch20"] = _timed(batch)
         r["batch_serial"] = _timed(lambda: batch(jobs=1))
         rounds.append(r)
     out: dict = {"rounds": rounds, **points}
-    for key in ("frontier", "one", "batch20", "batch_serial"):
-        ratios = sorted(r[key] / r["solve"] for r in rounds)
+    for key in ("frontier", "one", "batch20", "batch_serial", "batch20_file"):
+        ratios = sorted(r[key.replace("_file", "")] / r["solve_file" if key.endswith("_file") else "solve"]
+                        for r in rounds)
         out[key + "_ratio"] = ratios[len(ratios) // 2]
         out[key + "_ratios"] = ratios
     t_solve_cmd = _timed(lambda: subprocess.run([sys.executable, "-m", "planner.cli", "solve", str(ws_path), "--out",
@@ -305,9 +317,11 @@ def main() -> None:
             labels = {"frontier": f"30-point portfolio frontier ({s['frontier']} solves, both sweeps)",
                       "one": f"30-point frontier of one workload ({s['one']} solves, both sweeps)",
                       "batch20": "20-scenario what-if batch, two workers",
-                      "batch_serial": "20-scenario what-if batch, one worker"}
+                      "batch_serial": "20-scenario what-if batch, one worker",
+                      "batch20_file": "20-scenario what-if batch, two workers, against one solve with its plan file"}
             for key, label in labels.items():
-                times = ", ".join(f"{r['solve']:.3f} / {r[key]:.3f}" for r in s["rounds"])
+                base = "solve_file" if key.endswith("_file") else "solve"
+                times = ", ".join(f"{r[base]:.3f} / {r[key.replace('_file', '')]:.3f}" for r in s["rounds"])
                 print(f"    {label}: median {s[key + '_ratio']:.2f} x one solve "
                       f"(rounds {', '.join(f'{x:.2f}' for x in s[key + '_ratios'])}; {times})")
             print(f"  commands: planner whatif with 20 scenario files {s['whatif_cmd']:.3f} s (exit {s['whatif_exit']}) "
