@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Callable, Optional, Union
 from .load import Inputs
 from .plan import Fragments, Plan, discard, stage
 from .schema import Scenario
-from .whatif import Comparison, WorkloadChange, _comparison_from_rows, compare_plans, routings, unchanged_rows
+from .whatif import Comparison, WorkloadChange, compare_plans, packed, routings, unchanged_rows, unpacked
 
 if TYPE_CHECKING:
     from .solve import Basis
@@ -80,16 +80,11 @@ def _solve_one(i: int) -> ScenarioOutcome:
         raise
 
 
-def _solve_in_worker(i: int) -> tuple[ScenarioOutcome, dict, list[Optional[tuple]]]:
-    """_solve_one in a forked worker: the comparison goes back as its fields and rows, a row the base's
-    unchanged one (shared, the parent has it) as None: unpickling a thousand rows per scenario cost
-    the parent CPU beside its workers."""
+def _solve_in_worker(i: int) -> tuple[ScenarioOutcome, tuple[dict, list[Optional[tuple]]]]:
+    """_solve_one in a forked worker: the comparison goes back packed (the base's unchanged rows,
+    which the parent has, as markers)."""
     outcome = _solve_one(i)
-    cmp, unchanged = outcome.comparison, _WORK.unchanged
-    rows = [None if k < len(unchanged) and w is unchanged[k] else tuple(w.__dict__.values())
-            for k, w in enumerate(cmp.workloads)]
-    head = {k: v for k, v in cmp.__dict__.items() if k != "workloads"}
-    return replace(outcome, comparison=None), head, rows
+    return replace(outcome, comparison=None), packed(outcome.comparison, _WORK.unchanged)
 
 
 def _plan_of(base: Union[Plan, "Basis"]) -> Plan:
@@ -133,8 +128,8 @@ def solve_scenarios(base: Union[Plan, "Basis"], applied: list[tuple[Scenario, In
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
             futures = {pool.submit(_solve_in_worker, i): i for i in range(len(applied))}
             for future in as_completed(futures):
-                outcome, head, rows = future.result()  # a worker's error is raised here
-                results[futures[future]] = replace(outcome, comparison=_comparison_from_rows(head, rows, _WORK.unchanged))
+                outcome, comparison = future.result()  # a worker's error is raised here
+                results[futures[future]] = replace(outcome, comparison=unpacked(*comparison, _WORK.unchanged))
                 progress()
         return [results[i] for i in range(len(applied))]
     except BaseException:

@@ -219,12 +219,6 @@ class Comparison(BaseModel):
     offering_changes: list[OfferingChange]
     catalogs: tuple[str, str]
 
-    def __reduce__(self):
-        """Pickled (a batch worker sends it back) with its workload rows as plain tuples: unpickling a
-        thousand models one by one cost the parent a tenth of a second of a batch, beside its workers."""
-        head = {k: v for k, v in self.__dict__.items() if k != "workloads"}
-        return _comparison_from_rows, (head, [tuple(w.__dict__.values()) for w in self.workloads])
-
     def notable(self, limit: int = 60) -> list[WorkloadChange]:
         """The workloads a report shows (in file order): all of them when few, else the rerouted ones
         and those whose status changed, then the largest cost changes, up to `limit`."""
@@ -246,10 +240,17 @@ def _routing(w) -> list[str]:
     return [f"{a.offering}{'' if a.mode == 'default' else '@' + a.mode} {a.share:.0%}" for a in allocations]
 
 
-def _comparison_from_rows(head: dict, rows: list[Optional[tuple]],
-                          unchanged: Optional[list[WorkloadChange]] = None) -> Comparison:
-    """A comparison from its fields and its workload rows as tuples; a row given as None is the
-    base's workload at that place, unchanged (`unchanged_rows`)."""
+def packed(cmp: Comparison, unchanged: list[WorkloadChange]) -> tuple[dict, list[Optional[tuple]]]:
+    """A comparison as its fields and its workload rows as tuples, a row that is the base's unchanged
+    one (`unchanged_rows`) as None: what a batch worker sends back (unpickling a thousand models
+    per scenario cost the parent CPU beside its workers). unpacked() makes it again."""
+    rows = [None if k < len(unchanged) and w is unchanged[k] else tuple(w.__dict__.values())
+            for k, w in enumerate(cmp.workloads)]
+    return {k: v for k, v in cmp.__dict__.items() if k != "workloads"}, rows
+
+
+def unpacked(head: dict, rows: list[Optional[tuple]], unchanged: list[WorkloadChange]) -> Comparison:
+    """The comparison packed() took apart, its None rows the shared unchanged ones."""
     fields = list(WorkloadChange.model_fields)
     workloads = [unchanged[k] if row is None else trusted(WorkloadChange, dict(zip(fields, row)))
                  for k, row in enumerate(rows)]

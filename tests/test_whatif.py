@@ -119,8 +119,12 @@ def test_compare_plans_reports_cost_routing_and_prices():
     assert type(cmp).model_validate_json(cmp.model_dump_json()) == cmp  # its rows are built as trusted records
     import pickle
 
-    back = pickle.loads(pickle.dumps(cmp))  # as a batch worker sends it (rows as tuples)
+    back = pickle.loads(pickle.dumps(cmp))  # rows built as trusted records pickle as validated ones do
     assert back == cmp and back.model_dump_json() == cmp.model_dump_json()
+    from planner.whatif import packed, routings, unchanged_rows, unpacked
+
+    unchanged = unchanged_rows(before, routings(before))
+    assert unpacked(*pickle.loads(pickle.dumps(packed(cmp, unchanged))), unchanged) == cmp  # as a batch worker sends it
 
 
 def test_whatif_cli_writes_one_plan_per_scenario_and_a_report(tmp_path):
