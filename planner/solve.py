@@ -50,16 +50,27 @@ class Basis:
     inputs: Inputs
     pairs: Pairs
     candidates: np.ndarray  # W x O bool, pruning's answer
-    rejected_at: np.ndarray  # W x O int: where in `rejected` the pair's rejection record is, -1 if none
-    rejected: list[Rejection]
-    routed: np.ndarray  # W x O bool: the pairs the plan allocates
+    rejections: "_Rejections"  # the plan's rejection records, and the pairs they are of
     records: "_Records"  # the plan's workload records as a scenario carries them, and what they were built from
-    rejected_lists: list[list[Rejection]]  # per workload, its records of `rejected`
+
+    @cached_property
+    def routed(self) -> np.ndarray:
+        """W x O bool: the pairs the plan allocates."""
+        out = np.zeros(self.pairs.shape, dtype=bool)
+        out[self.records.w, self.records.o] = True
+        return out
+
+    @cached_property
+    def rejected_at(self) -> np.ndarray:
+        """W x O int: where among the rejection records the pair's is, -1 if it has none."""
+        out = np.full(self.pairs.shape, -1)
+        out[self.rejections.w, self.rejections.o] = np.arange(len(self.rejections.w))
+        return out
 
     @cached_property
     def fragments(self) -> Fragments:
         """The plan-file text of the records scenarios share with this plan (made once, in a batch's parent)."""
-        return Fragments(self.records.heads, self.rejected_lists)
+        return Fragments(self.records.heads, self.rejections.per_workload)
 
 
 @dataclass
@@ -589,7 +600,8 @@ def _solve(inputs: Inputs, solver: str = "auto", scenario: Optional[str] = None,
 
     break_even = (_break_even(pairs, lp, full_lp, share, result, solver, in_lp)
                   if review and result.slack is None and len(lp.var_w) else {})
-    rejected = _rejections(pairs, reuse=None if changed is None else (basis.rejected_at, basis.rejected, changed))
+    rejected = _rejections(pairs, reuse=None if changed is None else (basis.rejected_at, basis.rejections.records,
+                                                                      changed))
     workloads, records = _workload_plans(inputs, pairs, lp, share, break_even, rejected.per_workload,
                                          None if changed is None else (basis, changed))
     for w in alone:
@@ -627,13 +639,8 @@ def _solve(inputs: Inputs, solver: str = "auto", scenario: Optional[str] = None,
                           for o in catalog.offerings if o.id in named}
     if not keep_basis:
         return plan, None
-    rejected_at = np.full(pairs.shape, -1)
-    rejected_at[rejected.w, rejected.o] = np.arange(len(rejected.w))
-    routed = np.zeros(pairs.shape, dtype=bool)
-    routed[lp.var_w[share > 0], lp.var_o[share > 0]] = True
     records.heads = [trusted(WorkloadPlan, {**w.__dict__, "rejected": [], "break_even": []}) for w in workloads]
-    return plan, Basis(plan, inputs, pairs, cand, rejected_at, rejected.records, routed, records,
-                       rejected.per_workload)
+    return plan, Basis(plan, inputs, pairs, cand, rejected, records)
 
 
 def routed_pairs(plan: Plan, pairs: Pairs) -> np.ndarray:
