@@ -290,7 +290,7 @@ def compare_plans(old: Plan, new: Plan, label_before: str = "before", label_afte
             workloads.append(unchanged[k])
             continue
         ra = old_routing[i] if a else []
-        rb = ra if a and b and b.allocations is a.allocations else _routing(b) if b else []  # (a record reused)
+        rb = _routing(b) if b else []
         workloads.append(trusted(WorkloadChange, {
             "id": i, "status_before": a.status if a else None, "status_after": b.status if b else None,
             "cost_before": a.cost if a else None, "cost_after": b.cost if b else None,
