@@ -12,6 +12,7 @@ import contextlib
 import os
 import sys
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -180,6 +181,34 @@ def add_columns(h, lp: LinearProgram, new: np.ndarray, cost: np.ndarray, upper: 
     h.addCols(len(new), cost, np.zeros(len(new)), upper, len(at), starts, row_of[at].astype(np.int32), coefs[at])
 
 
+SIFT_ROUNDS = 30  # a sifted solve that has not settled by then is solved whole
+
+
+def sift(h, lp: LinearProgram, cost: np.ndarray, outside: np.ndarray, add: Callable[[np.ndarray], None]):
+    """Sifting on a HiGHS model of some of lp's columns: run it, price every column with its duals
+    (cost - A'y), hand the columns of `outside` (bool per column, updated) with a negative reduced
+    cost to `add` (which puts them in the model), and repeat until none is left. Then the model's
+    optimum is the whole LP's over the columns in and outside it: returns (solution, duals,
+    reduced costs). None when the model has no optimal solution with duals or the rounds run out."""
+    import highspy
+
+    from .solve import TIED_DJ
+
+    for _ in range(SIFT_ROUNDS):
+        run_settled(h)
+        sol = h.getSolution()
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal or not sol.dual_valid:
+            return None
+        y = np.array(sol.row_dual[:len(lp.rows)])
+        dj = lp.reduced_costs(cost, y)
+        entering = np.flatnonzero(outside & (dj < -TIED_DJ))
+        if not len(entering):
+            return sol, y, dj
+        outside[entering] = False
+        add(entering)
+    return None
+
+
 class SiftedResolver(Resolver):
     """A Resolver that solves each point by sifting: a small model over the columns that carried an
     earlier point and each workload's cheapest allowed column, every allowed column priced with its
@@ -193,12 +222,9 @@ class SiftedResolver(Resolver):
     SLACK_COST = 1e4  # per unit of a row's (scaled) shortfall; the objective's total is of order one
 
     def __init__(self, lp: LinearProgram):
-        import highspy
-
         self.lp = lp
         self.n = len(lp.var_w)
         self.upper = np.ones(self.n)
-        self._ok_status = highspy.HighsModelStatus.kOptimal
         self._in = np.zeros(self.n, dtype=bool)  # columns in the small model
         self._idx = np.zeros(0, dtype=int)  # its share columns (LP column numbers) ...
         self._pos = np.zeros(0, dtype=np.int32)  # ... and where they are in the model
@@ -223,7 +249,7 @@ class SiftedResolver(Resolver):
 
     def run(self) -> Point:
         from .model import per_workload
-        from .solve import SIFT_ROUNDS, TIED_DJ, clean_shares
+        from .solve import clean_shares
 
         lp = self.lp
         allowed = self.upper > 0
@@ -235,19 +261,10 @@ class SiftedResolver(Resolver):
             self._add(fresh)
         h = self._model
         h.changeColsBounds(len(self._pos), self._pos, np.zeros(len(self._pos)), self.upper[self._idx])
-        for _ in range(SIFT_ROUNDS):
-            run_settled(h)
-            sol = h.getSolution()
-            if h.getModelStatus() != self._ok_status or not sol.dual_valid:
-                return self._solve_whole()
-            y = np.array(sol.row_dual[:len(lp.rows)])
-            dj = lp.reduced_costs(lp.objective, y)
-            entering = np.flatnonzero(allowed & ~self._in & (dj < -TIED_DJ))
-            if not len(entering):
-                break
-            self._add(entering)
-        else:
+        settled = sift(h, lp, lp.objective, allowed & ~self._in, self._add)
+        if settled is None:
             return self._solve_whole()
+        sol = settled[0]
         values = np.array(sol.col_value)
         if len(self._slacks) and values[self._slacks].max() > 1e-9:  # short of some row: no plan, or a dearer one
             return self._solve_whole()

@@ -24,7 +24,6 @@ SHARE_EPS = 1e-9  # allocations below this share are dropped
 FEAS_TOL = 1e-6  # tolerance of the self-check on every row (scaled units)
 TIE_COST_TOL = 1e-7  # costs this close (relative) are tied: the solvers' tolerances, not money
 TIED_DJ = 1e-9  # reduced costs and duals up to this (scaled cost, total >= 1) count as zero
-SIFT_ROUNDS = 30  # a sifted solve that has not settled by then solves the whole LP
 SOLVERS = ("auto", "cbc", "highs")
 
 
@@ -283,35 +282,25 @@ def _run_highs_sifted(lp: LinearProgram, start: np.ndarray) -> Optional[SolveRes
 
     A what-if scenario starts from the base plan's columns: a price change reroutes few workloads,
     and about a thousand restricted columns replace tens of thousands."""
-    import highspy
-
-    from .resolve import add_columns, highs_model, run_settled
+    from .resolve import add_columns, highs_model, sift
 
     n = len(lp.var_w)
     keep = start | _cheapest_columns(lp)  # every workload has a column
     cost = lp.cost
-    optimal = highspy.HighsModelStatus.kOptimal
     started = time.perf_counter()
     idx = np.flatnonzero(keep)  # the model's columns, in the model's order
     h, _ = highs_model(lp.restrict(idx), integer=False)
     h.changeColsCost(len(idx), np.arange(len(idx), dtype=np.int32), cost[idx])
-    # later rounds add a few columns to this model: the simplex goes on from where it stopped
-    for _ in range(SIFT_ROUNDS):
-        run_settled(h)
-        sol = h.getSolution()
-        if h.getModelStatus() != optimal or not sol.dual_valid:
-            return None
-        y = np.array(sol.row_dual[:len(lp.rows)])
-        dj = lp.reduced_costs(cost, y)
-        entering = ~keep & (dj < -TIED_DJ)
-        if not entering.any():
-            break
-        keep |= entering
-        new = np.flatnonzero(entering)
+
+    def add(new: np.ndarray) -> None:  # later rounds add a few columns: the simplex goes on from where it stopped
+        nonlocal idx
         add_columns(h, lp, new, cost[new], np.ones(len(new)))
         idx = np.r_[idx, new]
-    else:
+
+    settled = sift(h, lp, cost, ~keep, add)
+    if settled is None:
         return None
+    sol, y, dj = settled
     share = np.zeros(n)
     share[idx] = np.array(sol.col_value[:len(idx)])
     dj[idx] = np.array(sol.col_dual[:len(idx)])  # the solver's own, where it has them
