@@ -1,0 +1,152 @@
+"""The golden corpus: what the commands write and print for the shipped files and a generated
+200 x 50 portfolio, kept under tests/golden/out and compared byte for byte by test_golden.py.
+
+A change that alters an output on purpose regenerates the corpus in the same commit and says why:
+
+    .venv/bin/python tests/golden_corpus.py          # rewrite tests/golden/out
+    .venv/bin/python tests/golden_corpus.py --check  # compare only (what the test does)
+
+The solver's seconds are zeroed (plan files, and the reports that print them); everything else
+is kept as written. The commands run from the repository's root with relative paths, as a user
+runs them, so the paths recorded in plan files are the same on every machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "tests" / "golden" / "out"
+BENCH = "tests/golden/inputs/bench-200x50.yaml"
+SCENARIOS = sorted(f"scenarios/{p.name}" for p in (ROOT / "scenarios").glob("*.yaml"))
+
+# (folder, arguments, file for stdout or None); OUT is the folder the command writes to. A folder
+# "a=b" is written as b and must come out as folder a did (two workers against one), and is then dropped.
+COMMANDS: list[tuple[str, list[str], str | None]] = [
+    ("solve", ["solve", "workloads/support.yaml", "--format", "csv"], "support.allocations.csv"),
+    ("solve", ["solve", "workloads/coding-agent.yaml", "--format", "csv"], "coding-agent.allocations.csv"),
+    ("solve", ["solve", "workloads/real-support.yaml", "--format", "csv"], "real-support.allocations.csv"),
+    ("solve", ["solve", BENCH, "--format", "csv"], "bench-200x50.allocations.csv"),
+    ("solve-cbc", ["solve", "workloads/support.yaml", "--solver", "cbc", "--format", "csv"],
+     "support.allocations.csv"),
+    ("whatif-1", ["whatif", "workloads/support.yaml", *SCENARIOS, "--set", "offerings[sol-*].price.output=*0.8",
+                  "--without-vendor", "cerebras", "--jobs", "1"], None),
+    ("whatif-1=2", ["whatif", "workloads/support.yaml", *SCENARIOS, "--set", "offerings[sol-*].price.output=*0.8",
+                  "--without-vendor", "cerebras", "--jobs", "2"], None),
+    ("whatif-bench-1", ["whatif", BENCH, "--set", "offerings[o1*].price.input=*0.5", "--without-vendor", "vendor1",
+                        "--jobs", "1"], None),
+    ("whatif-bench-1=2", ["whatif", BENCH, "--set", "offerings[o1*].price.input=*0.5", "--without-vendor", "vendor1",
+                        "--jobs", "2"], None),
+    ("frontier", ["frontier", "workloads/support.yaml"], None),
+    ("frontier", ["frontier", "workloads/support.yaml", "--workload", "ticket-triage"], None),
+    ("frontier", ["frontier", BENCH, "--points", "12"], None),
+    ("frontier", ["frontier", BENCH, "--workload", "w7", "--points", "12"], None),
+    ("compare", ["compare", "OUT/../solve/support.plan.json", "OUT/../whatif-1/support.fast-tier-half-price.plan.json",
+                 "--format", "csv"], "support.compare.csv"),
+    ("compare", ["compare", "OUT/../solve/bench-200x50.plan.json",
+                 "OUT/../whatif-bench-1/bench-200x50.without-vendor1.plan.json", "--format", "json"],
+     "bench-200x50.compare.json"),
+    ("explain", ["explain", "workloads/support.yaml", "--workload", "voice-agent", "--format", "csv"],
+     "support.voice-agent.csv"),
+    ("explain", ["explain", "workloads/real-support.yaml", "--workload", "live-chat", "--format", "json"],
+     "real-support.live-chat.json"),
+    ("export", ["export", "OUT/../solve/support.plan.json", "--to", "litellm"], "support.litellm.yaml"),
+    ("export", ["export", "OUT/../solve/support.plan.json", "--to", "openrouter"], "support.openrouter.json"),
+    ("export", ["export", "OUT/../solve/real-support.plan.json", "--to", "litellm"], "real-support.litellm.yaml"),
+    ("export", ["export", "OUT/../solve/real-support.plan.json", "--to", "openrouter"],
+     "real-support.openrouter.json"),
+    ("catalog", ["catalog", "show", "catalogs/2026-q3.yaml", "--format", "csv"], "2026-q3.csv"),
+]
+
+_WRITES = {"solve", "whatif", "frontier", "compare"}  # commands that take --out
+_SECONDS = [
+    (re.compile(r'("seconds": )[0-9.e+-]+'), r"\g<1>0"),  # plan files
+    (re.compile(r"(constraints, )[0-9.]+( s\.)"), r"\g<1>0.00\g<2>"),  # plan report
+    (re.compile(r"(routing changes\. )[0-9.]+( s\.)"), r"\g<1>0.00\g<2>"),  # frontier report
+]
+
+
+def normalise(text: str) -> str:
+    for pattern, repl in _SECONDS:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def generate(dest: Path) -> None:
+    """Run every command of the corpus, writing into dest (one folder per command group)."""
+    from typer.testing import CliRunner
+
+    from planner.cli import app
+
+    runner = CliRunner()
+    here = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        for folder, args, stdout_name in COMMANDS:
+            folder, _, twin = folder.partition("=")
+            out = dest / (folder + "." + twin if twin else folder)
+            out.mkdir(parents=True, exist_ok=True)
+            argv = [a.replace("OUT", str(out)) for a in args]
+            if args[0] in _WRITES:
+                argv += ["--out", str(out)]
+            result = runner.invoke(app, argv, catch_exceptions=False)
+            if result.exit_code not in (0, 3):
+                raise SystemExit(f"{' '.join(args)} exited {result.exit_code}: {result.output}")
+            if stdout_name:
+                (out / stdout_name).write_text(result.stdout)
+            if twin:
+                _same_files(dest / folder, out)
+                shutil.rmtree(out)
+    finally:
+        os.chdir(here)
+    for path in dest.rglob("*"):
+        if path.is_file():
+            path.write_text(normalise(path.read_text()))
+
+
+def _same_files(a: Path, b: Path) -> None:
+    """Two runs that must write the same files (solver seconds aside)."""
+    names = sorted(p.name for p in a.iterdir())
+    if names != sorted(p.name for p in b.iterdir()):
+        raise AssertionError(f"{b.name} wrote other files than {a.name}")
+    for name in names:
+        if normalise((a / name).read_text()) != normalise((b / name).read_text()):
+            raise AssertionError(f"{b.name}/{name} differs from {a.name}/{name}")
+
+
+def differences(dest: Path) -> list[str]:
+    """Files that differ between dest and the corpus, or stand in only one of them."""
+    made = {p.relative_to(dest) for p in dest.rglob("*") if p.is_file()}
+    kept = {p.relative_to(GOLDEN) for p in GOLDEN.rglob("*") if p.is_file()}
+    out = [f"only in the corpus: {p}" for p in sorted(kept - made)]
+    out += [f"not in the corpus: {p}" for p in sorted(made - kept)]
+    out += [f"differs: {p}" for p in sorted(made & kept) if (dest / p).read_bytes() != (GOLDEN / p).read_bytes()]
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true", help="compare with the corpus; write nothing")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        dest = Path(tmp)
+        generate(dest)
+        if args.check:
+            diff = differences(dest)
+            print("\n".join(diff) or "the corpus is identical")
+            return 1 if diff else 0
+        shutil.rmtree(GOLDEN, ignore_errors=True)
+        shutil.copytree(dest, GOLDEN)
+        print(f"wrote {sum(1 for p in GOLDEN.rglob('*') if p.is_file())} files to {GOLDEN.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    sys.exit(main())
