@@ -41,6 +41,13 @@ class Format(str, Enum):
     csv = "csv"
 
 
+def commands():
+    """The commands' module, imported when a command runs (so that `planner --help` stays quick)."""
+    from . import commands as module
+
+    return module
+
+
 def _err(message: str) -> None:
     print(message, file=sys.stderr)
 
@@ -81,9 +88,18 @@ def _version(value: bool) -> None:
 @app.callback()
 def main_options(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks instead of one-line errors."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Print each stage's time on stderr."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> None:
     _state["debug"] = debug
+    if verbose:
+        import logging
+
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        log = logging.getLogger("planner")
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
 
 
 @app.command()
@@ -96,19 +112,7 @@ def solve(
 ) -> None:
     """Solve for the cheapest routing; write the plan file and the HTML report."""
 
-    def run() -> int:
-        from .load import load_inputs
-        from .output import write_plan_outputs, print_plan
-
-        inputs = load_inputs(workloads, catalog)
-        from .solve import solve_inputs
-
-        plan = solve_inputs(inputs, solver.value)
-        paths = write_plan_outputs(plan, inputs, out)
-        print_plan(plan, fmt.value, paths)
-        return EXIT_OK if plan.status == "optimal" else EXIT_INFEASIBLE
-
-    _guard(run)
+    _guard(lambda: commands().solve(workloads, catalog, out, solver.value, fmt.value))
 
 
 @app.command()
@@ -120,27 +124,7 @@ def explain(
 ) -> None:
     """Every option for one workload: latency, cost, capability, eligible or why not."""
 
-    def run() -> int:
-        from .errors import InputError
-        from .load import load_inputs
-        from .output import explain_rows, print_explain, print_rows
-
-        inputs = load_inputs(workloads, catalog)
-        ids = [w.id for w in inputs.workloads.workloads]
-        if workload not in ids:
-            raise InputError.single(str(workloads), "--workload",
-                                    f"no workload '{workload}'; expected one of: {', '.join(ids)}")
-        rows = explain_rows(inputs, ids.index(workload))
-        budget = rows[0]["budget_s"] if rows else None
-        title = (f"{workload}: every option, cheapest first (budget "
-                 f"{'none' if budget is None else f'{budget:g} s'})")
-        if fmt.value == "table":
-            print_explain(rows, title, inputs.catalog.currency)
-        else:
-            print_rows(rows, fmt.value, title=title)
-        return EXIT_OK
-
-    _guard(run)
+    _guard(lambda: commands().explain(workloads, workload, catalog, fmt.value))
 
 
 @app.command()
@@ -162,15 +146,8 @@ def whatif(
 ) -> None:
     """Solve the base plan and each scenario; compare them in <name>.whatif.html."""
 
-    def run() -> int:
-        from .load import load_inputs
-        from .output import run_whatif
-
-        inputs = load_inputs(workloads, catalog)
-        return run_whatif(inputs, list(scenarios or []), list(sets or []), list(without or []), out, solver.value,
-                          review=full, jobs=jobs)
-
-    _guard(run)
+    _guard(lambda: commands().whatif(workloads, catalog, list(scenarios or []), list(sets or []),
+                                     list(without or []), out, solver.value, review=full, jobs=jobs))
 
 
 @app.command()
@@ -183,14 +160,7 @@ def frontier(
 ) -> None:
     """Minimum cost as the latency budget and the capability floor sweep (the cost of speed)."""
 
-    def run() -> int:
-        from .load import load_inputs
-        from .output import run_frontier
-
-        inputs = load_inputs(workloads, catalog)
-        return run_frontier(inputs, workload, points, out)
-
-    _guard(run)
+    _guard(lambda: commands().frontier(workloads, catalog, workload, points, out))
 
 
 @app.command()
@@ -202,12 +172,7 @@ def compare(
 ) -> None:
     """Quarter over quarter: cost, routing, vendor and price changes between two plans."""
 
-    def run() -> int:
-        from .output import run_compare
-
-        return run_compare(old, new, out, fmt.value)
-
-    _guard(run)
+    _guard(lambda: commands().compare(old, new, out, fmt.value))
 
 
 @catalog_app.command("show")
@@ -217,31 +182,14 @@ def catalog_show(
 ) -> None:
     """List a catalog's options (offering x mode) with prices, speeds and capability."""
 
-    def run() -> int:
-        from .load import load_catalog
-        from .output import catalog_rows, print_rows
-
-        cat = load_catalog(catalog)
-        print_rows(catalog_rows(cat), fmt.value, title=f"{cat.catalog} (as of {cat.as_of}, {cat.currency})")
-        return EXIT_OK
-
-    _guard(run)
+    _guard(lambda: commands().catalog_show(catalog, fmt.value))
 
 
 @catalog_app.command("validate")
 def catalog_validate(catalog: Path = typer.Argument(..., help="Catalog file (YAML).")) -> None:
     """Check a catalog file; exit 0 when it is valid, 2 with every problem otherwise."""
 
-    def run() -> int:
-        from .load import load_catalog
-
-        cat = load_catalog(catalog)
-        modes = sum(len(o.modes) for o in cat.offerings)
-        print(f"{catalog}: ok: {len(cat.offerings)} offerings, {len(cat.offerings) + modes} options, "
-              f"{len({o.vendor for o in cat.offerings})} vendors")
-        return EXIT_OK
-
-    _guard(run)
+    _guard(lambda: commands().catalog_validate(catalog))
 
 
 class Source(str, Enum):
@@ -269,12 +217,7 @@ def catalog_import(
     """Build a catalog from litellm's price table, OpenRouter's models listing and the Artificial
     Analysis providers table (prices from one, measured speeds from another)."""
 
-    def run() -> int:
-        from .output import run_import
-
-        return run_import(source.value, files, out, name, as_of)
-
-    _guard(run)
+    _guard(lambda: commands().catalog_import(source.value, files, out, name, as_of))
 
 
 @catalog_app.command("diff")
@@ -285,22 +228,7 @@ def catalog_diff(
 ) -> None:
     """Offerings added, removed, and changed in price, speed, capacity or capability."""
 
-    def run() -> int:
-        from .gateway import diff_catalogs
-        from .load import load_catalog
-        from .output import print_rows
-
-        a, b = load_catalog(old), load_catalog(new)
-        rows = diff_catalogs(a, b)
-        if fmt.value == "table":
-            counts = {k: sum(1 for r in rows if r["change"] == k) for k in ("added", "removed", "changed")}
-            print(f"{old} -> {new}: {counts['added']} added, {counts['removed']} removed, "
-                  f"{len({r['offering'] for r in rows if r['change'] == 'changed'})} changed "
-                  f"({counts['changed']} figures)")
-        print_rows(rows, fmt.value, title="catalog changes")
-        return EXIT_OK
-
-    _guard(run)
+    _guard(lambda: commands().catalog_diff(old, new, fmt.value))
 
 
 @app.command()
@@ -311,12 +239,7 @@ def export(
 ) -> None:
     """Turn a plan into a gateway's routing configuration."""
 
-    def run() -> int:
-        from .output import run_export
-
-        return run_export(plan, to.value, out)
-
-    _guard(run)
+    _guard(lambda: commands().export(plan, to.value, out))
 
 
 def main() -> None:

@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import csv
 import io
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 import numpy as np
 
 from .errors import InputError
-from .load import Inputs
-from .model import build_problem
+from .load import Inputs, validate
+from .lp import build_problem
 from .pairs import Pairs, build_pairs
 from .prune import sweep_candidates
 from .resolve import Resolver, SiftedResolver
+from .schema import WorkloadSet
 
 
 @dataclass
@@ -64,22 +66,16 @@ def _relaxed(inputs: Inputs, targets: set[int], drop: str) -> Pairs:
         else:
             wl["capability"]["min"] = None
             wl["capability"]["mean_min"] = None
-    from .load import validate
-    from .schema import WorkloadSet
-
     return build_pairs(validate(WorkloadSet, data, inputs.workloads_file), inputs.catalog)
-
-
-PRUNE = True  # tests switch it off to check that sweep pruning never changes a point
 
 
 def _sweep(inputs: Inputs, pairs: Pairs, targets: set[int], upper_for: Callable[[float], np.ndarray],
            values: list[Optional[float]], labels: list[str], sweep: str, chosen: Callable, progress,
-           extra: np.ndarray) -> list:
+           extra: np.ndarray, prune: bool) -> list:
     W = pairs.shape[0]
     mask = np.zeros(W, dtype=bool)
     mask[list(targets)] = True
-    cand = sweep_candidates(inputs.workloads, inputs.catalog, pairs, mask, extra) if PRUNE else pairs.eligible
+    cand = sweep_candidates(inputs.workloads, inputs.catalog, pairs, mask, extra) if prune else pairs.eligible
     in_lp = np.flatnonzero(cand.any(axis=1))
     lp = build_problem(inputs.workloads, inputs.catalog, pairs, in_lp, cand)
     missing = W - len(in_lp)
@@ -104,9 +100,11 @@ def _sweep(inputs: Inputs, pairs: Pairs, targets: set[int], upper_for: Callable[
     return points
 
 
-def frontier(inputs: Inputs, workload_id: Optional[str] = None, points: int = 30, progress=lambda: None) -> Frontier:
-    import time
-
+def frontier(inputs: Inputs, workload_id: Optional[str] = None, points: int = 30, progress=lambda: None,
+             prune: bool = True) -> Frontier:
+    """The latency and capability sweeps of one workload (or, without one, of every budget scaled and
+    every floor shifted together). prune=False sends every eligible pair to the solver (for tests: the
+    points are the same)."""
     started = time.perf_counter()
     ids = [w.id for w in inputs.workloads.workloads]
     if workload_id is not None and workload_id not in ids:
@@ -164,7 +162,7 @@ def frontier(inputs: Inputs, workload_id: Optional[str] = None, points: int = 30
             return (lat_pairs.latency_s[lp.var_w, lp.var_o] <= budget[lp.var_w]).astype(float)
 
     result.latency = _sweep(inputs, lat_pairs, targets, upper_lat, values, labels, "latency", chosen, progress,
-                            -lat_pairs.latency_s)
+                            -lat_pairs.latency_s, prune)
 
     # capability sweep
     cap_pairs = _relaxed(inputs, targets, "capability")
@@ -192,6 +190,6 @@ def frontier(inputs: Inputs, workload_id: Optional[str] = None, points: int = 30
             return (score >= base_floor[lp.var_w] + d).astype(float)
 
     result.capability = _sweep(inputs, cap_pairs, targets, upper_cap, floors, cap_labels, "capability", chosen,
-                               progress, np.nan_to_num(cap_pairs.capability, nan=-1.0))
+                               progress, np.nan_to_num(cap_pairs.capability, nan=-1.0), prune)
     result.seconds = time.perf_counter() - started
     return result

@@ -1,4 +1,4 @@
-"""From a plan to a gateway's routing configuration, and catalog diffs.
+"""From a plan to a gateway's routing configuration.
 
 LiteLLM Router (proxy config.yaml): one model group per workload, named by the workload id,
 with a deployment per allocated option weighted by its share (`simple-shuffle` picks
@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from .catalog_import import HOST_ALIASES
 from .plan import Plan
-from .schema import Catalog
 
 FALLBACKS = 3
 
@@ -42,8 +42,6 @@ def _ids(plan: Plan, offering: str, kind: str, guessed: list[str]) -> str:
         return f"openrouter/{info.gateway['openrouter']}"  # LiteLLM's OpenRouter provider
     guessed.append(offering)
     if kind == "litellm":
-        from .importers import HOST_ALIASES
-
         provider = HOST_ALIASES.get(info.host.replace("-", " "), info.host.replace("-", "_"))
         return f"{provider}/{info.model}"
     return f"{info.host}/{info.model}"
@@ -116,37 +114,3 @@ def to_openrouter(plan: Plan) -> tuple[dict[str, Any], list[str]]:
 
 
 # ----------------------------------------------------------------------------- catalog diff
-
-
-def _fields(o) -> dict[str, Optional[float | str]]:
-    out: dict[str, Optional[float | str]] = {
-        "model": o.model, "vendor": o.vendor, "host": o.host_name, "tier": o.tier,
-        "price.input": o.price.input, "price.output": o.price.output, "price.cached_input": o.price.cached_input,
-        "speed.output_tps": o.speed.output_tps, "speed.ttft_s": o.speed.ttft_s, "speed.prefill_tps": o.speed.prefill_tps,
-        "context_window": o.context_window,
-        "capacity.tokens_per_minute": o.capacity.tokens_per_minute if o.capacity else None,
-        "capacity.requests_per_minute": o.capacity.requests_per_minute if o.capacity else None,
-    }
-    for metric, score in sorted(o.capability.items()):
-        out[f"capability.{metric}"] = score
-    return out
-
-
-def diff_catalogs(old: Catalog, new: Catalog) -> list[dict[str, Any]]:
-    """One row per added or removed offering and per changed figure of an offering in both."""
-    a = {o.id: o for o in old.offerings}
-    b = {o.id: o for o in new.offerings}
-    rows: list[dict[str, Any]] = []
-    for oid in [o.id for o in old.offerings if o.id not in b]:
-        rows.append({"change": "removed", "offering": oid, "field": "", "before": None, "after": None, "relative": None})
-    for oid in [o.id for o in new.offerings if o.id not in a]:
-        rows.append({"change": "added", "offering": oid, "field": "", "before": None, "after": None, "relative": None})
-    for oid in [o.id for o in new.offerings if o.id in a]:
-        fa, fb = _fields(a[oid]), _fields(b[oid])
-        for key in list(fa) + [k for k in fb if k not in fa]:
-            x, y = fa.get(key), fb.get(key)
-            if x != y:
-                rel = (y - x) / x if isinstance(x, (int, float)) and isinstance(y, (int, float)) and x else None
-                rows.append({"change": "changed", "offering": oid, "field": key, "before": x, "after": y,
-                             "relative": None if rel is None else round(rel, 6)})
-    return rows

@@ -6,14 +6,17 @@ so the report and the JSON carry the same numbers.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
+from .arrays import dot
 from .load import Inputs
-from .model import LinearProgram, build_problem
+from .lp import LinearProgram, build_problem, clean_shares
 from .pairs import Pairs, task_latency
-from .plan import Baseline, Plan, VendorOutage
+from .plan import Baseline, BreakEven, Plan, VendorOutage
+from .resolve import Resolver
+from .solver import SolveResult, solve_lp
 
 RESILIENCE_MAX_PAIRS = 30_000  # above this many eligible pairs, the solve skips the outage table
 
@@ -235,14 +238,60 @@ def _round(x: Optional[float]) -> Optional[float]:
     return None if x is None else float(f"{x:.6g}")
 
 
+def plan_break_even(pairs: Pairs, lp: LinearProgram, full: Callable[[], LinearProgram], share: np.ndarray,
+                    result: SolveResult, solver: str, workloads: np.ndarray) -> dict[int, list]:
+    """Break-even prices of every workload in `workloads`: from the duals for LP workloads, by
+    re-solving for max_options workloads. full: gives the unpruned LP (full_problem)."""
+    integer_w = {w for w, _, _ in lp.max_options}
+    out: dict[int, list] = {}
+    if result.pi:
+        duals = {lp.rows[i].name: y for i, y in result.pi.items()}
+        lp_w = np.array([w for w in workloads if w not in integer_w], dtype=int)
+        out.update(break_even(pairs, lp, full(), share, duals, lp_w))
+    total = dot(lp.spend, share)
+    for w, cols, _ in lp.max_options:
+        out[w] = _break_even_by_resolving(pairs, lp, share, solver, w, cols, total)
+    return out
+
+
+def _break_even_by_resolving(pairs: Pairs, lp: LinearProgram, share: np.ndarray, solver: str, w: int,
+                             cols: np.ndarray, total: float) -> list[BreakEven]:
+    """Integer workloads: a used option's headroom is the saving it brings (re-solve without it) per
+    task it carries; an unused option's break-even is the cut that makes the plan with the whole
+    workload on it (re-solved) as cheap as the current one."""
+    opts, wa = pairs.options, pairs.workloads
+    out = []
+    unused = [j for j in cols if share[j] <= 0]
+    unused.sort(key=lambda j: (lp.spend[j], j))
+    for j in [j for j in cols if share[j] > 0] + unused[:UNUSED_PER_WORKLOAD]:
+        o = int(lp.var_o[j])
+        cpt = float(pairs.cost_per_task[w, o])
+        bounds = np.zeros(len(share))
+        if share[j] > 0:
+            upper = np.ones(len(share))
+            upper[j] = 0.0
+            other = solve_lp(lp, solver, upper=upper)
+            change = (dot(lp.spend, clean_shares(lp, other.share)) - total) / (
+                wa.tasks[w] * share[j] * cpt) if other.ok and cpt > 0 else None
+        else:
+            bounds[j] = 1.0
+            forced = solve_lp(lp, solver, lower=bounds)
+            change = None
+            if forced.ok and cpt > 0:
+                change = -(dot(lp.spend, clean_shares(lp, forced.share)) - total) / (wa.tasks[w] * cpt)
+                change = None if change <= -1 else min(0.0, change)
+        out.append(BreakEven(offering=opts.offering_id[o], mode=opts.mode[o], used=bool(share[j] > 0),
+                             cost_per_task=cpt, break_even_cost_per_task=None if change is None else cpt * (1 + change),
+                             price_change=None if change is None else float(f"{change:.6g}")))
+    return out
+
+
 # ----------------------------------------------------------------------------- vendor outages
 
 
 def resilience(pairs: Pairs, plan: Plan, lp: LinearProgram) -> list[VendorOutage]:
     """For each vendor the plan spends with: the cost of a plan without it (one warm re-solve each of
     the full LP) and the workloads that would have no eligible option left."""
-    from .resolve import Resolver
-
     if not plan.vendors or len(lp.var_w) > RESILIENCE_MAX_PAIRS:
         return []
     in_lp = np.unique(lp.var_w)

@@ -6,12 +6,14 @@ here, so they cannot disagree.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Optional
 
 import numpy as np
 
+from .fmt import number, short
 from .schema import Catalog, Offering, WorkloadSet
 
 
@@ -197,35 +199,22 @@ class Pairs:
             have = opts.regions[os[k]]
             out[k].append(f"region: runs in {', '.join(sorted(have))}, needs one of {need}" if have
                           else f"region: unknown, needs one of {need}")
-        if len(_REASON_TEXT) > _REASON_TEXT_MAX:
-            _REASON_TEXT.clear()
-        text = _REASON_TEXT
         bad = np.flatnonzero(~self.context_ok[ws, os])
         if len(bad):
             used = wa.input[ws[bad]] + self.reasoning[ws[bad], os[bad]] + wa.output[ws[bad]]
             for k, u, window in zip(bad.tolist(), used.tolist(), opts.context_window[os[bad]].tolist()):
-                key = ("context", u, window)
-                if key not in text:
-                    text[key] = f"context {fmt_num(u)} tokens > window {fmt_num(window)}"
-                out[k].append(text[key])
+                out[k].append(_context_text(u, window))
         bad = np.flatnonzero(~self.capability_ok[ws, os])
         if len(bad):
             scores = self.capability[ws[bad], os[bad]]
             floors = wa.cap_min[ws[bad]]
             for k, w, score, floor in zip(bad.tolist(), ws[bad].tolist(), scores.tolist(), floors.tolist()):
-                key = ("capability", wa.metric[w], None if score != score else score, floor)  # nan: no score
-                if key not in text:
-                    text[key] = (f"no '{key[1]}' capability score" if key[2] is None
-                                 else f"{key[1]} {fmt_num(score)} < floor {fmt_num(floor)}")
-                out[k].append(text[key])
+                out[k].append(_capability_text(wa.metric[w], None if score != score else score, floor))  # nan: none
         bad = np.flatnonzero(~self.within_budget[ws, os] & (wa.within_budget_share[ws] >= 1))
         if len(bad):
             budgets = wa.budget_s[ws[bad]]
             for k, lat, budget in zip(bad.tolist(), self.latency_s[ws[bad], os[bad]].tolist(), budgets.tolist()):
-                key = ("latency", lat, budget)
-                if key not in text:
-                    text[key] = f"latency {fmt_s(lat)} s > budget {fmt_s(budget)} s"
-                out[k].append(text[key])
+                out[k].append(_latency_text(lat, budget))
         return out
 
     @cached_property
@@ -233,18 +222,31 @@ class Pairs:
         return self.eligible.sum(axis=1)
 
 
-# Reason texts by the figures they are written from: a what-if scenario's rejections mostly repeat the
-# base plan's (its workers inherit this from the parent), and texts repeat across workloads.
-_REASON_TEXT: dict[tuple, str] = {}
-_REASON_TEXT_MAX = 500_000
+# A rejection's reasons repeat across workloads and across what-if scenarios: texts are made once per
+# distinct set of figures.
+@lru_cache(maxsize=65536)
+def _context_text(used: float, window: float) -> str:
+    return f"context {number(used)} tokens > window {number(window)}"
 
 
-def fmt_num(x: float) -> str:
-    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.4g}"
+@lru_cache(maxsize=65536)
+def _capability_text(metric: str, score: Optional[float], floor: float) -> str:
+    return f"no '{metric}' capability score" if score is None else f"{metric} {number(score)} < floor {number(floor)}"
 
 
-def fmt_s(x: float) -> str:
-    return f"{x:.4g}"
+@lru_cache(maxsize=65536)
+def _latency_text(latency: float, budget: float) -> str:
+    return f"latency {short(latency)} s > budget {short(budget)} s"
+
+
+def vendor_caps(ws: WorkloadSet, vendors: Iterable[str]) -> dict[str, float]:
+    """The spend-share cap of each vendor: vendor_share overrides max_vendor_share."""
+    caps = {}
+    for v in sorted(set(vendors)):
+        s = ws.policy.vendor_share.get(v, ws.policy.max_vendor_share)
+        if s is not None:
+            caps[v] = s
+    return caps
 
 
 def task_latency(call_s, first_token_s, turns, tool_latency_s, streaming):

@@ -32,8 +32,8 @@ from typing import Optional
 
 import numpy as np
 
-from .model import vendor_caps, workload_starts
-from .pairs import Pairs
+from .arrays import workload_starts
+from .pairs import Pairs, vendor_caps
 from .schema import Catalog, WorkloadSet
 
 

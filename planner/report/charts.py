@@ -11,7 +11,7 @@ import itertools
 import re
 from typing import Optional
 
-from ..output import money, seconds
+from ..fmt import money, seconds
 from ..plan import Plan, WorkloadPlan
 
 _SCRIPT = re.compile(r"<script\b[^>]*>.*?</script>", re.S)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+from .. import fmt
 from ..plan import Plan
 
 
@@ -12,34 +13,12 @@ from ..plan import Plan
 def _env():
     import jinja2
 
-    from .. import output
-
     env = jinja2.Environment(loader=jinja2.PackageLoader("planner.report", "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(money=output.money, seconds=output.seconds, percent=output.percent, num=_num,
-                       logpos=_logpos, signed=_signed)
+    env.filters.update(money=fmt.money, seconds=fmt.seconds, percent=fmt.percent, num=fmt.count,
+                       logpos=_logpos, signed=fmt.signed_percent)
     return env
-
-
-def _num(x, digits: int = 3) -> str:
-    if x is None:
-        return "-"
-    if abs(x) >= 1e6:
-        return f"{x / 1e6:.{digits}g}M"
-    if abs(x) >= 1e4:
-        return f"{x / 1e3:.{digits}g}k"
-    if abs(x) >= 100:
-        return f"{x:,.0f}"
-    return f"{x:,.{digits}g}"
-
-
-def _signed(x) -> str:
-    if x is None:
-        return "-"
-    if abs(x) < 0.0005:
-        return "±0%"
-    return f"{x:+.0%}" if abs(x) >= 0.01 else f"{x:+.1%}"
 
 
 CARDS = 60  # workload cards (and their break-even rows) in one report; a table lists every workload

@@ -19,10 +19,14 @@ from typing import Callable, Iterable, Optional, Union
 
 import numpy as np
 
-from .pairs import Pairs
+from .arrays import per_workload, workload_starts
+from .pairs import Pairs, vendor_caps
 from .schema import WorkloadSet
 
-TIE_BREAK = 1e-7  # latency term in `objective` (elastic solves, frontier re-solves); plans break ties exactly (solve.py)
+TIE_BREAK = 1e-7  # latency term in `objective` (elastic solves, frontier re-solves); plans break ties exactly (solver.py)
+SHARE_EPS = 1e-9  # allocations below this share are dropped
+FEAS_TOL = 1e-6  # tolerance of the self-check on every row (scaled units)
+TIED_DJ = 1e-9  # reduced costs and duals up to this (scaled cost, total >= 1) count as zero
 
 
 @dataclass
@@ -337,16 +341,6 @@ def define_requests_per_minute(ctx: Context) -> Iterable[Row]:
     return _capacity(ctx, "requests_per_minute", ctx.pairs.peak_rpm)
 
 
-def vendor_caps(ws: WorkloadSet, vendors: Iterable[str]) -> dict[str, float]:
-    """The spend-share cap of each vendor: vendor_share overrides max_vendor_share."""
-    caps = {}
-    for v in sorted(set(vendors)):
-        s = ws.policy.vendor_share.get(v, ws.policy.max_vendor_share)
-        if s is not None:
-            caps[v] = s
-    return caps
-
-
 def define_vendor_spend(ctx: Context) -> Iterable[Row]:
     """For each vendor v with cap s < 1: spend on v - s x total spend <= 0 (money scaled)."""
     names, code = np.unique(np.array(ctx.pairs.options.vendor, dtype=object), return_inverse=True)
@@ -425,23 +419,6 @@ def build_problem(ws: WorkloadSet, catalog, pairs: Pairs, workloads: np.ndarray,
     return LinearProgram(var_w, var_o, spend, objective, scale, rows, max_options, weight)
 
 
-def workload_starts(var_w: np.ndarray) -> np.ndarray:
-    """Where each workload's columns start: var_w is sorted (np.nonzero's order), so they are one run."""
-    return np.r_[0, np.flatnonzero(np.diff(var_w)) + 1]
-
-
-def dot(a: np.ndarray, b: np.ndarray) -> float:
-    """sum(a x b) by numpy's own summation: np.dot hands long vectors to BLAS, whose result depends on
-    the machine (its kernels and thread count, so plans would too) and whose threads spin on after."""
-    return float(np.sum(np.multiply(a, b)))
-
-
-def per_workload(reduce: np.ufunc, values: np.ndarray, var_w: np.ndarray) -> np.ndarray:
-    """reduce (np.minimum, np.maximum) over each workload's columns, given back per column."""
-    starts = workload_starts(var_w)
-    return np.repeat(reduce.reduceat(values, starts), np.diff(np.r_[starts, len(var_w)]))
-
-
 def _scale(spend: np.ndarray, var_w: np.ndarray) -> float:
     """A lower bound on the optimum: each workload on its cheapest candidate."""
     if len(spend) == 0:
@@ -465,3 +442,39 @@ def _tie_break(pairs: Pairs, var_w: np.ndarray, var_o: np.ndarray) -> np.ndarray
     share_of_tasks = tasks[var_w] / tasks[var_w[workload_starts(var_w)]].sum()  # (var_w is sorted)
     worst = per_workload(np.maximum, lat, var_w)
     return TIE_BREAK * share_of_tasks * lat / np.where(worst > 0, worst, 1.0)
+
+
+def clean_shares(lp: LinearProgram, share: np.ndarray) -> np.ndarray:
+    """Drop dust, renormalise each workload to exactly one, round away solver noise."""
+    share = np.clip(share, 0.0, 1.0)
+    share[share < SHARE_EPS] = 0.0
+    totals = np.bincount(lp.var_w, share, minlength=int(lp.var_w.max()) + 1) if len(lp.var_w) else np.zeros(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(totals[lp.var_w] > 0, share / totals[lp.var_w], 0.0)
+    return np.round(share, 12)
+
+
+def check_rows(lp: LinearProgram, share: np.ndarray, slack: Optional[np.ndarray] = None,
+               activities: Optional[tuple[np.ndarray, np.ndarray]] = None) -> list[str]:
+    """Every row the plan claims to meet, checked on the cleaned shares: a list of violations.
+
+    The tolerance is relative to the row's gross activity (sum of |coefficient x share|), the size
+    that rounding in the solver's answer scales with: a spend-share row whose terms cancel can
+    carry terms a thousand times its limit when the optimum is far above the scaling bound."""
+    bad = []
+    acts, grosses = lp.activities(share) if activities is None else activities
+    if lp.rows:
+        sense, rhs = lp.senses
+        give = np.zeros(len(lp.rows)) if slack is None else np.asarray(slack, dtype=float)
+        tol = FEAS_TOL * np.maximum.reduce([np.ones(len(rhs)), np.abs(rhs), np.abs(give), grosses])
+        over = ((sense == 0) & (acts > rhs + give + tol)) | ((sense == 1) & (acts < rhs - give - tol)) \
+            | ((sense == 2) & (np.abs(acts - rhs) > tol))
+        for i in np.flatnonzero(over).tolist():
+            row, act = lp.rows[i], float(acts[i])
+            limit = row.rhs + give[i] if row.sense == "<=" else row.rhs - give[i] if row.sense == ">=" else row.rhs
+            op = {"<=": ">", ">=": "<", "==": "!="}[row.sense]
+            bad.append(f"{row.name}: {act:.9g} {op} {limit:.9g}")
+    for w, cols, k in lp.max_options:
+        if int((share[cols] > 0).sum()) > k:
+            bad.append(f"max_options:{w}: more than {k} options")
+    return bad

@@ -33,6 +33,7 @@ Tier: "fast" when the measured output speed is at least 500 tokens/s, else "stan
 from __future__ import annotations
 
 import csv
+import io
 import json
 import re
 import statistics
@@ -354,3 +355,32 @@ def parse_sources(kind: str, files: list[str]) -> list[tuple[str, Path]]:
         else:
             out.append((kind, Path(f)))
     return out
+
+
+def import_catalog(kind: str, files: list[str], out: Path, name: Optional[str],
+                   as_of: Optional[str]) -> tuple[str, str, ImportResult]:
+    """`planner catalog import`: the catalog file's text (with a header naming the sources), the
+    left-out list as CSV, and what was imported. The catalog is validated before it is returned:
+    the planner never writes a catalog it would reject."""
+    import yaml
+
+    from .load import validate
+    from .schema import Catalog
+
+    sources = parse_sources(kind, files)
+    catalog, result = build_catalog(sources, name or out.name.split(".")[0], as_of)
+    if not catalog["offerings"]:
+        raise InputError.single(str(sources[0][1]), "", "no offering has every required figure (prices, a measured "
+                                                        "speed and time to first token, a capability score); merge "
+                                                        "an Artificial Analysis table: aa:FILE")
+    validate(Catalog, catalog, str(out))
+    header = ("# Built by `planner catalog import` from: "
+              + ", ".join(f"{k}:{p.name}" for k, p in sources)
+              + f"\n# {len(result.offerings)} offerings; {len(result.left_out)} entries left out for a missing "
+                "figure (listed in the .left-out.csv beside this file).\n")
+    text = header + yaml.safe_dump(catalog, sort_keys=False, allow_unicode=True, width=120)
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["source", "name", "reason"])
+    writer.writerows(result.left_out)
+    return text, buf.getvalue(), result

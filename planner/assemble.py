@@ -1,0 +1,344 @@
+"""A solved LP turned into the Plan: per workload its records (allocations, rejections, nearest
+misses), spend per offering and vendor, the binding constraints in words, the smallest relaxation
+and the assumptions made. Every figure comes from the pair table and the cleaned shares."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from .arrays import dot
+from .fmt import money, short
+from .load import Inputs
+from .lp import LinearProgram, Row
+from .pairs import Pairs, vendor_caps
+from .plan import (Allocation, Binding, BreakEven, Compounding, Diagnosis, InputFiles, LatencySummary, NearMiss,
+                   OfferingInfo, OfferingUse, Plan, Rejection, Relaxation, SolverInfo, VendorSpend, WorkloadPlan,
+                   trusted)
+from .solver import SolveResult
+
+REJECTIONS = 10  # rejected options listed per workload, cheapest first (SPEC 5)
+
+
+def build_plan(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray, result: SolveResult,
+               activities: tuple[np.ndarray, np.ndarray], *, solver: str, scenario: Optional[str],
+               break_even: dict[int, list], curves: dict[int, dict]) -> Plan:
+    """The plan of the cleaned shares: records, spend, bindings, relaxation, diagnosis, assumptions.
+    break_even (per workload) and curves (compounding, per multi-turn workload) come from insight."""
+    ws, catalog = inputs.workloads, inputs.catalog
+    total = dot(lp.spend, share)
+    relaxation = _relaxations(lp, share, result.slack, total) if result.slack is not None else []
+    diagnosis = [r.meaning for r in relaxation]
+    workloads = _workload_plans(inputs, pairs, lp, share, break_even, _rejections(pairs), curves)
+    alone = np.flatnonzero(pairs.eligible_count == 0)
+    for w in alone:
+        diagnosis.append(f"workload '{pairs.workloads.ids[w]}': {workloads[w].diagnosis.summary}")
+    feasible = result.slack is None and len(alone) == 0
+    named = {a.offering for w in workloads for a in w.allocations} | {b.offering for w in workloads for b in w.break_even}
+    return Plan(
+        status="optimal" if feasible else "infeasible",
+        name=inputs.name,
+        period=ws.period,
+        currency=catalog.currency,
+        inputs=InputFiles(workloads_file=inputs.workloads_file, catalog_file=inputs.catalog_file,
+                          catalog=catalog.catalog, as_of=catalog.as_of, scenario=scenario),
+        solver=SolverInfo(name=solver, status=result.status if result.slack is None else "Infeasible",
+                          seconds=round(result.seconds, 4), variables=result.n_vars,
+                          constraints=result.n_rows, integer=lp.integer),
+        total_cost=sum(w.cost for w in workloads),
+        workloads=workloads,
+        offerings=_offering_uses(inputs, pairs, lp, share),
+        vendors=_vendor_spend(inputs, pairs, lp, share),
+        binding=_binding(lp, share, result, total, catalog.currency, ws.period, activities[0]),
+        relaxation=relaxation,
+        diagnosis=diagnosis,
+        thresholds=ws.all_thresholds,
+        assumptions=_assumptions(inputs, pairs),
+        sources={o.id: o.source for o in catalog.offerings if o.source},
+        offering_info={o.id: OfferingInfo(model=o.model, vendor=o.vendor, host=o.host_name, tier=o.tier,
+                                          price_input=o.price.input, price_output=o.price.output,
+                                          gateway=dict(o.gateway))
+                       for o in catalog.offerings if o.id in named},
+    )
+
+
+def main_options(pairs: Pairs, lp: LinearProgram, share: np.ndarray) -> np.ndarray:
+    """Per workload, the option carrying its largest share (the first of equals), or -1."""
+    used = np.flatnonzero(share > 0)
+    u_w, u_o, u_s = lp.var_w[used], lp.var_o[used], share[used]
+    main = np.full(pairs.shape[0], -1)
+    if len(u_w):
+        top = np.lexsort((np.arange(len(u_w)), -u_s, u_w))
+        firsts = top[np.r_[True, u_w[top][1:] != u_w[top][:-1]]]
+        main[u_w[firsts]] = u_o[firsts]
+    return main
+
+
+
+def _workload_plans(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray,
+                    break_even: dict[int, list], rejected: list[list[Rejection]],
+                    curves: dict[int, dict]) -> list[WorkloadPlan]:
+    """Every workload's part of the plan, built from the arrays as typed records (plan.trusted)."""
+    from pydantic import TypeAdapter
+
+    wa, opts = pairs.workloads, pairs.options
+    ws = inputs.workloads
+    used = np.flatnonzero(share > 0)
+    u_w, u_o, u_s = lp.var_w[used], lp.var_o[used], share[used]
+    u_tasks = u_s * wa.tasks[u_w]
+    u_cpt = pairs.cost_per_task[u_w, u_o]
+    u_lat = pairs.latency_s[u_w, u_o]
+    u_cap = pairs.capability[u_w, u_o]
+    u_within = pairs.within_budget[u_w, u_o]
+    n_w = len(wa.ids)
+    lat_mean = np.bincount(u_w, u_s * u_lat, minlength=n_w).tolist()
+    lat_max = np.full(n_w, -np.inf)
+    np.maximum.at(lat_max, u_w, u_lat)
+    within = np.bincount(u_w, np.where(u_within, u_s, 0.0), minlength=n_w).tolist()
+    cap_mean = np.bincount(u_w, u_s * np.nan_to_num(u_cap), minlength=n_w)
+    cap_mean = np.where(np.bincount(u_w, np.isnan(u_cap), minlength=n_w) > 0, None, cap_mean).tolist()
+    lat_max = lat_max.tolist()
+    allocs_of: list[list[Allocation]] = [[] for _ in range(n_w)]
+    for w, o, sh, tasks, cpt, lat, cap, inside in zip(
+            u_w.tolist(), u_o.tolist(), u_s.tolist(), u_tasks.tolist(), u_cpt.tolist(), u_lat.tolist(),
+            np.where(np.isnan(u_cap), None, u_cap).tolist(), u_within.tolist()):
+        allocs_of[w].append(trusted(Allocation, {
+            "offering": opts.offering_id[o], "mode": opts.mode[o], "share": sh, "tasks": tasks, "cost_per_task": cpt,
+            "cost": tasks * cpt, "latency_s": lat, "capability": cap, "vendor": opts.vendor[o], "host": opts.host[o],
+            "tier": opts.tier[o], "model": opts.model[o], "within_budget": inside}))
+    tasks_w, budget_w = wa.tasks.tolist(), np.where(np.isnan(wa.budget_s), None, wa.budget_s).tolist()
+    eligible = pairs.eligible_count.tolist()
+    loose = [b for entries in break_even.values() for b in entries if not isinstance(b, BreakEven)]
+    made = iter(TypeAdapter(list[BreakEven]).validate_python(loose)) if loose else iter(())
+    break_even = {w: [b if isinstance(b, BreakEven) else next(made) for b in entries]
+                  for w, entries in break_even.items()}
+    costs = np.bincount(u_w, u_tasks * u_cpt, minlength=n_w)  # (in allocation order, as a running sum would)
+    per_task = (costs / wa.tasks).tolist()
+    costs = costs.tolist()
+    required, peak = wa.within_budget_share.tolist(), wa.peak_tasks_per_minute.tolist()
+    assumed = wa.peak_assumed.tolist()
+    out = []
+    for w, wl in enumerate(ws.workloads):
+        allocs = allocs_of[w]
+        curve = curves.get(w) if allocs else None
+        out.append(trusted(WorkloadPlan, {
+            "id": wl.id, "status": "ok" if allocs else "infeasible", "description": wl.description,
+            "tasks": tasks_w[w], "turns": wl.turns, "budget_s": budget_w[w], "threshold": wa.threshold[w],
+            "metric": wa.metric[w], "capability_min": wl.capability.min, "cost": costs[w],
+            "cost_per_task": per_task[w] if allocs else None,
+            "latency_s": trusted(LatencySummary, {"mean": lat_mean[w], "max": lat_max[w]}) if allocs else None,
+            "within_budget_share": within[w] if allocs else None, "within_budget_share_required": required[w],
+            "capability_mean": cap_mean[w] if allocs else None,
+            "peak_tasks_per_minute": peak[w], "peak_assumed": assumed[w],
+            "eligible": eligible[w], "allocations": allocs, "rejected": rejected[w],
+            "break_even": break_even.get(w, []), "tool_latency_s": wl.tool_latency_s,
+            "streaming": wl.latency.streaming, "compounding": None if curve is None else trusted(Compounding, curve),
+            "diagnosis": None if eligible[w] else _nearest_misses(pairs, w)}))
+    return out
+
+
+def _rejections(pairs: Pairs, limit: int = REJECTIONS) -> list[list[Rejection]]:
+    """Per workload, up to `limit` ineligible options, cheapest first (then faster, then catalog order),
+    each with its reasons."""
+    W, O = pairs.shape
+    cost = np.where(pairs.eligible, np.inf, pairs.cost_per_task)
+    if O > limit:  # only options up to each row's limit-th cheapest cost can make its list
+        nth = np.partition(cost, limit - 1, axis=1)[:, limit - 1]
+        rw, ro = np.nonzero(~pairs.eligible & (cost <= nth[:, None]))
+    else:
+        rw, ro = np.nonzero(~pairs.eligible)
+    order = np.lexsort((pairs.latency_s[rw, ro], cost[rw, ro], rw))  # cheapest, then faster, then catalog (stable)
+    rw, ro = rw[order], ro[order]
+    keep = np.arange(len(rw)) - np.searchsorted(rw, rw) < limit
+    rw, ro = rw[keep], ro[keep]
+    ids, modes = pairs.options.offering_id, pairs.options.mode
+    cap = pairs.capability[rw, ro]
+    cap = np.where(np.isnan(cap), None, cap).tolist()  # floats, None where there is no score
+    records = [trusted(Rejection, {"offering": ids[o], "mode": modes[o], "reasons": why, "cost_per_task": cpt,
+                                   "latency_s": lat, "capability": c})
+               for o, why, cpt, lat, c in zip(ro.tolist(), pairs.reasons_many(rw, ro),
+                                              pairs.cost_per_task[rw, ro].tolist(), pairs.latency_s[rw, ro].tolist(),
+                                              cap)]
+    ends = np.searchsorted(rw, np.arange(W + 1)).tolist()  # rw is sorted: each workload's records are a run
+    return [records[a:b] for a, b in zip(ends[:-1], ends[1:])]
+
+
+def _near(pairs: Pairs, w: int, o: int) -> NearMiss:
+    cap = pairs.capability[w, o]
+    return NearMiss(offering=pairs.options.offering_id[o], mode=pairs.options.mode[o],
+                    latency_s=float(pairs.latency_s[w, o]), capability=None if np.isnan(cap) else float(cap),
+                    cost_per_task=float(pairs.cost_per_task[w, o]))
+
+
+def _nearest_misses(pairs: Pairs, w: int) -> Diagnosis:
+    """Why workload w has no eligible option, and the nearest misses on latency and capability."""
+    wa = pairs.workloads
+    allowed = pairs.vendor_ok[w] & pairs.region_ok[w] & pairs.context_ok[w]
+    if not allowed.any():
+        counts = {"vendor": (~pairs.vendor_ok[w]).sum(), "region": (~pairs.region_ok[w]).sum(),
+                  "context": (~pairs.context_ok[w]).sum()}
+        why = ", ".join(f"{k} ({v})" for k, v in counts.items() if v)
+        return Diagnosis(summary=f"no option passes the vendor, region and context rules; rejected by {why}")
+    parts = []
+    fastest = most = None
+    floor_ok = np.flatnonzero(allowed & pairs.capability_ok[w])
+    if len(floor_ok):
+        o = int(floor_ok[np.lexsort((floor_ok, pairs.cost_per_task[w, floor_ok], pairs.latency_s[w, floor_ok]))[0]])
+        fastest = _near(pairs, w, o)
+        parts.append(f"the fastest option meeting the capability floor is {pairs.options.label(o)} at "
+                     f"{short(fastest.latency_s)} s; it would need a budget of {short(fastest.latency_s)} s "
+                     f"(budget {short(wa.budget_s[w])} s)")
+    else:
+        parts.append(f"no allowed option reaches the {wa.metric[w]} floor of {wa.cap_min[w]:g}")
+    budget_ok = np.flatnonzero(allowed & pairs.within_budget[w] & ~np.isnan(pairs.capability[w]))
+    if len(budget_ok):
+        caps = pairs.capability[w, budget_ok]
+        o = int(budget_ok[np.lexsort((budget_ok, pairs.cost_per_task[w, budget_ok], -caps))[0]])
+        most = _near(pairs, w, o)
+        parts.append(f"the most capable option within the budget is {pairs.options.label(o)}, scoring "
+                     f"{most.capability:g} {wa.metric[w]} (floor {wa.cap_min[w]:g})")
+    elif not np.isnan(wa.budget_s[w]):
+        parts.append(f"no allowed option finishes within {short(wa.budget_s[w])} s")
+    return Diagnosis(summary="no eligible option: " + "; ".join(parts), fastest_meeting_floor=fastest,
+                     most_capable_within_budget=most)
+
+
+def _offering_uses(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray) -> list[OfferingUse]:
+    opts = pairs.options
+    n_off = len(inputs.catalog.offerings)
+    spend, tasks, tpm, rpm = (np.zeros(n_off) for _ in range(4))
+    if len(share):
+        off = opts.offering_index[lp.var_o]
+        spend = np.bincount(off, lp.spend * share, minlength=n_off)
+        tasks = np.bincount(off, pairs.workloads.tasks[lp.var_w] * share, minlength=n_off)
+        tpm = np.bincount(off, pairs.peak_tpm[lp.var_w, lp.var_o] * share, minlength=n_off)
+        rpm = np.bincount(off, pairs.peak_rpm[lp.var_w, lp.var_o] * share, minlength=n_off)
+    out = []
+    for i, o in enumerate(inputs.catalog.offerings):
+        if tasks[i] <= 0:
+            continue
+        cap = o.capacity
+        tpm_lim = cap.tokens_per_minute if cap else None
+        rpm_lim = cap.requests_per_minute if cap else None
+        ratios = [x / lim for x, lim in ((tpm[i], tpm_lim), (rpm[i], rpm_lim)) if lim]
+        out.append(OfferingUse(id=o.id, vendor=o.vendor, host=o.host_name, tier=o.tier, spend=float(spend[i]),
+                               tasks=float(tasks[i]), peak_tpm=float(tpm[i]), tokens_per_minute=tpm_lim,
+                               peak_rpm=float(rpm[i]), requests_per_minute=rpm_lim,
+                               utilization=round(max(ratios), 9) if ratios else None, source=o.source,
+                               price_input=o.price.input, price_output=o.price.output,
+                               output_tps=o.speed.output_tps, ttft_s=o.speed.ttft_s))
+    out.sort(key=lambda u: (-u.spend, u.id))
+    return out
+
+
+def _vendor_spend(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray) -> list[VendorSpend]:
+    used = np.flatnonzero(share > 0)
+    names, code = np.unique(np.array(pairs.options.vendor, dtype=object), return_inverse=True)
+    of_used = code[lp.var_o[used]]
+    sums = np.bincount(of_used, lp.spend[used] * share[used], minlength=len(names)).tolist()
+    present, first = np.unique(of_used, return_index=True)
+    totals = {names[c]: sums[c] for c in present[np.argsort(first)].tolist()}  # in order of first use
+    grand = sum(totals.values())
+    caps = vendor_caps(inputs.workloads, totals)
+    out = [VendorSpend(vendor=v, spend=s, share=s / grand if grand > 0 else 0.0, cap=caps.get(v))
+           for v, s in totals.items()]
+    out.sort(key=lambda x: (-x.spend, x.vendor))
+    return out
+
+
+def _natural(row: Row, act: float, lp: LinearProgram, share: np.ndarray, total: float) -> float:
+    """A row's activity in the user's units (tokens/min, share of spend, currency...)."""
+    if row.family == "vendor_share":
+        on_v = lp.spend[row.cols] * share[row.cols] * (row.coefs > 0)
+        return float(on_v.sum() / total) if total > 0 else 0.0
+    if row.family == "budget":
+        return total
+    return act / row.rhs_scale if row.rhs_scale else act
+
+
+MEANING = {
+    "tokens_per_minute": "another {unit_step} tokens/minute on {id} would save {money} per period",
+    "requests_per_minute": "another {unit_step} requests/minute on {id} would save {money} per period",
+    "vendor_share": "raising the spend cap on {id} by 1 point would save {money} per period",
+    "workload_vendor_share": "raising {id}'s cap by 1 point would save {money} per period",
+    "latency_share": "lowering the within-budget share of {id} by 1 point would save {money} per period",
+    "mean_capability": "lowering the mean capability floor of {id} by 1 point would save {money} per period",
+    "budget": "the budget is fully used",
+}
+
+
+def _binding(lp: LinearProgram, share: np.ndarray, result: SolveResult, total: float, currency: str = "USD",
+             period: str = "period", acts: Optional[np.ndarray] = None) -> list[Binding]:
+    out = []
+    if acts is None:
+        acts, _ = lp.activities(share)
+    _, rhs = lp.senses
+    families = lp.families
+    for i in np.flatnonzero(np.abs(acts - rhs) <= 1e-7 * np.maximum(1.0, np.abs(rhs))).tolist():
+        if families[i] == "cover":
+            continue
+        row = lp.rows[i]
+        pi = result.pi.get(i)
+        shadow = None
+        if pi is not None:
+            rhs_scale = total / lp.scale if row.family == "vendor_share" else row.rhs_scale
+            shadow = abs(pi) * lp.scale * rhs_scale
+            shadow = float(f"{shadow:.9g}")
+        out.append(Binding(constraint=row.name, shadow_price=shadow, limit=row.limit, unit=row.unit,
+                           meaning=_meaning(row, shadow, currency, period)))
+    return out
+
+
+def _meaning(row: Row, shadow: Optional[float], currency: str = "USD", period: str = "period") -> str:
+    ident = row.name.split(":", 1)[1] if ":" in row.name else ""
+    if shadow is None:
+        return f"{row.name} is at its limit"
+    if row.family in ("tokens_per_minute", "requests_per_minute"):
+        step = 10 ** max(0, int(np.floor(np.log10(max(row.limit or 1, 1)))) - 1)
+        return MEANING[row.family].format(unit_step=f"{step:,}", id=ident,
+                                          money=money(shadow * step, currency)).replace("per period", f"per {period}")
+    if row.family == "budget":
+        return MEANING["budget"]
+    scale = 0.01 if row.family in ("vendor_share", "workload_vendor_share", "latency_share") else 1.0
+    return MEANING[row.family].format(id=ident, money=money(shadow * scale, currency)).replace("per period",
+                                                                                             f"per {period}")
+
+
+def _relaxations(lp: LinearProgram, share: np.ndarray, slack: np.ndarray, total: float) -> list[Relaxation]:
+    out = []
+    acts, _ = lp.activities(share)
+    for i, row in enumerate(lp.rows):
+        if row.relax_weight is None or slack[i] <= 1e-9:
+            continue
+        act = float(acts[i])
+        needed = _natural(row, act, lp, share, total)
+        limit = float(row.limit)
+        by = needed - limit if row.sense == "<=" else limit - needed
+        if by <= 1e-9 * max(1.0, abs(limit)):
+            continue
+        verb = "raised" if row.sense == "<=" else "lowered"
+        rel = f" ({by / limit:+.1%})".replace("+", "+" if row.sense == "<=" else "-") if limit else ""
+        out.append(Relaxation(constraint=row.name, limit=limit, needed=needed, by=by, unit=row.unit,
+                              meaning=f"{row.name} must be {verb} from {limit:,.6g} to {needed:,.6g} "
+                                      f"{row.unit}{rel} for a plan to exist"))
+    return out
+
+
+def _assumptions(inputs: Inputs, pairs: Pairs) -> list[str]:
+    ws, wa = inputs.workloads, pairs.workloads
+    out = []
+    assumed = [wa.ids[w] for w in np.flatnonzero(wa.peak_assumed)]
+    if assumed:
+        out.append(f"peak load from the average (tasks / {ws.minutes:,} minutes x peak_factor "
+                   f"{ws.policy.peak_factor:g}) for: {', '.join(assumed)}")
+    no_prefill = sorted({o.id for o in inputs.catalog.offerings if o.speed.prefill_tps is None})
+    if no_prefill:
+        out.append(f"prompt processing folded into time to first token (no prefill_tps) for "
+                   f"{len(no_prefill)} offering(s): {', '.join(no_prefill[:12])}{' ...' if len(no_prefill) > 12 else ''}")
+    no_cache = sorted({o.id for o in inputs.catalog.offerings if o.price.cached_input is None})
+    if no_cache and any(w.tokens.cached_input_share > 0 for w in ws.workloads):
+        out.append(f"cached input billed at the input price (no cached_input price) for {len(no_cache)} offering(s)")
+    out.append(f"period: {ws.period} ({ws.minutes:,} minutes); currency: {inputs.catalog.currency}")
+    return out
+

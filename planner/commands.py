@@ -1,0 +1,253 @@
+"""Each command's work: read the inputs, compute, write the files, print. The CLI parses the command
+line and calls one of these; each returns the exit code (0 done, 3 no feasible plan)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+from .errors import InputError
+from .files import discard, file_stem, write_all
+from .load import load_catalog, load_inputs, load_scenario
+from .timing import stage
+
+EXIT_OK, EXIT_INFEASIBLE = 0, 3
+
+
+def solve(workloads: Path, catalog: Optional[Path], out: Path, solver: str, fmt: str) -> int:
+    from .report import render_plan_report
+    from .solve import solve_inputs
+    from .terminal import print_plan
+
+    with stage("load"):
+        inputs = load_inputs(workloads, catalog)
+    plan = solve_inputs(inputs, solver)
+    out = _out_folder(out)
+    stem = file_stem(plan.name)
+    paths = {"plan": out / f"{stem}.plan.json", "report": out / f"{stem}.html"}
+    with stage("write"):
+        write_all({paths["plan"]: plan.to_json(), paths["report"]: render_plan_report(plan)})
+    print_plan(plan, fmt, paths)
+    return EXIT_OK if plan.status == "optimal" else EXIT_INFEASIBLE
+
+
+def explain(workloads: Path, workload: str, catalog: Optional[Path], fmt: str) -> int:
+    from .tables import explain_rows
+    from .terminal import print_explain, print_rows
+
+    inputs = load_inputs(workloads, catalog)
+    ids = [w.id for w in inputs.workloads.workloads]
+    if workload not in ids:
+        raise InputError.single(str(workloads), "--workload", f"no workload '{workload}'; expected one of: "
+                                                             f"{', '.join(ids)}")
+    rows = explain_rows(inputs, ids.index(workload))
+    budget = rows[0]["budget_s"] if rows else None
+    title = f"{workload}: every option, cheapest first (budget {'none' if budget is None else f'{budget:g} s'})"
+    if fmt == "table":
+        print_explain(rows, title, inputs.catalog.currency)
+    else:
+        print_rows(rows, fmt, title=title)
+    return EXIT_OK
+
+
+def whatif(workloads: Path, catalog: Optional[Path], scenario_files: list[Path], sets: list[str], without: list[str],
+           out: Path, solver: str, review: bool = False, jobs: Optional[int] = None) -> int:
+    from .report import render_whatif_report
+    from .scenarios import apply_scenario, scenario_from_sets, without_vendor
+    from .solve import solve_base
+    from .terminal import print_whatif, progress
+    from .whatif import solve_scenarios
+
+    inputs = load_inputs(workloads, catalog)
+    scenarios = [(load_scenario(f), str(f)) for f in scenario_files]
+    if sets:
+        scenarios.append((scenario_from_sets(sets), "--set"))
+    vendors = sorted({o.vendor for o in inputs.catalog.offerings})
+    for v in without:
+        if v not in vendors:
+            raise InputError.single("--without-vendor", "", f"no vendor '{v}' in the catalog; expected one of: "
+                                                            f"{', '.join(vendors)}")
+        scenarios.append((without_vendor(v), "--without-vendor"))
+    if not scenarios:
+        raise InputError.single("whatif", "", "no scenario given: pass scenario files, --set PATH=VALUE or "
+                                              "--without-vendor V")
+    _check_scenario_names(scenarios)
+    applied = [(sc, apply_scenario(inputs, sc, file)) for sc, file in scenarios]  # every error before any solve
+    base, start = solve_base(inputs, solver)
+    out = Path(out)
+    stem = file_stem(base.name)
+    paths = [out / f"{stem}.{file_stem(sc.name)}.plan.json" for sc, _ in applied]
+    report = out / f"{stem}.whatif.html"
+    made_out = not out.exists()
+    _out_folder(out)
+    outcomes: list = []
+    try:
+        bar, step = progress(len(applied), "scenarios")
+        with bar:  # the workers leave each plan file beside its path; all are renamed into place at the end
+            outcomes = solve_scenarios(base, start, applied, solver, review=review, jobs=jobs, progress=step,
+                                       paths=paths)
+        results = [(o.scenario, o, o.comparison) for o in outcomes]
+        html = render_whatif_report(base, results)
+        for o, path in zip(outcomes, paths):
+            os.replace(o.staged, path)
+        write_all({report: html})
+    except OSError as exc:
+        _unstage(outcomes, out, made_out)
+        raise InputError.single(str(out), "--out", f"cannot be written: {exc.strerror or exc}") from None
+    except BaseException:
+        _unstage(outcomes, out, made_out)
+        raise
+    print_whatif(base, results, report)
+    return EXIT_OK if all(o.status == "optimal" for o in outcomes) and base.status == "optimal" else EXIT_INFEASIBLE
+
+
+def _check_scenario_names(scenarios: list) -> None:
+    """Two scenarios may not share a plan file name."""
+    seen: dict[str, tuple[str, str]] = {}  # plan file name -> (scenario name, file)
+    for sc, file in scenarios:
+        other = seen.get(file_stem(sc.name))
+        if other is not None:
+            same = other[0] == sc.name
+            raise InputError.single(file, "name", f"scenario name '{sc.name}' is also used by {other[1]}" if same else
+                                    f"scenario name '{sc.name}' gives the same plan file name as '{other[0]}' "
+                                    f"({other[1]}): '/' and ':' become '_' in file names; rename one")
+        seen[file_stem(sc.name)] = (sc.name, file)
+
+
+def _unstage(outcomes: list, out: Path, made_out: bool) -> None:
+    """After a failed what-if run: no staged plan file left behind, nor the output folder it made."""
+    for o in outcomes:
+        if o.staged and os.path.exists(o.staged):
+            discard(o.staged)
+    if made_out:
+        try:
+            out.rmdir()  # only when empty
+        except OSError:
+            pass
+
+
+def frontier(workloads: Path, catalog: Optional[Path], workload: Optional[str], points: int, out: Path) -> int:
+    from .frontier import frontier as sweep
+    from .report import render_frontier_report
+    from .terminal import print_frontier, progress
+
+    inputs = load_inputs(workloads, catalog)
+    bar, step = progress(2 * points, "frontier")
+    with bar:
+        result = sweep(inputs, workload, points, progress=step)
+    out = Path(out)
+    stem = file_stem(inputs.name) + (f".{file_stem(workload)}" if workload else "")
+    html, csv_path = out / f"{stem}.frontier.html", out / f"{stem}.frontier.csv"
+    write_all({csv_path: result.to_csv(), html: render_frontier_report(result)})
+    print_frontier(result, inputs.name, workload, html, csv_path)
+    return EXIT_OK
+
+
+def compare(old_path: Path, new_path: Path, out: Path, fmt: str) -> int:
+    from .compare import compare_plans
+    from .plan import read_plan
+    from .report import render_compare_report
+    from .terminal import print_compare, print_rows
+
+    old, new = read_plan(old_path), read_plan(new_path)
+    cmp = compare_plans(old, new, Path(old_path).name, Path(new_path).name)
+    html = Path(out) / f"{file_stem(new.name)}.compare.html"
+    write_all({html: render_compare_report(cmp)})
+    if fmt == "json":
+        sys.stdout.write(cmp.model_dump_json(indent=2) + "\n")
+    elif fmt == "csv":
+        print_rows([{"workload": w.id, "cost_before": w.cost_before, "cost_after": w.cost_after,
+                     "routing_before": "; ".join(w.routing_before), "routing_after": "; ".join(w.routing_after),
+                     "changed": w.changed} for w in cmp.workloads], "csv")
+    else:
+        print_compare(cmp, html)
+    return EXIT_OK
+
+
+def catalog_show(catalog: Path, fmt: str) -> int:
+    from .tables import catalog_rows
+    from .terminal import print_rows
+
+    cat = load_catalog(catalog)
+    print_rows(catalog_rows(cat), fmt, title=f"{cat.catalog} (as of {cat.as_of}, {cat.currency})")
+    return EXIT_OK
+
+
+def catalog_validate(catalog: Path) -> int:
+    cat = load_catalog(catalog)
+    modes = sum(len(o.modes) for o in cat.offerings)
+    print(f"{catalog}: ok: {len(cat.offerings)} offerings, {len(cat.offerings) + modes} options, "
+          f"{len({o.vendor for o in cat.offerings})} vendors")
+    return EXIT_OK
+
+
+def catalog_import(kind: str, files: list[str], out: Path, name: Optional[str], as_of: Optional[str]) -> int:
+    from .catalog_import import import_catalog
+
+    out = Path(out)
+    text, left_csv, result = import_catalog(kind, files, out, name, as_of)
+    left = out.with_name(out.name.split(".")[0] + ".left-out.csv")
+    write_all({out: text, left: left_csv})
+    print(f"{out}: {len(result.offerings)} offerings (as of {result.as_of or 'unknown'}); "
+          f"{len(result.left_out)} left out, listed in {left}")
+    by_reason: dict[tuple[str, str], int] = {}
+    for src, _, reason in result.left_out:
+        by_reason[(src, reason)] = by_reason.get((src, reason), 0) + 1
+    for (src, reason), n in sorted(by_reason.items(), key=lambda kv: -kv[1]):
+        print(f"  left out: {n} from {src}: {reason}", file=sys.stderr)
+    return EXIT_OK
+
+
+def catalog_diff(old: Path, new: Path, fmt: str) -> int:
+    from .catalog_diff import diff_catalogs
+    from .terminal import print_rows
+
+    rows = diff_catalogs(load_catalog(old), load_catalog(new))
+    if fmt == "table":
+        counts = {k: sum(1 for r in rows if r["change"] == k) for k in ("added", "removed", "changed")}
+        print(f"{old} -> {new}: {counts['added']} added, {counts['removed']} removed, "
+              f"{len({r['offering'] for r in rows if r['change'] == 'changed'})} changed "
+              f"({counts['changed']} figures)")
+    print_rows(rows, fmt, title="catalog changes")
+    return EXIT_OK
+
+
+def export(plan_path: Path, to: str, out: Optional[Path]) -> int:
+    import yaml
+
+    from .gateway import to_litellm, to_openrouter
+    from .plan import read_plan
+
+    plan = read_plan(plan_path)
+    if to == "litellm":
+        config, guessed = to_litellm(plan)
+        text = ("# LiteLLM Router config generated by planner from " + Path(plan_path).name + "\n"
+                + yaml.safe_dump(config, sort_keys=False, width=120))
+    else:
+        config, guessed = to_openrouter(plan)
+        text = json.dumps(config, indent=2) + "\n"
+    if guessed:
+        print(f"note: no {to} model id in the catalog for {', '.join(guessed)}; used <host>/<model> "
+              f"(set the offering's gateway.{to} field)", file=sys.stderr)
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        write_all({Path(out): text})
+        print(f"wrote {out}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _out_folder(out: Path) -> Path:
+    """The output folder, made if missing; an input error when it cannot be."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise InputError.single(str(out), "--out", "exists and is not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError.single(str(out), "--out", f"cannot be written: {exc.strerror or exc}") from None
+    return out
+

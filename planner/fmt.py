@@ -1,0 +1,93 @@
+"""Numbers as people read them: money, seconds, shares, counts. The terminal, the CSV/JSON tables
+and the HTML report all format through here, so they cannot disagree."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£"}
+
+
+def money(x: Optional[float], currency: str = "USD") -> str:
+    """People's money: $12.3k, $1.2M, $0.0042."""
+    if x is None:
+        return "-"
+    sign = "-" if x < 0 else ""
+    x = abs(x)
+    symbol = _SYMBOLS.get(currency, currency + " ")
+    if x >= 1e9:
+        body = f"{x / 1e9:.3g}B"
+    elif x >= 1e6:
+        body = f"{x / 1e6:.3g}M"
+    elif x >= 1e4:
+        body = f"{x / 1e3:.3g}k"
+    elif x >= 100:
+        body = f"{x:,.0f}"
+    elif x >= 1:
+        body = f"{x:,.2f}"
+    elif x == 0:
+        body = "0"
+    else:
+        body = f"{x:.2g}"
+    return f"{sign}{symbol}{body}"
+
+
+def seconds(x: Optional[float]) -> str:
+    """A duration: 0.42 s, 3.1 s, 45 s, 2.5 min."""
+    if x is None:
+        return "-"
+    if x >= 120:
+        return f"{x / 60:.1f} min"
+    if x >= 10:
+        return f"{x:.0f} s"
+    return f"{x:.2g} s" if x < 1 else f"{x:.1f} s"
+
+
+def percent(x: Optional[float]) -> str:
+    """A share as a percentage: 70%, 4.5%."""
+    if x is None:
+        return "-"
+    return f"{x:.0%}" if abs(x) >= 0.1 or x == 0 else f"{x:.1%}"
+
+
+def signed_percent(x: Optional[float]) -> str:
+    """A relative change: +12%, -0.5%, ±0%."""
+    if x is None:
+        return "-"
+    if abs(x) < 0.0005:
+        return "±0%"
+    return f"{x:+.0%}" if abs(x) >= 0.01 else f"{x:+.1%}"
+
+
+def count(x: Optional[float], digits: int = 3) -> str:
+    """A count or a rate, shortened: 1.2M, 45.6k, 950, 0.25."""
+    if x is None:
+        return "-"
+    if abs(x) >= 1e6:
+        return f"{x / 1e6:.{digits}g}M"
+    if abs(x) >= 1e4:
+        return f"{x / 1e3:.{digits}g}k"
+    if abs(x) >= 100:
+        return f"{x:,.0f}"
+    return f"{x:,.{digits}g}"
+
+
+def number(x: float) -> str:
+    """A figure in a sentence: whole numbers with separators, else four significant digits."""
+    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.4g}"
+
+
+def short(x: float) -> str:
+    """A figure in a reason (latencies, budgets): four significant digits."""
+    return f"{x:.4g}"
+
+
+def cell(v: Any) -> str:
+    """A value in a terminal table."""
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:,.6g}"
+    if isinstance(v, list):
+        return "; ".join(str(x) for x in v)
+    return str(v)

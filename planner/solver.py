@@ -1,0 +1,245 @@
+"""The passes that turn an LP into an optimal routing, written once over either backend.
+
+- the cost pass: minimum cost;
+- the latency tie-break pass: among plans of that cost, the least task-weighted latency, solved on
+  the optimal face (columns with a positive reduced cost fixed at zero, rows with a non-zero dual
+  held at their bound), so every plan returned has the optimal cost;
+- the max_options integer pass: the cheapest choice of options, then the fastest choice within
+  TIE_COST_TOL of that cost, each choice settled by the LP with its binaries fixed (which gives
+  the integer plan its duals and its exact cost);
+- the smallest-relaxation pass (elastic): when no plan exists, minimise the weighted relaxations
+  of the relaxable rows, then the cost at that relaxation.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from typing import Optional
+
+import numpy as np
+
+from .arrays import dot, per_workload
+from .backends import make_model
+from .errors import PlannerError
+from .lp import FEAS_TOL, SHARE_EPS, TIED_DJ, LinearProgram, check_rows, clean_shares
+
+TIE_COST_TOL = 1e-7  # costs this close (relative) are tied: the solvers' tolerances, not money
+
+
+@dataclass
+class SolveResult:
+    ok: bool
+    status: str
+    share: np.ndarray
+    pi: dict[int, float] = field(default_factory=dict)  # row index -> dual (solver's sign)
+    dj: Optional[np.ndarray] = None  # reduced costs of the share variables (scaled)
+    seconds: float = 0.0
+    slack: Optional[np.ndarray] = None  # elastic solves: per row, scaled
+    n_vars: int = 0
+    n_rows: int = 0
+
+
+def solve_lp(lp: LinearProgram, solver: str, *, lower: Optional[np.ndarray] = None,
+             upper: Optional[np.ndarray] = None) -> SolveResult:
+    """The cheapest plan of lp, ties broken toward lower latency (bounds on the share columns, if
+    given); with max_options groups, the integer pass."""
+    if not lp.max_options:
+        return _cost_pass(lp, solver, lower, upper)
+    first = _cost_pass(lp, solver, lower, upper)
+    if not first.ok:
+        return first
+    chosen = _fix_choice(lp, solver, first, lower, upper)
+    cap = dot(lp.cost, chosen.share)
+    second = _cost_pass(lp, solver, lower, upper, latency_cap=cap * (1 + TIE_COST_TOL) + 1e-12)
+    if second.ok:
+        other = _fix_choice(lp, solver, second, lower, upper)
+        if _better_or_same(lp, chosen.share, other.share) is other.share:  # (the size reported: the problem's)
+            chosen = replace(other, n_vars=chosen.n_vars, n_rows=chosen.n_rows)
+    return chosen
+
+
+def relax_lp(lp: LinearProgram, solver: str) -> SolveResult:
+    """The smallest weighted relaxation of the relaxable rows (each row's weight per unit of its
+    scaled slack), then the cheapest plan at that relaxation."""
+    model = make_model(solver, lp, elastic=True)
+    weights = np.array([row.relax_weight for row in lp.rows if row.relax_weight is not None], dtype=float)
+    model.set_costs(np.zeros(len(lp.var_w)), weights)
+    if not model.run():
+        raise PlannerError(f"the relaxed problem could not be solved ({model.status})")
+    least, values = model.objective(), model.slack_values()
+    bound = model.add_cap(True, weights, least * (1 + 1e-7) + 1e-9)
+    model.set_costs(lp.objective)
+    ok = model.run()
+    if not ok:
+        # the first pass's slacks may be short of what the rows need by the feasibility tolerance, which
+        # the cost pass then cannot meet (seen in an integer pass): allow that much
+        model.loosen(bound, _least_relaxation(least, weights, values))
+        ok = model.run()
+    result = _result(lp, model, ok)
+    result.slack = model.slacks()
+    return result
+
+
+def _cost_pass(lp: LinearProgram, solver: str, lower, upper, *, integer: bool = True,
+               latency_cap: Optional[float] = None) -> SolveResult:
+    """One solve for the least cost (or, under latency_cap on the scaled cost, the least latency);
+    an LP's answer then goes through the tie-break pass."""
+    model = make_model(solver, lp, integer=integer)
+    if lower is not None or upper is not None:
+        model.bound_shares(*_bounds(len(lp.var_w), lower, upper))
+    if latency_cap is not None:  # the fastest plan costing at most latency_cap
+        model.add_cap(False, lp.cost, latency_cap)
+        model.set_costs(lp.latency_weight)
+    else:
+        model.set_costs(lp.cost)
+    result = _result(lp, model, model.run())
+    if result.ok and latency_cap is None and _faster_tie(lp, result.share, result.dj):
+        started = time.perf_counter()
+        result.share = _tie_pass(lp, solver, result, lower, upper)
+        result.seconds += time.perf_counter() - started
+    return result
+
+
+def _result(lp: LinearProgram, model, ok: bool) -> SolveResult:
+    n = len(lp.var_w)
+    duals = model.duals() if ok else None
+    pi, dj = duals if duals is not None else ({}, None)
+    n_cols, n_rows = model.size()
+    return SolveResult(ok, model.status, model.shares() if ok else np.zeros(n), pi, dj, model.seconds, None,
+                       n_cols, n_rows)
+
+
+def _bounds(n: int, lower, upper) -> tuple[np.ndarray, np.ndarray]:
+    return (np.zeros(n) if lower is None else np.asarray(lower, dtype=float),
+            np.ones(n) if upper is None else np.asarray(upper, dtype=float))
+
+
+def _tie_pass(lp: LinearProgram, solver: str, result: SolveResult, lower=None, upper=None) -> np.ndarray:
+    """The lexicographic tie-break on the optimal face: the least task-weighted latency among the plans
+    of optimal cost, solved as a new (small) LP over the face's columns with every row of non-zero
+    dual held at its bound (no cost slack is left to trade for speed)."""
+    share = result.share
+    keep = np.flatnonzero(_optimal_face(share, result.dj))
+    sub = lp.restrict(keep, held=_binding_duals(result.pi))
+    # with the binding rows held, most of the face is fixed (a workload on one option): presolve removes it
+    model = make_model(solver, sub, integer=False, presolve=True)
+    if lower is not None or upper is not None:
+        lb, ub = _bounds(len(lp.var_w), lower, upper)
+        model.bound_shares(lb[keep], ub[keep])
+    model.add_cap(False, sub.cost, _cost_cap(lp, share))  # should the duals be inexact
+    model.set_costs(sub.latency_weight)
+    if not model.run():
+        return share
+    second = np.zeros(len(share))
+    second[keep] = model.shares()
+    return _better_or_same(lp, share, second)
+
+
+def _fix_choice(lp: LinearProgram, solver: str, result: SolveResult, lower, upper) -> SolveResult:
+    """An integer plan's choice of options, settled by the LP with its binaries fixed: the exact cost
+    of that choice, its duals, and the latency tie-break within it."""
+    pattern = np.ones(len(lp.var_w)) if upper is None else np.array(upper, dtype=float)
+    for _, cols, _ in lp.max_options:
+        pattern[cols] = np.where(result.share[cols] > 0, pattern[cols], 0.0)
+    fixed = _cost_pass(lp, solver, lower, pattern, integer=False)
+    if not fixed.ok:  # cannot happen for a feasible choice; keep the integer answer as it is
+        return result
+    return SolveResult(True, result.status, fixed.share, fixed.pi, fixed.dj, result.seconds + fixed.seconds,
+                       None, result.n_vars, result.n_rows)
+
+
+def _least_relaxation(least: float, weights: np.ndarray, values: np.ndarray) -> float:
+    """A looser bound on the weighted relaxation while the cost is minimised: the least one found,
+    plus room for the solver's feasibility tolerance (per row), by which each relaxed row's slack may
+    have come out short of what the row truly needs."""
+    return least + 1e-7 * abs(least) + FEAS_TOL * float(weights[values > 0].sum()) + 1e-9
+
+
+def _better_or_same(lp: LinearProgram, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """The tie-break pass's answer only when it is as cheap and as feasible as the first (solver
+    tolerances can let a second pass drift on badly scaled rows)."""
+    a, b = clean_shares(lp, first.copy()), clean_shares(lp, second.copy())
+    if np.array_equal(a, b):  # the pass confirmed the first plan
+        return first
+    cost_a, cost_b = dot(lp.spend, a), dot(lp.spend, b)
+    if cost_b <= cost_a * (1 + TIE_COST_TOL) + 1e-12 and len(check_rows(lp, b)) <= len(check_rows(lp, a)):
+        return second
+    return first
+
+
+def _cost_cap(lp: LinearProgram, share: np.ndarray) -> float:
+    """The tie-break pass's ceiling on the scaled cost: the first pass's, to 1e-9. On the optimal face
+    it is implied; it guards against a solver's inexact duals (CBC writes 8 digits)."""
+    best = dot(lp.cost, share)
+    return best + 1e-9 * abs(best) + 1e-12
+
+
+def _optimal_face(share: np.ndarray, dj: np.ndarray) -> np.ndarray:
+    """The columns that can be positive in some optimal plan: by complementary slackness, an unused
+    column whose reduced cost (at an optimal dual) is positive is zero in every optimal plan, so the
+    tie-break pass only needs the used columns and those with a reduced cost of about zero."""
+    return (share > SHARE_EPS) | (dj <= TIED_DJ)
+
+
+def _binding_duals(pi: dict[int, float]) -> list[int]:
+    """Rows whose dual is not zero: every optimal plan holds them at their bound (complementary slackness)."""
+    return [i for i, y in sorted(pi.items()) if abs(y) > TIED_DJ]
+
+
+def _faster_tie(lp: LinearProgram, share: np.ndarray, dj: Optional[np.ndarray]) -> bool:
+    """Could another plan of the same cost be faster? Yes when some option on the optimal face (used,
+    or unused with a zero reduced cost) is faster than the slowest used option of its workload: its
+    share might be raised at the slow one's expense (the mix of used options counts too, e.g. when
+    capacity splits a workload). Integer passes have no reduced costs: solve_lp settles their ties."""
+    if len(share) == 0 or dj is None:
+        return False
+    used = share > SHARE_EPS
+    slowest = per_workload(np.maximum, np.where(used, lp.latency_weight, -np.inf), lp.var_w)
+    return bool(np.any(_optimal_face(share, dj) & (lp.latency_weight < slowest)))
+
+
+def solve_sifted(lp: LinearProgram, start: np.ndarray) -> Optional[SolveResult]:
+    """The LP (HiGHS, no integer groups) solved from a guess of its optimal columns (sifting): solve
+    the LP over the guessed columns and each workload's cheapest, price every other column with that
+    solution's duals, add those with a negative reduced cost, repeat. When none is left the restricted
+    optimum is optimal for the whole LP (its duals are feasible for every column), so the answer, its
+    duals and the reduced costs over all columns are those of the whole LP; the tie-break pass then
+    runs on the whole LP's optimal face. None when the guess gives no feasible restricted LP or the
+    rounds run out: the caller solves the whole LP."""
+    from .backends import add_columns, highs_model
+    from .resolve import sift
+
+    n = len(lp.var_w)
+    keep = start | _cheapest_columns(lp)  # every workload has a column
+    cost = lp.cost
+    started = time.perf_counter()
+    idx = np.flatnonzero(keep)  # the model's columns, in the model's order
+    h, _ = highs_model(lp.restrict(idx), integer=False)
+    h.changeColsCost(len(idx), np.arange(len(idx), dtype=np.int32), cost[idx])
+
+    def add(new: np.ndarray) -> None:  # later rounds add a few columns: the simplex goes on from where it stopped
+        nonlocal idx
+        add_columns(h, lp, new, cost[new], np.ones(len(new)))
+        idx = np.r_[idx, new]
+
+    settled = sift(h, lp, cost, ~keep, add)
+    if settled is None:
+        return None
+    sol, y, dj = settled
+    share = np.zeros(n)
+    share[idx] = np.array(sol.col_value[:len(idx)])
+    dj[idx] = np.array(sol.col_dual[:len(idx)])  # the solver's own, where it has them
+    result = SolveResult(True, "Optimal", share, {i: float(y[i]) for i in range(len(lp.rows))}, dj, 0.0, None, n,
+                         len(lp.rows))
+    if _faster_tie(lp, share, dj):
+        result.share = _tie_pass(lp, "highs", result)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _cheapest_columns(lp: LinearProgram) -> np.ndarray:
+    """Per workload, its cheapest column(s)."""
+    if not len(lp.var_w):
+        return np.zeros(0, dtype=bool)
+    return lp.spend <= per_workload(np.minimum, lp.spend, lp.var_w)
