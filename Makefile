@@ -20,6 +20,8 @@ demo: install
 	@echo "open $(OUT)/support.html in a browser; the plan file is $(OUT)/support.plan.json"
 
 test: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q
 
 # Rebuild the real catalog from the source files kept in catalogs/sources/ (see PROVENANCE.md).

@@ -4,8 +4,6 @@ and the assumptions made. Every figure comes from the pair table and the cleaned
 
 from __future__ import annotations
 
-from typing import Optional
-
 import numpy as np
 
 from .arrays import dot
@@ -13,17 +11,43 @@ from .fmt import money, short
 from .load import Inputs
 from .lp import LinearProgram, Row
 from .pairs import Pairs, vendor_caps
-from .plan import (Allocation, Binding, BreakEven, Compounding, Diagnosis, InputFiles, LatencySummary, NearMiss,
-                   OfferingInfo, OfferingUse, Plan, Rejection, Relaxation, SolverInfo, VendorSpend, WorkloadPlan,
-                   trusted)
+from .plan import (
+    Allocation,
+    Binding,
+    BreakEven,
+    Compounding,
+    Diagnosis,
+    InputFiles,
+    LatencySummary,
+    NearMiss,
+    OfferingInfo,
+    OfferingUse,
+    Plan,
+    Rejection,
+    Relaxation,
+    SolverInfo,
+    VendorSpend,
+    WorkloadPlan,
+    trusted,
+)
 from .solver import SolveResult
 
 REJECTIONS = 10  # rejected options listed per workload, cheapest first (SPEC 5)
 
 
-def build_plan(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray, result: SolveResult,
-               activities: tuple[np.ndarray, np.ndarray], *, solver: str, scenario: Optional[str],
-               break_even: dict[int, list], curves: dict[int, dict]) -> Plan:
+def build_plan(
+    inputs: Inputs,
+    pairs: Pairs,
+    lp: LinearProgram,
+    share: np.ndarray,
+    result: SolveResult,
+    activities: tuple[np.ndarray, np.ndarray],
+    *,
+    solver: str,
+    scenario: str | None,
+    break_even: dict[int, list],
+    curves: dict[int, dict],
+) -> Plan:
     """The plan of the cleaned shares: records, spend, bindings, relaxation, diagnosis, assumptions.
     break_even (per workload) and curves (compounding, per multi-turn workload) come from insight."""
     ws, catalog = inputs.workloads, inputs.catalog
@@ -35,17 +59,29 @@ def build_plan(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarra
     for w in alone:
         diagnosis.append(f"workload '{pairs.workloads.ids[w]}': {workloads[w].diagnosis.summary}")
     feasible = result.slack is None and len(alone) == 0
-    named = {a.offering for w in workloads for a in w.allocations} | {b.offering for w in workloads for b in w.break_even}
+    named = {a.offering for w in workloads for a in w.allocations} | {
+        b.offering for w in workloads for b in w.break_even
+    }
     return Plan(
         status="optimal" if feasible else "infeasible",
         name=inputs.name,
         period=ws.period,
         currency=catalog.currency,
-        inputs=InputFiles(workloads_file=inputs.workloads_file, catalog_file=inputs.catalog_file,
-                          catalog=catalog.catalog, as_of=catalog.as_of, scenario=scenario),
-        solver=SolverInfo(name=solver, status=result.status if result.slack is None else "Infeasible",
-                          seconds=round(result.seconds, 4), variables=result.n_vars,
-                          constraints=result.n_rows, integer=lp.integer),
+        inputs=InputFiles(
+            workloads_file=inputs.workloads_file,
+            catalog_file=inputs.catalog_file,
+            catalog=catalog.catalog,
+            as_of=catalog.as_of,
+            scenario=scenario,
+        ),
+        solver=SolverInfo(
+            name=solver,
+            status=result.status if result.slack is None else "Infeasible",
+            seconds=round(result.seconds, 4),
+            variables=result.n_vars,
+            constraints=result.n_rows,
+            integer=lp.integer,
+        ),
         total_cost=sum(w.cost for w in workloads),
         workloads=workloads,
         offerings=_offering_uses(inputs, pairs, lp, share),
@@ -56,10 +92,19 @@ def build_plan(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarra
         thresholds=ws.all_thresholds,
         assumptions=_assumptions(inputs, pairs),
         sources={o.id: o.source for o in catalog.offerings if o.source},
-        offering_info={o.id: OfferingInfo(model=o.model, vendor=o.vendor, host=o.host_name, tier=o.tier,
-                                          price_input=o.price.input, price_output=o.price.output,
-                                          gateway=dict(o.gateway))
-                       for o in catalog.offerings if o.id in named},
+        offering_info={
+            o.id: OfferingInfo(
+                model=o.model,
+                vendor=o.vendor,
+                host=o.host_name,
+                tier=o.tier,
+                price_input=o.price.input,
+                price_output=o.price.output,
+                gateway=dict(o.gateway),
+            )
+            for o in catalog.offerings
+            if o.id in named
+        },
     )
 
 
@@ -75,10 +120,15 @@ def main_options(pairs: Pairs, lp: LinearProgram, share: np.ndarray) -> np.ndarr
     return main
 
 
-
-def _workload_plans(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray,
-                    break_even: dict[int, list], rejected: list[list[Rejection]],
-                    curves: dict[int, dict]) -> list[WorkloadPlan]:
+def _workload_plans(
+    inputs: Inputs,
+    pairs: Pairs,
+    lp: LinearProgram,
+    share: np.ndarray,
+    break_even: dict[int, list],
+    rejected: list[list[Rejection]],
+    curves: dict[int, dict],
+) -> list[WorkloadPlan]:
     """Every workload's part of the plan, built from the arrays as typed records (plan.trusted)."""
     from pydantic import TypeAdapter
 
@@ -101,18 +151,42 @@ def _workload_plans(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.n
     lat_max = lat_max.tolist()
     allocs_of: list[list[Allocation]] = [[] for _ in range(n_w)]
     for w, o, sh, tasks, cpt, lat, cap, inside in zip(
-            u_w.tolist(), u_o.tolist(), u_s.tolist(), u_tasks.tolist(), u_cpt.tolist(), u_lat.tolist(),
-            np.where(np.isnan(u_cap), None, u_cap).tolist(), u_within.tolist()):
-        allocs_of[w].append(trusted(Allocation, {
-            "offering": opts.offering_id[o], "mode": opts.mode[o], "share": sh, "tasks": tasks, "cost_per_task": cpt,
-            "cost": tasks * cpt, "latency_s": lat, "capability": cap, "vendor": opts.vendor[o], "host": opts.host[o],
-            "tier": opts.tier[o], "model": opts.model[o], "within_budget": inside}))
+        u_w.tolist(),
+        u_o.tolist(),
+        u_s.tolist(),
+        u_tasks.tolist(),
+        u_cpt.tolist(),
+        u_lat.tolist(),
+        np.where(np.isnan(u_cap), None, u_cap).tolist(),
+        u_within.tolist(),
+    ):
+        allocs_of[w].append(
+            trusted(
+                Allocation,
+                {
+                    "offering": opts.offering_id[o],
+                    "mode": opts.mode[o],
+                    "share": sh,
+                    "tasks": tasks,
+                    "cost_per_task": cpt,
+                    "cost": tasks * cpt,
+                    "latency_s": lat,
+                    "capability": cap,
+                    "vendor": opts.vendor[o],
+                    "host": opts.host[o],
+                    "tier": opts.tier[o],
+                    "model": opts.model[o],
+                    "within_budget": inside,
+                },
+            )
+        )
     tasks_w, budget_w = wa.tasks.tolist(), np.where(np.isnan(wa.budget_s), None, wa.budget_s).tolist()
     eligible = pairs.eligible_count.tolist()
     loose = [b for entries in break_even.values() for b in entries if not isinstance(b, BreakEven)]
     made = iter(TypeAdapter(list[BreakEven]).validate_python(loose)) if loose else iter(())
-    break_even = {w: [b if isinstance(b, BreakEven) else next(made) for b in entries]
-                  for w, entries in break_even.items()}
+    break_even = {
+        w: [b if isinstance(b, BreakEven) else next(made) for b in entries] for w, entries in break_even.items()
+    }
     costs = np.bincount(u_w, u_tasks * u_cpt, minlength=n_w)  # (in allocation order, as a running sum would)
     per_task = (costs / wa.tasks).tolist()
     costs = costs.tolist()
@@ -122,19 +196,38 @@ def _workload_plans(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.n
     for w, wl in enumerate(ws.workloads):
         allocs = allocs_of[w]
         curve = curves.get(w) if allocs else None
-        out.append(trusted(WorkloadPlan, {
-            "id": wl.id, "status": "ok" if allocs else "infeasible", "description": wl.description,
-            "tasks": tasks_w[w], "turns": wl.turns, "budget_s": budget_w[w], "threshold": wa.threshold[w],
-            "metric": wa.metric[w], "capability_min": wl.capability.min, "cost": costs[w],
-            "cost_per_task": per_task[w] if allocs else None,
-            "latency_s": trusted(LatencySummary, {"mean": lat_mean[w], "max": lat_max[w]}) if allocs else None,
-            "within_budget_share": within[w] if allocs else None, "within_budget_share_required": required[w],
-            "capability_mean": cap_mean[w] if allocs else None,
-            "peak_tasks_per_minute": peak[w], "peak_assumed": assumed[w],
-            "eligible": eligible[w], "allocations": allocs, "rejected": rejected[w],
-            "break_even": break_even.get(w, []), "tool_latency_s": wl.tool_latency_s,
-            "streaming": wl.latency.streaming, "compounding": None if curve is None else trusted(Compounding, curve),
-            "diagnosis": None if eligible[w] else _nearest_misses(pairs, w)}))
+        out.append(
+            trusted(
+                WorkloadPlan,
+                {
+                    "id": wl.id,
+                    "status": "ok" if allocs else "infeasible",
+                    "description": wl.description,
+                    "tasks": tasks_w[w],
+                    "turns": wl.turns,
+                    "budget_s": budget_w[w],
+                    "threshold": wa.threshold[w],
+                    "metric": wa.metric[w],
+                    "capability_min": wl.capability.min,
+                    "cost": costs[w],
+                    "cost_per_task": per_task[w] if allocs else None,
+                    "latency_s": trusted(LatencySummary, {"mean": lat_mean[w], "max": lat_max[w]}) if allocs else None,
+                    "within_budget_share": within[w] if allocs else None,
+                    "within_budget_share_required": required[w],
+                    "capability_mean": cap_mean[w] if allocs else None,
+                    "peak_tasks_per_minute": peak[w],
+                    "peak_assumed": assumed[w],
+                    "eligible": eligible[w],
+                    "allocations": allocs,
+                    "rejected": rejected[w],
+                    "break_even": break_even.get(w, []),
+                    "tool_latency_s": wl.tool_latency_s,
+                    "streaming": wl.latency.streaming,
+                    "compounding": None if curve is None else trusted(Compounding, curve),
+                    "diagnosis": None if eligible[w] else _nearest_misses(pairs, w),
+                },
+            )
+        )
     return out
 
 
@@ -155,20 +248,39 @@ def _rejections(pairs: Pairs, limit: int = REJECTIONS) -> list[list[Rejection]]:
     ids, modes = pairs.options.offering_id, pairs.options.mode
     cap = pairs.capability[rw, ro]
     cap = np.where(np.isnan(cap), None, cap).tolist()  # floats, None where there is no score
-    records = [trusted(Rejection, {"offering": ids[o], "mode": modes[o], "reasons": why, "cost_per_task": cpt,
-                                   "latency_s": lat, "capability": c})
-               for o, why, cpt, lat, c in zip(ro.tolist(), pairs.reasons_many(rw, ro),
-                                              pairs.cost_per_task[rw, ro].tolist(), pairs.latency_s[rw, ro].tolist(),
-                                              cap)]
+    records = [
+        trusted(
+            Rejection,
+            {
+                "offering": ids[o],
+                "mode": modes[o],
+                "reasons": why,
+                "cost_per_task": cpt,
+                "latency_s": lat,
+                "capability": c,
+            },
+        )
+        for o, why, cpt, lat, c in zip(
+            ro.tolist(),
+            pairs.reasons_many(rw, ro),
+            pairs.cost_per_task[rw, ro].tolist(),
+            pairs.latency_s[rw, ro].tolist(),
+            cap,
+        )
+    ]
     ends = np.searchsorted(rw, np.arange(W + 1)).tolist()  # rw is sorted: each workload's records are a run
     return [records[a:b] for a, b in zip(ends[:-1], ends[1:])]
 
 
 def _near(pairs: Pairs, w: int, o: int) -> NearMiss:
     cap = pairs.capability[w, o]
-    return NearMiss(offering=pairs.options.offering_id[o], mode=pairs.options.mode[o],
-                    latency_s=float(pairs.latency_s[w, o]), capability=None if np.isnan(cap) else float(cap),
-                    cost_per_task=float(pairs.cost_per_task[w, o]))
+    return NearMiss(
+        offering=pairs.options.offering_id[o],
+        mode=pairs.options.mode[o],
+        latency_s=float(pairs.latency_s[w, o]),
+        capability=None if np.isnan(cap) else float(cap),
+        cost_per_task=float(pairs.cost_per_task[w, o]),
+    )
 
 
 def _nearest_misses(pairs: Pairs, w: int) -> Diagnosis:
@@ -176,8 +288,11 @@ def _nearest_misses(pairs: Pairs, w: int) -> Diagnosis:
     wa = pairs.workloads
     allowed = pairs.vendor_ok[w] & pairs.region_ok[w] & pairs.context_ok[w]
     if not allowed.any():
-        counts = {"vendor": (~pairs.vendor_ok[w]).sum(), "region": (~pairs.region_ok[w]).sum(),
-                  "context": (~pairs.context_ok[w]).sum()}
+        counts = {
+            "vendor": (~pairs.vendor_ok[w]).sum(),
+            "region": (~pairs.region_ok[w]).sum(),
+            "context": (~pairs.context_ok[w]).sum(),
+        }
         why = ", ".join(f"{k} ({v})" for k, v in counts.items() if v)
         return Diagnosis(summary=f"no option passes the vendor, region and context rules; rejected by {why}")
     parts = []
@@ -186,9 +301,11 @@ def _nearest_misses(pairs: Pairs, w: int) -> Diagnosis:
     if len(floor_ok):
         o = int(floor_ok[np.lexsort((floor_ok, pairs.cost_per_task[w, floor_ok], pairs.latency_s[w, floor_ok]))[0]])
         fastest = _near(pairs, w, o)
-        parts.append(f"the fastest option meeting the capability floor is {pairs.options.label(o)} at "
-                     f"{short(fastest.latency_s)} s; it would need a budget of {short(fastest.latency_s)} s "
-                     f"(budget {short(wa.budget_s[w])} s)")
+        parts.append(
+            f"the fastest option meeting the capability floor is {pairs.options.label(o)} at "
+            f"{short(fastest.latency_s)} s; it would need a budget of {short(fastest.latency_s)} s "
+            f"(budget {short(wa.budget_s[w])} s)"
+        )
     else:
         parts.append(f"no allowed option reaches the {wa.metric[w]} floor of {wa.cap_min[w]:g}")
     budget_ok = np.flatnonzero(allowed & pairs.within_budget[w] & ~np.isnan(pairs.capability[w]))
@@ -196,12 +313,17 @@ def _nearest_misses(pairs: Pairs, w: int) -> Diagnosis:
         caps = pairs.capability[w, budget_ok]
         o = int(budget_ok[np.lexsort((budget_ok, pairs.cost_per_task[w, budget_ok], -caps))[0]])
         most = _near(pairs, w, o)
-        parts.append(f"the most capable option within the budget is {pairs.options.label(o)}, scoring "
-                     f"{most.capability:g} {wa.metric[w]} (floor {wa.cap_min[w]:g})")
+        parts.append(
+            f"the most capable option within the budget is {pairs.options.label(o)}, scoring "
+            f"{most.capability:g} {wa.metric[w]} (floor {wa.cap_min[w]:g})"
+        )
     elif not np.isnan(wa.budget_s[w]):
         parts.append(f"no allowed option finishes within {short(wa.budget_s[w])} s")
-    return Diagnosis(summary="no eligible option: " + "; ".join(parts), fastest_meeting_floor=fastest,
-                     most_capable_within_budget=most)
+    return Diagnosis(
+        summary="no eligible option: " + "; ".join(parts),
+        fastest_meeting_floor=fastest,
+        most_capable_within_budget=most,
+    )
 
 
 def _offering_uses(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray) -> list[OfferingUse]:
@@ -222,12 +344,26 @@ def _offering_uses(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.nd
         tpm_lim = cap.tokens_per_minute if cap else None
         rpm_lim = cap.requests_per_minute if cap else None
         ratios = [x / lim for x, lim in ((tpm[i], tpm_lim), (rpm[i], rpm_lim)) if lim]
-        out.append(OfferingUse(id=o.id, vendor=o.vendor, host=o.host_name, tier=o.tier, spend=float(spend[i]),
-                               tasks=float(tasks[i]), peak_tpm=float(tpm[i]), tokens_per_minute=tpm_lim,
-                               peak_rpm=float(rpm[i]), requests_per_minute=rpm_lim,
-                               utilization=round(max(ratios), 9) if ratios else None, source=o.source,
-                               price_input=o.price.input, price_output=o.price.output,
-                               output_tps=o.speed.output_tps, ttft_s=o.speed.ttft_s))
+        out.append(
+            OfferingUse(
+                id=o.id,
+                vendor=o.vendor,
+                host=o.host_name,
+                tier=o.tier,
+                spend=float(spend[i]),
+                tasks=float(tasks[i]),
+                peak_tpm=float(tpm[i]),
+                tokens_per_minute=tpm_lim,
+                peak_rpm=float(rpm[i]),
+                requests_per_minute=rpm_lim,
+                utilization=round(max(ratios), 9) if ratios else None,
+                source=o.source,
+                price_input=o.price.input,
+                price_output=o.price.output,
+                output_tps=o.speed.output_tps,
+                ttft_s=o.speed.ttft_s,
+            )
+        )
     out.sort(key=lambda u: (-u.spend, u.id))
     return out
 
@@ -241,8 +377,10 @@ def _vendor_spend(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.nda
     totals = {names[c]: sums[c] for c in present[np.argsort(first)].tolist()}  # in order of first use
     grand = sum(totals.values())
     caps = vendor_caps(inputs.workloads, totals)
-    out = [VendorSpend(vendor=v, spend=s, share=s / grand if grand > 0 else 0.0, cap=caps.get(v))
-           for v, s in totals.items()]
+    out = [
+        VendorSpend(vendor=v, spend=s, share=s / grand if grand > 0 else 0.0, cap=caps.get(v))
+        for v, s in totals.items()
+    ]
     out.sort(key=lambda x: (-x.spend, x.vendor))
     return out
 
@@ -268,8 +406,15 @@ MEANING = {
 }
 
 
-def _binding(lp: LinearProgram, share: np.ndarray, result: SolveResult, total: float, currency: str = "USD",
-             period: str = "period", acts: Optional[np.ndarray] = None) -> list[Binding]:
+def _binding(
+    lp: LinearProgram,
+    share: np.ndarray,
+    result: SolveResult,
+    total: float,
+    currency: str = "USD",
+    period: str = "period",
+    acts: np.ndarray | None = None,
+) -> list[Binding]:
     out = []
     if acts is None:
         acts, _ = lp.activities(share)
@@ -285,24 +430,37 @@ def _binding(lp: LinearProgram, share: np.ndarray, result: SolveResult, total: f
             rhs_scale = total / lp.scale if row.family == "vendor_share" else row.rhs_scale
             shadow = abs(pi) * lp.scale * rhs_scale
             shadow = float(f"{shadow:.9g}")
-        out.append(Binding(constraint=row.name, shadow_price=shadow, limit=row.limit, unit=row.unit,
-                           meaning=_meaning(row, shadow, currency, period)))
+        out.append(
+            Binding(
+                constraint=row.name,
+                shadow_price=shadow,
+                limit=row.limit,
+                unit=row.unit,
+                meaning=_meaning(row, shadow, currency, period),
+            )
+        )
     return out
 
 
-def _meaning(row: Row, shadow: Optional[float], currency: str = "USD", period: str = "period") -> str:
+def _meaning(row: Row, shadow: float | None, currency: str = "USD", period: str = "period") -> str:
     ident = row.name.split(":", 1)[1] if ":" in row.name else ""
     if shadow is None:
         return f"{row.name} is at its limit"
     if row.family in ("tokens_per_minute", "requests_per_minute"):
         step = 10 ** max(0, int(np.floor(np.log10(max(row.limit or 1, 1)))) - 1)
-        return MEANING[row.family].format(unit_step=f"{step:,}", id=ident,
-                                          money=money(shadow * step, currency)).replace("per period", f"per {period}")
+        return (
+            MEANING[row.family]
+            .format(unit_step=f"{step:,}", id=ident, money=money(shadow * step, currency))
+            .replace("per period", f"per {period}")
+        )
     if row.family == "budget":
         return MEANING["budget"]
     scale = 0.01 if row.family in ("vendor_share", "workload_vendor_share", "latency_share") else 1.0
-    return MEANING[row.family].format(id=ident, money=money(shadow * scale, currency)).replace("per period",
-                                                                                             f"per {period}")
+    return (
+        MEANING[row.family]
+        .format(id=ident, money=money(shadow * scale, currency))
+        .replace("per period", f"per {period}")
+    )
 
 
 def _relaxations(lp: LinearProgram, share: np.ndarray, slack: np.ndarray, total: float) -> list[Relaxation]:
@@ -319,9 +477,17 @@ def _relaxations(lp: LinearProgram, share: np.ndarray, slack: np.ndarray, total:
             continue
         verb = "raised" if row.sense == "<=" else "lowered"
         rel = f" ({by / limit:+.1%})".replace("+", "+" if row.sense == "<=" else "-") if limit else ""
-        out.append(Relaxation(constraint=row.name, limit=limit, needed=needed, by=by, unit=row.unit,
-                              meaning=f"{row.name} must be {verb} from {limit:,.6g} to {needed:,.6g} "
-                                      f"{row.unit}{rel} for a plan to exist"))
+        out.append(
+            Relaxation(
+                constraint=row.name,
+                limit=limit,
+                needed=needed,
+                by=by,
+                unit=row.unit,
+                meaning=f"{row.name} must be {verb} from {limit:,.6g} to {needed:,.6g} "
+                f"{row.unit}{rel} for a plan to exist",
+            )
+        )
     return out
 
 
@@ -330,15 +496,18 @@ def _assumptions(inputs: Inputs, pairs: Pairs) -> list[str]:
     out = []
     assumed = [wa.ids[w] for w in np.flatnonzero(wa.peak_assumed)]
     if assumed:
-        out.append(f"peak load from the average (tasks / {ws.minutes:,} minutes x peak_factor "
-                   f"{ws.policy.peak_factor:g}) for: {', '.join(assumed)}")
+        out.append(
+            f"peak load from the average (tasks / {ws.minutes:,} minutes x peak_factor "
+            f"{ws.policy.peak_factor:g}) for: {', '.join(assumed)}"
+        )
     no_prefill = sorted({o.id for o in inputs.catalog.offerings if o.speed.prefill_tps is None})
     if no_prefill:
-        out.append(f"prompt processing folded into time to first token (no prefill_tps) for "
-                   f"{len(no_prefill)} offering(s): {', '.join(no_prefill[:12])}{' ...' if len(no_prefill) > 12 else ''}")
+        out.append(
+            f"prompt processing folded into time to first token (no prefill_tps) for "
+            f"{len(no_prefill)} offering(s): {', '.join(no_prefill[:12])}{' ...' if len(no_prefill) > 12 else ''}"
+        )
     no_cache = sorted({o.id for o in inputs.catalog.offerings if o.price.cached_input is None})
     if no_cache and any(w.tokens.cached_input_share > 0 for w in ws.workloads):
         out.append(f"cached input billed at the input price (no cached_input price) for {len(no_cache)} offering(s)")
     out.append(f"period: {ws.period} ({ws.minutes:,} minutes); currency: {inputs.catalog.currency}")
     return out
-

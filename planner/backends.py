@@ -14,7 +14,7 @@ import os
 import sys
 import time
 import warnings
-from typing import Optional, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -30,7 +30,7 @@ class SolverModel(Protocol):
 
     def bound_shares(self, lower: np.ndarray, upper: np.ndarray) -> None: ...
 
-    def set_costs(self, shares: np.ndarray, slacks: Optional[np.ndarray] = None) -> None:
+    def set_costs(self, shares: np.ndarray, slacks: np.ndarray | None = None) -> None:
         """The objective: a cost per share column and, when elastic, per relaxable row's slack."""
 
     def add_cap(self, on_slacks: bool, coefs: np.ndarray, upper: float) -> int:
@@ -53,7 +53,7 @@ class SolverModel(Protocol):
     def slacks(self) -> np.ndarray:
         """Per LP row, its slack's value (zero for rows without one)."""
 
-    def duals(self) -> Optional[tuple[dict[int, float], np.ndarray]]:
+    def duals(self) -> tuple[dict[int, float], np.ndarray] | None:
         """(dual per LP row in the solver's sign, reduced cost per share column), or None (integer)."""
 
     def size(self) -> tuple[int, int]:
@@ -71,8 +71,9 @@ def pick_solver(name: str = "auto") -> str:
     return "highs" if find_spec("highspy") is not None else "cbc"
 
 
-def make_model(solver: str, lp: LinearProgram, *, integer: bool = True, elastic: bool = False,
-               presolve: bool = False) -> SolverModel:
+def make_model(
+    solver: str, lp: LinearProgram, *, integer: bool = True, elastic: bool = False, presolve: bool = False
+) -> SolverModel:
     """The LP in the named solver ("highs" or "cbc"): integer adds the max_options binaries, elastic a
     slack per relaxable row. presolve (HiGHS) starts with presolve on, for small restricted LPs."""
     if solver == "highs":
@@ -92,7 +93,7 @@ def _apply_binaries(lp: LinearProgram, values, n: int, is_mip: bool) -> np.ndarr
     if is_mip:
         y = n
         for _, cols, _ in lp.max_options:
-            on = np.array(values[y:y + len(cols)]) > 0.5
+            on = np.array(values[y : y + len(cols)]) > 0.5
             share[cols] = np.where(on, share[cols], 0.0)
             y += len(cols)
     return share
@@ -170,7 +171,7 @@ def highs_model(lp: LinearProgram, *, integer: bool = True, elastic: bool = Fals
     model.col_cost_ = cost
     model.col_lower_ = np.zeros(n_cols)
     col_upper = np.ones(n_cols)
-    col_upper[n + n_y:] = inf
+    col_upper[n + n_y :] = inf
     model.col_upper_ = col_upper
     model.row_lower_ = np.array(lower, dtype=float)
     model.row_upper_ = np.array(upper, dtype=float)
@@ -181,8 +182,11 @@ def highs_model(lp: LinearProgram, *, integer: bool = True, elastic: bool = Fals
     model.a_matrix_.index_ = cj[order].astype(np.int32)
     model.a_matrix_.value_ = va[order]
     if n_y:
-        model.integrality_ = ([highspy.HighsVarType.kContinuous] * n + [highspy.HighsVarType.kInteger] * n_y
-                              + [highspy.HighsVarType.kContinuous] * (n_cols - n - n_y))
+        model.integrality_ = (
+            [highspy.HighsVarType.kContinuous] * n
+            + [highspy.HighsVarType.kInteger] * n_y
+            + [highspy.HighsVarType.kContinuous] * (n_cols - n - n_y)
+        )
     with _quiet_stdout():
         h = highspy.Highs()
     h.setOptionValue("output_flag", False)
@@ -242,10 +246,10 @@ class HighsModel:
     def bound_shares(self, lower: np.ndarray, upper: np.ndarray) -> None:
         self.h.changeColsBounds(self.n, np.arange(self.n, dtype=np.int32), lower, upper)
 
-    def set_costs(self, shares: np.ndarray, slacks: Optional[np.ndarray] = None) -> None:
+    def set_costs(self, shares: np.ndarray, slacks: np.ndarray | None = None) -> None:
         n_cols = self.h.getNumCol()
         cost = np.zeros(n_cols)
-        cost[:self.n] = shares
+        cost[: self.n] = shares
         if slacks is not None:
             cost[self._slack_cols] = slacks
         self.h.changeColsCost(n_cols, np.arange(n_cols, dtype=np.int32), cost)
@@ -274,8 +278,13 @@ class HighsModel:
         self.seconds += time.perf_counter() - started
         status = self.h.getModelStatus()
         ok = status == self._hs.HighsModelStatus.kOptimal
-        self.status = "Optimal" if ok else ("Infeasible" if status == self._hs.HighsModelStatus.kInfeasible
-                                            else self.h.modelStatusToString(status))
+        self.status = (
+            "Optimal"
+            if ok
+            else (
+                "Infeasible" if status == self._hs.HighsModelStatus.kInfeasible else self.h.modelStatusToString(status)
+            )
+        )
         return ok
 
     def objective(self) -> float:
@@ -295,12 +304,12 @@ class HighsModel:
         """The slack columns' values, in column order."""
         return np.array(self.h.getSolution().col_value)[self._slack_cols]
 
-    def duals(self) -> Optional[tuple[dict[int, float], np.ndarray]]:
+    def duals(self) -> tuple[dict[int, float], np.ndarray] | None:
         sol = self.h.getSolution()
         if self.is_mip or not sol.dual_valid:
             return None
         row_dual = sol.row_dual
-        return {i: float(row_dual[i]) for i in range(len(self.lp.rows))}, np.array(sol.col_dual[:self.n])
+        return {i: float(row_dual[i]) for i in range(len(self.lp.rows))}, np.array(sol.col_dual[: self.n])
 
     def size(self) -> tuple[int, int]:
         return self.h.getNumCol(), self.h.getNumRow()
@@ -347,10 +356,22 @@ class PulpModel:
                 ys = [prob.add_variable(f"y{g}_{j}", 0, 1, cat=pulp.LpBinary) for j in cols]
                 self.binaries.append(ys)
                 for j, y in zip(cols, ys):
-                    prob.addConstraint(pulp.LpConstraint(pulp.LpAffineExpression([(self.x[j], 1.0), (y, -1.0)]),
-                                                         pulp.LpConstraintLE, f"link{g}_{j}", 0.0))
-                prob.addConstraint(pulp.LpConstraint(pulp.LpAffineExpression([(y, 1.0) for y in ys]),
-                                                     pulp.LpConstraintLE, f"max_options{g}", float(k)))
+                    prob.addConstraint(
+                        pulp.LpConstraint(
+                            pulp.LpAffineExpression([(self.x[j], 1.0), (y, -1.0)]),
+                            pulp.LpConstraintLE,
+                            f"link{g}_{j}",
+                            0.0,
+                        )
+                    )
+                prob.addConstraint(
+                    pulp.LpConstraint(
+                        pulp.LpAffineExpression([(y, 1.0) for y in ys]),
+                        pulp.LpConstraintLE,
+                        f"max_options{g}",
+                        float(k),
+                    )
+                )
         self.prob = prob
         self.is_mip = bool(self.binaries)
         self._added: list = []
@@ -361,7 +382,7 @@ class PulpModel:
         for v, lo, hi in zip(self.x, np.asarray(lower, dtype=float).tolist(), np.asarray(upper, dtype=float).tolist()):
             v.lowBound, v.upBound = lo, hi
 
-    def set_costs(self, shares: np.ndarray, slacks: Optional[np.ndarray] = None) -> None:
+    def set_costs(self, shares: np.ndarray, slacks: np.ndarray | None = None) -> None:
         terms = list(zip(self.x, np.asarray(shares, dtype=float).tolist()))
         if slacks is not None:
             terms += [(s, float(c)) for s, c in zip(self._slack_list(), slacks)]
@@ -372,8 +393,12 @@ class PulpModel:
 
     def add_cap(self, on_slacks: bool, coefs: np.ndarray, upper: float) -> int:
         cols = self._slack_list() if on_slacks else self.x
-        con = self._pulp.LpConstraint(self._pulp.LpAffineExpression(list(zip(cols, np.asarray(coefs).tolist()))),
-                                      self._pulp.LpConstraintLE, f"cap{len(self._added)}", float(upper))
+        con = self._pulp.LpConstraint(
+            self._pulp.LpAffineExpression(list(zip(cols, np.asarray(coefs).tolist()))),
+            self._pulp.LpConstraintLE,
+            f"cap{len(self._added)}",
+            float(upper),
+        )
         self.prob.addConstraint(con)
         self._added.append(con)
         return len(self._added) - 1
@@ -404,7 +429,7 @@ class PulpModel:
     def slack_values(self) -> np.ndarray:
         return np.array([s.varValue or 0.0 for s in self._slack_list()])
 
-    def duals(self) -> Optional[tuple[dict[int, float], np.ndarray]]:
+    def duals(self) -> tuple[dict[int, float], np.ndarray] | None:
         if self.is_mip:
             return None
         pi = {i: float(c.pi) for i, c in enumerate(self.constraints) if c.pi is not None}

@@ -3,16 +3,23 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from .schema import Catalog
 
 
-def _fields(o) -> dict[str, Optional[float | str]]:
-    out: dict[str, Optional[float | str]] = {
-        "model": o.model, "vendor": o.vendor, "host": o.host_name, "tier": o.tier,
-        "price.input": o.price.input, "price.output": o.price.output, "price.cached_input": o.price.cached_input,
-        "speed.output_tps": o.speed.output_tps, "speed.ttft_s": o.speed.ttft_s, "speed.prefill_tps": o.speed.prefill_tps,
+def _fields(o) -> dict[str, float | str | None]:
+    out: dict[str, float | str | None] = {
+        "model": o.model,
+        "vendor": o.vendor,
+        "host": o.host_name,
+        "tier": o.tier,
+        "price.input": o.price.input,
+        "price.output": o.price.output,
+        "price.cached_input": o.price.cached_input,
+        "speed.output_tps": o.speed.output_tps,
+        "speed.ttft_s": o.speed.ttft_s,
+        "speed.prefill_tps": o.speed.prefill_tps,
         "context_window": o.context_window,
         "capacity.tokens_per_minute": o.capacity.tokens_per_minute if o.capacity else None,
         "capacity.requests_per_minute": o.capacity.requests_per_minute if o.capacity else None,
@@ -28,7 +35,9 @@ def diff_catalogs(old: Catalog, new: Catalog) -> list[dict[str, Any]]:
     b = {o.id: o for o in new.offerings}
     rows: list[dict[str, Any]] = []
     for oid in [o.id for o in old.offerings if o.id not in b]:
-        rows.append({"change": "removed", "offering": oid, "field": "", "before": None, "after": None, "relative": None})
+        rows.append(
+            {"change": "removed", "offering": oid, "field": "", "before": None, "after": None, "relative": None}
+        )
     for oid in [o.id for o in new.offerings if o.id not in a]:
         rows.append({"change": "added", "offering": oid, "field": "", "before": None, "after": None, "relative": None})
     for oid in [o.id for o in new.offerings if o.id in a]:
@@ -37,6 +46,14 @@ def diff_catalogs(old: Catalog, new: Catalog) -> list[dict[str, Any]]:
             x, y = fa.get(key), fb.get(key)
             if x != y:
                 rel = (y - x) / x if isinstance(x, (int, float)) and isinstance(y, (int, float)) and x else None
-                rows.append({"change": "changed", "offering": oid, "field": key, "before": x, "after": y,
-                             "relative": None if rel is None else round(rel, 6)})
+                rows.append(
+                    {
+                        "change": "changed",
+                        "offering": oid,
+                        "field": key,
+                        "before": x,
+                        "after": y,
+                        "relative": None if rel is None else round(rel, 6),
+                    }
+                )
     return rows

@@ -39,7 +39,6 @@ import re
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 from .errors import InputError
 
@@ -47,17 +46,48 @@ KINDS = ("litellm", "openrouter", "aa")
 FAST_TPS = 500.0
 
 HOST_ALIASES = {
-    "amazon bedrock": "bedrock", "google vertex": "vertex_ai", "google (vertex)": "vertex_ai",
-    "google ai studio": "gemini", "google (ai studio)": "gemini", "google": "gemini",
-    "microsoft azure": "azure_ai", "together ai": "together_ai", "fireworks": "fireworks_ai",
-    "kimi": "moonshot", "lightning ai": "lightning_ai", "alibaba cloud": "dashscope",
-    "ai21 labs": "ai21", "reka ai": "reka", "liquid ai": "liquid_ai", "minimax": "minimax",
+    "amazon bedrock": "bedrock",
+    "google vertex": "vertex_ai",
+    "google (vertex)": "vertex_ai",
+    "google ai studio": "gemini",
+    "google (ai studio)": "gemini",
+    "google": "gemini",
+    "microsoft azure": "azure_ai",
+    "together ai": "together_ai",
+    "fireworks": "fireworks_ai",
+    "kimi": "moonshot",
+    "lightning ai": "lightning_ai",
+    "alibaba cloud": "dashscope",
+    "ai21 labs": "ai21",
+    "reka ai": "reka",
+    "liquid ai": "liquid_ai",
+    "minimax": "minimax",
 }
-LITELLM_PROVIDER_ALIASES = {"bedrock_converse": "bedrock", "vertex_ai-llama_models": "vertex_ai",
-                            "vertex_ai-moonshot_models": "vertex_ai", "vertex_ai-language-models": "vertex_ai",
-                            "fireworks_ai-embedding-models": "fireworks_ai"}
-_PREFIXES = ("us.", "eu.", "apac.", "au.", "jp.", "global.", "us-gov.", "anthropic.", "openai.", "meta.",
-             "moonshotai.", "moonshot.", "mistral.", "deepseek.", "qwen.", "google.")
+LITELLM_PROVIDER_ALIASES = {
+    "bedrock_converse": "bedrock",
+    "vertex_ai-llama_models": "vertex_ai",
+    "vertex_ai-moonshot_models": "vertex_ai",
+    "vertex_ai-language-models": "vertex_ai",
+    "fireworks_ai-embedding-models": "fireworks_ai",
+}
+_PREFIXES = (
+    "us.",
+    "eu.",
+    "apac.",
+    "au.",
+    "jp.",
+    "global.",
+    "us-gov.",
+    "anthropic.",
+    "openai.",
+    "meta.",
+    "moonshotai.",
+    "moonshot.",
+    "mistral.",
+    "deepseek.",
+    "qwen.",
+    "google.",
+)
 
 
 def normalize_model(name: str) -> str:
@@ -68,7 +98,7 @@ def normalize_model(name: str) -> str:
         changed = False
         for p in _PREFIXES:
             if s.startswith(p):
-                s, changed = s[len(p):], True
+                s, changed = s[len(p) :], True
     s = re.sub(r"\([^)]*\)", " ", s)
     s = re.sub(r"(\d)p(\d)", r"\1.\2", s)
     s = re.sub(r"[-_ ]?(20\d\d-\d\d-\d\d|20\d{6})\b", "", s)
@@ -79,7 +109,7 @@ def normalize_model(name: str) -> str:
     return "-".join(words)
 
 
-def host_key(host: str) -> Optional[str]:
+def host_key(host: str) -> str | None:
     """The litellm provider an Artificial Analysis host name stands for; None for qualified endpoints."""
     h = host.strip().lower()
     if h in HOST_ALIASES:
@@ -101,20 +131,20 @@ class Price:
     model: str
     input: float
     output: float
-    cached_input: Optional[float]
-    context: Optional[int]
+    cached_input: float | None
+    context: int | None
 
 
 @dataclass
 class AARow:
     host: str
     model: str
-    input: Optional[float]
-    output: Optional[float]
-    cache_discount: Optional[float]
-    tps: Optional[float]
-    ttft: Optional[float]
-    context: Optional[int]
+    input: float | None
+    output: float | None
+    cache_discount: float | None
+    tps: float | None
+    ttft: float | None
+    context: int | None
     caps: dict[str, float]
     deleted: bool
     line: int
@@ -124,10 +154,10 @@ class AARow:
 class ImportResult:
     offerings: list[dict]
     left_out: list[tuple[str, str, str]] = field(default_factory=list)  # (source, name, reason)
-    as_of: Optional[str] = None
+    as_of: str | None = None
 
 
-def _num(text) -> Optional[float]:
+def _num(text) -> float | None:
     if text is None:
         return None
     if isinstance(text, (int, float)):
@@ -156,8 +186,17 @@ def read_litellm(path: Path) -> list[Price]:
         provider = LITELLM_PROVIDER_ALIASES.get(provider, provider)
         cached = _num(v.get("cache_read_input_token_cost"))
         ctx = _num(v.get("max_input_tokens"))
-        out.append(Price(key, provider, key, pin * 1e6, pout * 1e6, None if cached is None else cached * 1e6,
-                         int(ctx) if ctx and ctx > 0 else None))
+        out.append(
+            Price(
+                key,
+                provider,
+                key,
+                pin * 1e6,
+                pout * 1e6,
+                None if cached is None else cached * 1e6,
+                int(ctx) if ctx and ctx > 0 else None,
+            )
+        )
     return out
 
 
@@ -165,7 +204,7 @@ def read_openrouter(path: Path) -> list[Price]:
     data = _json(path)
     models = data.get("data") if isinstance(data, dict) else None
     if not isinstance(models, list):
-        raise InputError.single(str(path), "data", "expected an OpenRouter /api/v1/models response: {\"data\": [...]}")
+        raise InputError.single(str(path), "data", 'expected an OpenRouter /api/v1/models response: {"data": [...]}')
     out = []
     for m in models:
         if not isinstance(m, dict) or not m.get("id"):
@@ -176,8 +215,17 @@ def read_openrouter(path: Path) -> list[Price]:
             continue
         cached = _num(pricing.get("input_cache_read"))
         ctx = _num(m.get("context_length"))
-        out.append(Price(m["id"], "openrouter", m["id"], pin * 1e6, pout * 1e6,
-                         None if cached is None else cached * 1e6, int(ctx) if ctx and ctx > 0 else None))
+        out.append(
+            Price(
+                m["id"],
+                "openrouter",
+                m["id"],
+                pin * 1e6,
+                pout * 1e6,
+                None if cached is None else cached * 1e6,
+                int(ctx) if ctx and ctx > 0 else None,
+            )
+        )
     return out
 
 
@@ -188,46 +236,62 @@ def read_aa(path: Path) -> list[AARow]:
             need = {"host_name", "model_name", "median_output_speed", "median_ttft"}
             missing = need - set(reader.fieldnames or [])
             if missing:
-                raise InputError.single(str(path), "", f"not an Artificial Analysis providers table: missing "
-                                                       f"columns {', '.join(sorted(missing))}")
+                raise InputError.single(
+                    str(path),
+                    "",
+                    f"not an Artificial Analysis providers table: missing columns {', '.join(sorted(missing))}",
+                )
             rows = []
             for i, r in enumerate(reader, start=2):
                 caps = {}
                 ii = _num(r.get("model_intelligence_index"))
                 if ii is not None:
                     caps["overall"] = round(ii, 4)
-                for col, metric in (("model_gpqa", "gpqa"), ("model_mmlu_pro", "mmlu_pro"),
-                                    ("model_livecodebench", "livecodebench")):
+                for col, metric in (
+                    ("model_gpqa", "gpqa"),
+                    ("model_mmlu_pro", "mmlu_pro"),
+                    ("model_livecodebench", "livecodebench"),
+                ):
                     x = _num(r.get(col))
                     if x is not None:
                         caps[metric] = round(100 * x if x <= 1 else x, 4)
                 ctx = _num(r.get("context_window_if_different_to_model")) or _num(r.get("model_context_window_tokens"))
-                rows.append(AARow(r["host_name"].strip(), r["model_name"].strip(), _num(r.get("price_1m_input_tokens")),
-                                  _num(r.get("price_1m_output_tokens")), _num(r.get("cache_hit_discount_percent")),
-                                  _num(r.get("median_output_speed")), _num(r.get("median_ttft")),
-                                  int(ctx) if ctx and ctx > 0 else None, caps,
-                                  str(r.get("deleted", "")).strip().lower() == "true", i))
+                rows.append(
+                    AARow(
+                        r["host_name"].strip(),
+                        r["model_name"].strip(),
+                        _num(r.get("price_1m_input_tokens")),
+                        _num(r.get("price_1m_output_tokens")),
+                        _num(r.get("cache_hit_discount_percent")),
+                        _num(r.get("median_output_speed")),
+                        _num(r.get("median_ttft")),
+                        int(ctx) if ctx and ctx > 0 else None,
+                        caps,
+                        str(r.get("deleted", "")).strip().lower() == "true",
+                        i,
+                    )
+                )
             return rows
     except FileNotFoundError:
-        raise InputError.single(str(path), "", "file not found")
+        raise InputError.single(str(path), "", "file not found") from None
     except UnicodeDecodeError as exc:
-        raise InputError.single(str(path), "", f"not UTF-8 text ({exc.reason})")
+        raise InputError.single(str(path), "", f"not UTF-8 text ({exc.reason})") from None
     except csv.Error as exc:
-        raise InputError.single(str(path), "", f"not a CSV file: {exc}")
+        raise InputError.single(str(path), "", f"not a CSV file: {exc}") from None
 
 
 def _json(path: Path):
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise InputError.single(str(path), "", "file not found")
+        raise InputError.single(str(path), "", "file not found") from None
     except json.JSONDecodeError as exc:
-        raise InputError.single(str(path), "", f"not valid JSON: {exc.msg}", exc.lineno, exc.colno)
+        raise InputError.single(str(path), "", f"not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None
     except UnicodeDecodeError as exc:
-        raise InputError.single(str(path), "", f"not UTF-8 text ({exc.reason})")
+        raise InputError.single(str(path), "", f"not UTF-8 text ({exc.reason})") from None
 
 
-def _aa_as_of(path: Path) -> Optional[str]:
+def _aa_as_of(path: Path) -> str | None:
     meta = Path(path).with_name("aa_scrape_meta.json")
     if meta.exists():
         try:
@@ -238,7 +302,7 @@ def _aa_as_of(path: Path) -> Optional[str]:
     return None
 
 
-def build_catalog(files: list[tuple[str, Path]], name: str, as_of: Optional[str] = None) -> tuple[dict, ImportResult]:
+def build_catalog(files: list[tuple[str, Path]], name: str, as_of: str | None = None) -> tuple[dict, ImportResult]:
     """Merge the given (kind, file) sources into a catalog dict (SPEC section 1)."""
     aa_rows: list[tuple[AARow, Path]] = []
     litellm: list[Price] = []
@@ -263,8 +327,15 @@ def build_catalog(files: list[tuple[str, Path]], name: str, as_of: Optional[str]
         if row.deleted:
             result.left_out.append(("aa", label, "marked deleted in the source"))
             continue
-        missing = [k for k, v in (("output speed", row.tps), ("time to first token", row.ttft),
-                                  ("intelligence index", row.caps.get("overall"))) if v is None or v != v]
+        missing = [
+            k
+            for k, v in (
+                ("output speed", row.tps),
+                ("time to first token", row.ttft),
+                ("intelligence index", row.caps.get("overall")),
+            )
+            if v is None or v != v
+        ]
         if row.tps is not None and row.tps <= 0:
             missing.append("positive output speed")
         price = by_host_model.get((host_key(row.host) or "", normalize_model(row.model)))
@@ -284,13 +355,16 @@ def build_catalog(files: list[tuple[str, Path]], name: str, as_of: Optional[str]
             price_src = "price: Artificial Analysis"
         oid = _unique(ids, f"{slug(row.model.replace('(', '').replace(')', ''))}@{slug(row.host)}")
         offering = {
-            "id": oid, "model": row.model, "vendor": slug(row.host), "host": slug(row.host),
+            "id": oid,
+            "model": row.model,
+            "vendor": slug(row.host),
+            "host": slug(row.host),
             "tier": "fast" if row.tps >= FAST_TPS else "standard",
             "capability": dict(row.caps),
             "price": {"input": round(p_in, 6), "output": round(p_out, 6)},
             "speed": {"output_tps": round(row.tps, 3), "ttft_s": round(row.ttft, 4)},
             "source": f"Artificial Analysis providers leaderboard{' (' + as_of + ')' if as_of else ''}, "
-                      f"{Path(path).name} line {row.line}: speed, first token, scores; {price_src}",
+            f"{Path(path).name} line {row.line}: speed, first token, scores; {price_src}",
         }
         if cached is not None:
             offering["price"]["cached_input"] = round(cached, 6)
@@ -305,12 +379,15 @@ def build_catalog(files: list[tuple[str, Path]], name: str, as_of: Optional[str]
         result.offerings.append(offering)
     for p in litellm:
         if p.key not in used_prices:
-            result.left_out.append(("litellm", p.key, "no measured speed (no Artificial Analysis row for this "
-                                                      "host and model)"))
+            result.left_out.append(
+                ("litellm", p.key, "no measured speed (no Artificial Analysis row for this host and model)")
+            )
     for p in openrouter:
         rows = by_model.get(normalize_model(p.model))
         if not rows:
-            result.left_out.append(("openrouter", p.key, "no measured speed (no Artificial Analysis row for this model)"))
+            result.left_out.append(
+                ("openrouter", p.key, "no measured speed (no Artificial Analysis row for this model)")
+            )
             continue
         tps = statistics.median(r.tps for r in rows)
         ttft = statistics.median(r.ttft for r in rows)
@@ -320,12 +397,16 @@ def build_catalog(files: list[tuple[str, Path]], name: str, as_of: Optional[str]
             caps[metric] = round(statistics.median(values), 4)
         oid = _unique(ids, f"{slug(p.model)}@openrouter")
         offering = {
-            "id": oid, "model": p.model, "vendor": "openrouter", "host": "openrouter",
-            "tier": "fast" if tps >= FAST_TPS else "standard", "capability": caps,
+            "id": oid,
+            "model": p.model,
+            "vendor": "openrouter",
+            "host": "openrouter",
+            "tier": "fast" if tps >= FAST_TPS else "standard",
+            "capability": caps,
             "price": {"input": round(p.input, 6), "output": round(p.output, 6)},
             "speed": {"output_tps": round(tps, 3), "ttft_s": round(ttft, 4)},
             "source": f"price: OpenRouter models listing '{p.key}'; speed, first token, scores: Artificial Analysis "
-                      f"median over {len(rows)} host(s) of '{rows[0].model}'",
+            f"median over {len(rows)} host(s) of '{rows[0].model}'",
             "gateway": {"openrouter": p.key},
         }
         if p.cached_input is not None:
@@ -357,8 +438,9 @@ def parse_sources(kind: str, files: list[str]) -> list[tuple[str, Path]]:
     return out
 
 
-def import_catalog(kind: str, files: list[str], out: Path, name: Optional[str],
-                   as_of: Optional[str]) -> tuple[str, str, ImportResult]:
+def import_catalog(
+    kind: str, files: list[str], out: Path, name: str | None, as_of: str | None
+) -> tuple[str, str, ImportResult]:
     """`planner catalog import`: the catalog file's text (with a header naming the sources), the
     left-out list as CSV, and what was imported. The catalog is validated before it is returned:
     the planner never writes a catalog it would reject."""
@@ -370,14 +452,20 @@ def import_catalog(kind: str, files: list[str], out: Path, name: Optional[str],
     sources = parse_sources(kind, files)
     catalog, result = build_catalog(sources, name or out.name.split(".")[0], as_of)
     if not catalog["offerings"]:
-        raise InputError.single(str(sources[0][1]), "", "no offering has every required figure (prices, a measured "
-                                                        "speed and time to first token, a capability score); merge "
-                                                        "an Artificial Analysis table: aa:FILE")
+        raise InputError.single(
+            str(sources[0][1]),
+            "",
+            "no offering has every required figure (prices, a measured "
+            "speed and time to first token, a capability score); merge "
+            "an Artificial Analysis table: aa:FILE",
+        )
     validate(Catalog, catalog, str(out))
-    header = ("# Built by `planner catalog import` from: "
-              + ", ".join(f"{k}:{p.name}" for k, p in sources)
-              + f"\n# {len(result.offerings)} offerings; {len(result.left_out)} entries left out for a missing "
-                "figure (listed in the .left-out.csv beside this file).\n")
+    header = (
+        "# Built by `planner catalog import` from: "
+        + ", ".join(f"{k}:{p.name}" for k, p in sources)
+        + f"\n# {len(result.offerings)} offerings; {len(result.left_out)} entries left out for a missing "
+        "figure (listed in the .left-out.csv beside this file).\n"
+    )
     text = header + yaml.safe_dump(catalog, sort_keys=False, allow_unicode=True, width=120)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")

@@ -6,17 +6,21 @@ Exit codes: 0 done; 1 internal error; 2 bad input or usage; 3 no feasible plan.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Callable, List, Optional
 
 import typer
 
 from . import __version__
 
-app = typer.Typer(no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
-                  help="Route LLM workloads to model offerings at minimum cost, within latency budgets, "
-                       "capability floors and portfolio limits.")
+app = typer.Typer(
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    help="Route LLM workloads to model offerings at minimum cost, within latency budgets, "
+    "capability floors and portfolio limits.",
+)
 catalog_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, help="List, check, import and diff catalogs.")
 app.add_typer(catalog_app, name="catalog")
 
@@ -31,8 +35,10 @@ class Solver(str, Enum):
     highs = "highs"
 
 
-SOLVER_HELP = ("LP solver: highs (highspy, fed the LP's arrays directly) or cbc (bundled with PuLP, through "
-               "a PuLP model). auto: highs when highspy is installed, else cbc.")
+SOLVER_HELP = (
+    "LP solver: highs (highspy, fed the LP's arrays directly) or cbc (bundled with PuLP, through "
+    "a PuLP model). auto: highs when highspy is installed, else cbc."
+)
 
 
 class Format(str, Enum):
@@ -63,19 +69,19 @@ def _guard(fn: Callable[[], int | None]) -> None:
             raise
         for line in exc.lines():
             _err(line)
-        raise typer.Exit(EXIT_INPUT)
+        raise typer.Exit(EXIT_INPUT) from None
     except PlannerError as exc:
         if _state["debug"]:
             raise
         _err(f"error: {exc}")
-        raise typer.Exit(EXIT_INTERNAL)
+        raise typer.Exit(EXIT_INTERNAL) from None
     except (typer.Exit, KeyboardInterrupt):
         raise
-    except Exception as exc:  # noqa: BLE001 - the last line of defence: no traceback for users
+    except Exception as exc:
         if _state["debug"]:
             raise
         _err(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)")
-        raise typer.Exit(EXIT_INTERNAL)
+        raise typer.Exit(EXIT_INTERNAL) from None
     raise typer.Exit(code)
 
 
@@ -105,7 +111,7 @@ def main_options(
 @app.command()
 def solve(
     workloads: Path = typer.Argument(..., help="Workloads file (YAML)."),
-    catalog: Optional[Path] = typer.Option(None, "--catalog", help="Catalog file; overrides the workloads file's."),
+    catalog: Path | None = typer.Option(None, "--catalog", help="Catalog file; overrides the workloads file's."),
     out: Path = typer.Option(Path("reports"), "--out", help="Folder for <name>.plan.json and <name>.html."),
     solver: Solver = typer.Option(Solver.auto, "--solver", help=SOLVER_HELP),
     fmt: Format = typer.Option(Format.table, "--format", help="table: summary; json: the plan; csv: allocations."),
@@ -119,7 +125,7 @@ def solve(
 def explain(
     workloads: Path = typer.Argument(..., help="Workloads file (YAML)."),
     workload: str = typer.Option(..., "--workload", help="The workload id to explain."),
-    catalog: Optional[Path] = typer.Option(None, "--catalog", help="Catalog file; overrides the workloads file's."),
+    catalog: Path | None = typer.Option(None, "--catalog", help="Catalog file; overrides the workloads file's."),
     fmt: Format = typer.Option(Format.table, "--format", help="table, json or csv."),
 ) -> None:
     """Every option for one workload: latency, cost, capability, eligible or why not."""
@@ -130,32 +136,52 @@ def explain(
 @app.command()
 def whatif(
     workloads: Path = typer.Argument(..., help="Workloads file (YAML)."),
-    scenarios: Optional[List[Path]] = typer.Argument(None, help="Scenario files (YAML), each solved on its own."),
-    sets: Optional[List[str]] = typer.Option(None, "--set", help="PATH=VALUE edits made into a scenario named 'set': "
-                                             "offerings[GLOB].FIELD=V, workloads[GLOB].FIELD=V, policy.FIELD=V; "
-                                             "V a number, *k, +k, -k or null."),
-    without: Optional[List[str]] = typer.Option(None, "--without-vendor", help="A scenario without this vendor "
-                                                "(repeatable: one scenario each)."),
-    catalog: Optional[Path] = typer.Option(None, "--catalog", help="Catalog file; overrides the workloads file's."),
+    scenarios: list[Path] | None = typer.Argument(None, help="Scenario files (YAML), each solved on its own."),
+    sets: list[str] | None = typer.Option(
+        None,
+        "--set",
+        help="PATH=VALUE edits made into a scenario named 'set': "
+        "offerings[GLOB].FIELD=V, workloads[GLOB].FIELD=V, policy.FIELD=V; "
+        "V a number, *k, +k, -k or null.",
+    ),
+    without: list[str] | None = typer.Option(
+        None, "--without-vendor", help="A scenario without this vendor (repeatable: one scenario each)."
+    ),
+    catalog: Path | None = typer.Option(None, "--catalog", help="Catalog file; overrides the workloads file's."),
     out: Path = typer.Option(Path("reports"), "--out", help="Folder for the scenario plans and the what-if report."),
     solver: Solver = typer.Option(Solver.auto, "--solver", help=SOLVER_HELP),
-    full: bool = typer.Option(False, "--full", help="Also compute each scenario's break-even prices and "
-                                                    "baselines (as planner solve does); slower."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, help="Scenarios solved at once (default: the "
-                                                                   "number of cores)."),
+    full: bool = typer.Option(
+        False,
+        "--full",
+        help="Also compute each scenario's break-even prices and baselines (as planner solve does); slower.",
+    ),
+    jobs: int | None = typer.Option(
+        None, "--jobs", min=1, help="Scenarios solved at once (default: the number of cores)."
+    ),
 ) -> None:
     """Solve the base plan and each scenario; compare them in <name>.whatif.html."""
 
-    _guard(lambda: commands().whatif(workloads, catalog, list(scenarios or []), list(sets or []),
-                                     list(without or []), out, solver.value, review=full, jobs=jobs))
+    _guard(
+        lambda: commands().whatif(
+            workloads,
+            catalog,
+            list(scenarios or []),
+            list(sets or []),
+            list(without or []),
+            out,
+            solver.value,
+            review=full,
+            jobs=jobs,
+        )
+    )
 
 
 @app.command()
 def frontier(
     workloads: Path = typer.Argument(..., help="Workloads file (YAML)."),
-    workload: Optional[str] = typer.Option(None, "--workload", help="Sweep one workload; default: the whole portfolio."),
+    workload: str | None = typer.Option(None, "--workload", help="Sweep one workload; default: the whole portfolio."),
     points: int = typer.Option(30, "--points", min=3, max=500, help="Points per sweep."),
-    catalog: Optional[Path] = typer.Option(None, "--catalog", help="Catalog file; overrides the workloads file's."),
+    catalog: Path | None = typer.Option(None, "--catalog", help="Catalog file; overrides the workloads file's."),
     out: Path = typer.Option(Path("reports"), "--out", help="Folder for <name>.frontier.html and .csv."),
 ) -> None:
     """Minimum cost as the latency budget and the capability floor sweep (the cost of speed)."""
@@ -206,13 +232,22 @@ class Gateway(str, Enum):
 @catalog_app.command("import")
 def catalog_import(
     source: Source = typer.Argument(..., help="The kind of the files: litellm, openrouter or aa."),
-    files: List[str] = typer.Argument(..., help="Source files; prefix one with KIND: to mix sources "
-                                               "(aa table.csv litellm:prices.json openrouter:models.json)."),
-    out: Path = typer.Option(..., "--out", help="The catalog to write (YAML); the offerings left out go to "
-                                               "<out stem>.left-out.csv beside it."),
-    name: Optional[str] = typer.Option(None, "--name", help="Catalog name; default: the output file's stem."),
-    as_of: Optional[str] = typer.Option(None, "--as-of", help="Date of the numbers; default: the Artificial "
-                                                               "Analysis scrape date when its meta file is beside it."),
+    files: list[str] = typer.Argument(
+        ...,
+        help="Source files; prefix one with KIND: to mix sources "
+        "(aa table.csv litellm:prices.json openrouter:models.json).",
+    ),
+    out: Path = typer.Option(
+        ...,
+        "--out",
+        help="The catalog to write (YAML); the offerings left out go to <out stem>.left-out.csv beside it.",
+    ),
+    name: str | None = typer.Option(None, "--name", help="Catalog name; default: the output file's stem."),
+    as_of: str | None = typer.Option(
+        None,
+        "--as-of",
+        help="Date of the numbers; default: the Artificial Analysis scrape date when its meta file is beside it.",
+    ),
 ) -> None:
     """Build a catalog from litellm's price table, OpenRouter's models listing and the Artificial
     Analysis providers table (prices from one, measured speeds from another)."""
@@ -235,7 +270,7 @@ def catalog_diff(
 def export(
     plan: Path = typer.Argument(..., help="A plan file (.plan.json)."),
     to: Gateway = typer.Option(..., "--to", help="litellm: a Router config.yaml; openrouter: provider routing."),
-    out: Optional[Path] = typer.Option(None, "--out", help="File to write; default: print."),
+    out: Path | None = typer.Option(None, "--out", help="File to write; default: print."),
 ) -> None:
     """Turn a plan into a gateway's routing configuration."""
 
@@ -246,8 +281,8 @@ def main() -> None:
     import gc
 
     # A run builds many small objects that live until it ends (parsed YAML, the plan); the cyclic
-    # collector's default first threshold (700) rescans them thousands of times, which cost ~40% of
-    # a large solve. Collect far less often instead (measured in benchmarks/RESULTS.md).
+    # collector's default first threshold (700) rescans them thousands of times over a large solve.
+    # Collect far less often instead (measured in benchmarks/RESULTS.md).
     gc.set_threshold(GC_THRESHOLD, 50, 100)
     app()
 

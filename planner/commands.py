@@ -7,7 +7,6 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Optional
 
 from .errors import InputError
 from .files import discard, file_stem, write_all
@@ -17,7 +16,7 @@ from .timing import stage
 EXIT_OK, EXIT_INFEASIBLE = 0, 3
 
 
-def solve(workloads: Path, catalog: Optional[Path], out: Path, solver: str, fmt: str) -> int:
+def solve(workloads: Path, catalog: Path | None, out: Path, solver: str, fmt: str) -> int:
     from .report import render_plan_report
     from .solve import solve_inputs
     from .terminal import print_plan
@@ -34,15 +33,16 @@ def solve(workloads: Path, catalog: Optional[Path], out: Path, solver: str, fmt:
     return EXIT_OK if plan.status == "optimal" else EXIT_INFEASIBLE
 
 
-def explain(workloads: Path, workload: str, catalog: Optional[Path], fmt: str) -> int:
+def explain(workloads: Path, workload: str, catalog: Path | None, fmt: str) -> int:
     from .tables import explain_rows
     from .terminal import print_explain, print_rows
 
     inputs = load_inputs(workloads, catalog)
     ids = [w.id for w in inputs.workloads.workloads]
     if workload not in ids:
-        raise InputError.single(str(workloads), "--workload", f"no workload '{workload}'; expected one of: "
-                                                             f"{', '.join(ids)}")
+        raise InputError.single(
+            str(workloads), "--workload", f"no workload '{workload}'; expected one of: {', '.join(ids)}"
+        )
     rows = explain_rows(inputs, ids.index(workload))
     budget = rows[0]["budget_s"] if rows else None
     title = f"{workload}: every option, cheapest first (budget {'none' if budget is None else f'{budget:g} s'})"
@@ -53,8 +53,17 @@ def explain(workloads: Path, workload: str, catalog: Optional[Path], fmt: str) -
     return EXIT_OK
 
 
-def whatif(workloads: Path, catalog: Optional[Path], scenario_files: list[Path], sets: list[str], without: list[str],
-           out: Path, solver: str, review: bool = False, jobs: Optional[int] = None) -> int:
+def whatif(
+    workloads: Path,
+    catalog: Path | None,
+    scenario_files: list[Path],
+    sets: list[str],
+    without: list[str],
+    out: Path,
+    solver: str,
+    review: bool = False,
+    jobs: int | None = None,
+) -> int:
     from .report import render_whatif_report
     from .scenarios import apply_scenario, scenario_from_sets, without_vendor
     from .solve import solve_base
@@ -68,12 +77,14 @@ def whatif(workloads: Path, catalog: Optional[Path], scenario_files: list[Path],
     vendors = sorted({o.vendor for o in inputs.catalog.offerings})
     for v in without:
         if v not in vendors:
-            raise InputError.single("--without-vendor", "", f"no vendor '{v}' in the catalog; expected one of: "
-                                                            f"{', '.join(vendors)}")
+            raise InputError.single(
+                "--without-vendor", "", f"no vendor '{v}' in the catalog; expected one of: {', '.join(vendors)}"
+            )
         scenarios.append((without_vendor(v), "--without-vendor"))
     if not scenarios:
-        raise InputError.single("whatif", "", "no scenario given: pass scenario files, --set PATH=VALUE or "
-                                              "--without-vendor V")
+        raise InputError.single(
+            "whatif", "", "no scenario given: pass scenario files, --set PATH=VALUE or --without-vendor V"
+        )
     _check_scenario_names(scenarios)
     applied = [(sc, apply_scenario(inputs, sc, file)) for sc, file in scenarios]  # every error before any solve
     base, start = solve_base(inputs, solver)
@@ -87,8 +98,9 @@ def whatif(workloads: Path, catalog: Optional[Path], scenario_files: list[Path],
     try:
         bar, step = progress(len(applied), "scenarios")
         with bar:  # the workers leave each plan file beside its path; all are renamed into place at the end
-            outcomes = solve_scenarios(base, start, applied, solver, review=review, jobs=jobs, progress=step,
-                                       paths=paths)
+            outcomes = solve_scenarios(
+                base, start, applied, solver, review=review, jobs=jobs, progress=step, paths=paths
+            )
         results = [(o.scenario, o, o.comparison) for o in outcomes]
         html = render_whatif_report(base, results)
         for o, path in zip(outcomes, paths):
@@ -111,9 +123,14 @@ def _check_scenario_names(scenarios: list) -> None:
         other = seen.get(file_stem(sc.name))
         if other is not None:
             same = other[0] == sc.name
-            raise InputError.single(file, "name", f"scenario name '{sc.name}' is also used by {other[1]}" if same else
-                                    f"scenario name '{sc.name}' gives the same plan file name as '{other[0]}' "
-                                    f"({other[1]}): '/' and ':' become '_' in file names; rename one")
+            raise InputError.single(
+                file,
+                "name",
+                f"scenario name '{sc.name}' is also used by {other[1]}"
+                if same
+                else f"scenario name '{sc.name}' gives the same plan file name as '{other[0]}' "
+                f"({other[1]}): '/' and ':' become '_' in file names; rename one",
+            )
         seen[file_stem(sc.name)] = (sc.name, file)
 
 
@@ -129,7 +146,7 @@ def _unstage(outcomes: list, out: Path, made_out: bool) -> None:
             pass
 
 
-def frontier(workloads: Path, catalog: Optional[Path], workload: Optional[str], points: int, out: Path) -> int:
+def frontier(workloads: Path, catalog: Path | None, workload: str | None, points: int, out: Path) -> int:
     from .frontier import frontier as sweep
     from .report import render_frontier_report
     from .terminal import print_frontier, progress
@@ -159,9 +176,20 @@ def compare(old_path: Path, new_path: Path, out: Path, fmt: str) -> int:
     if fmt == "json":
         sys.stdout.write(cmp.model_dump_json(indent=2) + "\n")
     elif fmt == "csv":
-        print_rows([{"workload": w.id, "cost_before": w.cost_before, "cost_after": w.cost_after,
-                     "routing_before": "; ".join(w.routing_before), "routing_after": "; ".join(w.routing_after),
-                     "changed": w.changed} for w in cmp.workloads], "csv")
+        print_rows(
+            [
+                {
+                    "workload": w.id,
+                    "cost_before": w.cost_before,
+                    "cost_after": w.cost_after,
+                    "routing_before": "; ".join(w.routing_before),
+                    "routing_after": "; ".join(w.routing_after),
+                    "changed": w.changed,
+                }
+                for w in cmp.workloads
+            ],
+            "csv",
+        )
     else:
         print_compare(cmp, html)
     return EXIT_OK
@@ -179,20 +207,24 @@ def catalog_show(catalog: Path, fmt: str) -> int:
 def catalog_validate(catalog: Path) -> int:
     cat = load_catalog(catalog)
     modes = sum(len(o.modes) for o in cat.offerings)
-    print(f"{catalog}: ok: {len(cat.offerings)} offerings, {len(cat.offerings) + modes} options, "
-          f"{len({o.vendor for o in cat.offerings})} vendors")
+    print(
+        f"{catalog}: ok: {len(cat.offerings)} offerings, {len(cat.offerings) + modes} options, "
+        f"{len({o.vendor for o in cat.offerings})} vendors"
+    )
     return EXIT_OK
 
 
-def catalog_import(kind: str, files: list[str], out: Path, name: Optional[str], as_of: Optional[str]) -> int:
+def catalog_import(kind: str, files: list[str], out: Path, name: str | None, as_of: str | None) -> int:
     from .catalog_import import import_catalog
 
     out = Path(out)
     text, left_csv, result = import_catalog(kind, files, out, name, as_of)
     left = out.with_name(out.name.split(".")[0] + ".left-out.csv")
     write_all({out: text, left: left_csv})
-    print(f"{out}: {len(result.offerings)} offerings (as of {result.as_of or 'unknown'}); "
-          f"{len(result.left_out)} left out, listed in {left}")
+    print(
+        f"{out}: {len(result.offerings)} offerings (as of {result.as_of or 'unknown'}); "
+        f"{len(result.left_out)} left out, listed in {left}"
+    )
     by_reason: dict[tuple[str, str], int] = {}
     for src, _, reason in result.left_out:
         by_reason[(src, reason)] = by_reason.get((src, reason), 0) + 1
@@ -208,14 +240,16 @@ def catalog_diff(old: Path, new: Path, fmt: str) -> int:
     rows = diff_catalogs(load_catalog(old), load_catalog(new))
     if fmt == "table":
         counts = {k: sum(1 for r in rows if r["change"] == k) for k in ("added", "removed", "changed")}
-        print(f"{old} -> {new}: {counts['added']} added, {counts['removed']} removed, "
-              f"{len({r['offering'] for r in rows if r['change'] == 'changed'})} changed "
-              f"({counts['changed']} figures)")
+        print(
+            f"{old} -> {new}: {counts['added']} added, {counts['removed']} removed, "
+            f"{len({r['offering'] for r in rows if r['change'] == 'changed'})} changed "
+            f"({counts['changed']} figures)"
+        )
     print_rows(rows, fmt, title="catalog changes")
     return EXIT_OK
 
 
-def export(plan_path: Path, to: str, out: Optional[Path]) -> int:
+def export(plan_path: Path, to: str, out: Path | None) -> int:
     import yaml
 
     from .gateway import to_litellm, to_openrouter
@@ -224,14 +258,21 @@ def export(plan_path: Path, to: str, out: Optional[Path]) -> int:
     plan = read_plan(plan_path)
     if to == "litellm":
         config, guessed = to_litellm(plan)
-        text = ("# LiteLLM Router config generated by planner from " + Path(plan_path).name + "\n"
-                + yaml.safe_dump(config, sort_keys=False, width=120))
+        text = (
+            "# LiteLLM Router config generated by planner from "
+            + Path(plan_path).name
+            + "\n"
+            + yaml.safe_dump(config, sort_keys=False, width=120)
+        )
     else:
         config, guessed = to_openrouter(plan)
         text = json.dumps(config, indent=2) + "\n"
     if guessed:
-        print(f"note: no {to} model id in the catalog for {', '.join(guessed)}; used <host>/<model> "
-              f"(set the offering's gateway.{to} field)", file=sys.stderr)
+        print(
+            f"note: no {to} model id in the catalog for {', '.join(guessed)}; used <host>/<model> "
+            f"(set the offering's gateway.{to} field)",
+            file=sys.stderr,
+        )
     if out is None:
         sys.stdout.write(text)
     else:
@@ -250,4 +291,3 @@ def _out_folder(out: Path) -> Path:
     except OSError as exc:
         raise InputError.single(str(out), "--out", f"cannot be written: {exc.strerror or exc}") from None
     return out
-

@@ -4,22 +4,18 @@ what-if scenario against its base)."""
 
 from __future__ import annotations
 
-from typing import Optional
-
 from pydantic import BaseModel
 
 from .plan import Plan, trusted
 
 
-
-
 class Change(BaseModel):
     key: str
-    before: Optional[float]
-    after: Optional[float]
+    before: float | None
+    after: float | None
 
     @property
-    def delta(self) -> Optional[float]:
+    def delta(self) -> float | None:
         if self.before is None or self.after is None:
             return None
         return self.after - self.before
@@ -27,10 +23,10 @@ class Change(BaseModel):
 
 class WorkloadChange(BaseModel):
     id: str
-    status_before: Optional[str]
-    status_after: Optional[str]
-    cost_before: Optional[float]
-    cost_after: Optional[float]
+    status_before: str | None
+    status_after: str | None
+    cost_before: float | None
+    cost_after: float | None
     routing_before: list[str]
     routing_after: list[str]
     changed: bool
@@ -39,8 +35,8 @@ class WorkloadChange(BaseModel):
 class OfferingChange(BaseModel):
     id: str
     field: str
-    before: Optional[float]
-    after: Optional[float]
+    before: float | None
+    after: float | None
 
 
 class Comparison(BaseModel):
@@ -75,8 +71,9 @@ class Comparison(BaseModel):
 
 
 def _routing(w) -> list[str]:
-    allocations = w.allocations if len(w.allocations) < 2 else sorted(
-        w.allocations, key=lambda a: (-a.share, a.offering, a.mode))
+    allocations = (
+        w.allocations if len(w.allocations) < 2 else sorted(w.allocations, key=lambda a: (-a.share, a.offering, a.mode))
+    )
     return [f"{a.offering}{'' if a.mode == 'default' else '@' + a.mode} {a.share:.0%}" for a in allocations]
 
 
@@ -90,10 +87,21 @@ def compare_plans(old: Plan, new: Plan, label_before: str = "before", label_afte
         a, b = old_w.get(i), new_w.get(i)
         ra = _routing(a) if a else []
         rb = _routing(b) if b else []
-        workloads.append(trusted(WorkloadChange, {
-            "id": i, "status_before": a.status if a else None, "status_after": b.status if b else None,
-            "cost_before": a.cost if a else None, "cost_after": b.cost if b else None,
-            "routing_before": ra, "routing_after": rb, "changed": ra != rb}))
+        workloads.append(
+            trusted(
+                WorkloadChange,
+                {
+                    "id": i,
+                    "status_before": a.status if a else None,
+                    "status_after": b.status if b else None,
+                    "cost_before": a.cost if a else None,
+                    "cost_after": b.cost if b else None,
+                    "routing_before": ra,
+                    "routing_after": rb,
+                    "changed": ra != rb,
+                },
+            )
+        )
     va = {v.vendor: v.spend for v in old.vendors}
     vb = {v.vendor: v.spend for v in new.vendors}
     vendors = [Change(key=v, before=va.get(v, 0.0), after=vb.get(v, 0.0)) for v in sorted(set(va) | set(vb))]
@@ -108,9 +116,19 @@ def compare_plans(old: Plan, new: Plan, label_before: str = "before", label_afte
             x, y = getattr(oa[oid], field), getattr(ob[oid], field)
             if x is not None and y is not None and x != y:
                 offering_changes.append(OfferingChange(id=oid, field=field, before=x, after=y))
-    return Comparison(label_before=label_before, label_after=label_after, status_before=old.status,
-                      status_after=new.status, total_before=old.total_cost, total_after=new.total_cost,
-                      currency=new.currency, period=new.period, workloads=workloads, vendors=vendors,
-                      binding_started=sorted(bb - ba), binding_stopped=sorted(ba - bb),
-                      offering_changes=offering_changes,
-                      catalogs=(f"{old.inputs.catalog} ({old.inputs.as_of})", f"{new.inputs.catalog} ({new.inputs.as_of})"))
+    return Comparison(
+        label_before=label_before,
+        label_after=label_after,
+        status_before=old.status,
+        status_after=new.status,
+        total_before=old.total_cost,
+        total_after=new.total_cost,
+        currency=new.currency,
+        period=new.period,
+        workloads=workloads,
+        vendors=vendors,
+        binding_started=sorted(bb - ba),
+        binding_stopped=sorted(ba - bb),
+        offering_changes=offering_changes,
+        catalogs=(f"{old.inputs.catalog} ({old.inputs.as_of})", f"{new.inputs.catalog} ({new.inputs.as_of})"),
+    )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
 
 
 @dataclass(frozen=True)
@@ -12,8 +11,8 @@ class Problem:
 
     path: str  # field path such as "workloads[2].tokens.input"; "" for the whole file
     message: str
-    line: Optional[int] = None
-    column: Optional[int] = None
+    line: int | None = None
+    column: int | None = None
 
 
 @dataclass
@@ -24,8 +23,9 @@ class InputError(Exception):
     problems: list[Problem] = field(default_factory=list)
 
     @classmethod
-    def single(cls, file: str, path: str, message: str, line: Optional[int] = None,
-               column: Optional[int] = None) -> "InputError":
+    def single(
+        cls, file: str, path: str, message: str, line: int | None = None, column: int | None = None
+    ) -> InputError:
         return cls(str(file), [Problem(path, message, line, column)])
 
     def lines(self) -> list[str]:

@@ -3,12 +3,12 @@ and the HTML report all format through here, so they cannot disagree."""
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 _SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£"}
 
 
-def money(x: Optional[float], currency: str = "USD") -> str:
+def money(x: float | None, currency: str = "USD") -> str:
     """People's money: $12.3k, $1.2M, $0.0042."""
     if x is None:
         return "-"
@@ -32,8 +32,8 @@ def money(x: Optional[float], currency: str = "USD") -> str:
     return f"{sign}{symbol}{body}"
 
 
-def seconds(x: Optional[float]) -> str:
-    """A duration: 0.42 s, 3.1 s, 45 s, 2.5 min."""
+def seconds(x: float | None) -> str:
+    """A duration: two significant figures below ten seconds, whole seconds up to two minutes, then minutes."""
     if x is None:
         return "-"
     if x >= 120:
@@ -43,14 +43,14 @@ def seconds(x: Optional[float]) -> str:
     return f"{x:.2g} s" if x < 1 else f"{x:.1f} s"
 
 
-def percent(x: Optional[float]) -> str:
+def percent(x: float | None) -> str:
     """A share as a percentage: 70%, 4.5%."""
     if x is None:
         return "-"
     return f"{x:.0%}" if abs(x) >= 0.1 or x == 0 else f"{x:.1%}"
 
 
-def signed_percent(x: Optional[float]) -> str:
+def signed_percent(x: float | None) -> str:
     """A relative change: +12%, -0.5%, ±0%."""
     if x is None:
         return "-"
@@ -59,7 +59,7 @@ def signed_percent(x: Optional[float]) -> str:
     return f"{x:+.0%}" if abs(x) >= 0.01 else f"{x:+.1%}"
 
 
-def count(x: Optional[float], digits: int = 3) -> str:
+def count(x: float | None, digits: int = 3) -> str:
     """A count or a rate, shortened: 1.2M, 45.6k, 950, 0.25."""
     if x is None:
         return "-"

@@ -11,8 +11,8 @@ from __future__ import annotations
 import csv
 import io
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Optional
 
 import numpy as np
 
@@ -28,10 +28,10 @@ from .schema import WorkloadSet
 @dataclass
 class FrontierPoint:
     sweep: str  # "latency" or "capability"
-    value: Optional[float]  # budget_s / scale factor / floor / floor shift; None: no budget
+    value: float | None  # budget_s / scale factor / floor / floor shift; None: no budget
     label: str
     feasible: bool
-    cost: Optional[float]
+    cost: float | None
     chosen: str  # the option with the largest share (one workload) or a routing summary
     breakpoint: bool = False
 
@@ -39,7 +39,7 @@ class FrontierPoint:
 @dataclass
 class Frontier:
     name: str
-    workload: Optional[str]
+    workload: str | None
     currency: str
     period: str
     latency: list[FrontierPoint] = field(default_factory=list)
@@ -51,8 +51,18 @@ class Frontier:
         writer = csv.writer(buf, lineterminator="\n")
         writer.writerow(["sweep", "workload", "value", "label", "feasible", "cost", "chosen", "breakpoint"])
         for p in self.latency + self.capability:
-            writer.writerow([p.sweep, self.workload or "(portfolio)", "" if p.value is None else f"{p.value:.6g}",
-                             p.label, p.feasible, "" if p.cost is None else f"{p.cost:.6f}", p.chosen, p.breakpoint])
+            writer.writerow(
+                [
+                    p.sweep,
+                    self.workload or "(portfolio)",
+                    "" if p.value is None else f"{p.value:.6g}",
+                    p.label,
+                    p.feasible,
+                    "" if p.cost is None else f"{p.cost:.6f}",
+                    p.chosen,
+                    p.breakpoint,
+                ]
+            )
         return buf.getvalue()
 
 
@@ -69,9 +79,19 @@ def _relaxed(inputs: Inputs, targets: set[int], drop: str) -> Pairs:
     return build_pairs(validate(WorkloadSet, data, inputs.workloads_file), inputs.catalog)
 
 
-def _sweep(inputs: Inputs, pairs: Pairs, targets: set[int], upper_for: Callable[[float], np.ndarray],
-           values: list[Optional[float]], labels: list[str], sweep: str, chosen: Callable, progress,
-           extra: np.ndarray, prune: bool) -> list:
+def _sweep(
+    inputs: Inputs,
+    pairs: Pairs,
+    targets: set[int],
+    upper_for: Callable[[float], np.ndarray],
+    values: list[float | None],
+    labels: list[str],
+    sweep: str,
+    chosen: Callable,
+    progress,
+    extra: np.ndarray,
+    prune: bool,
+) -> list:
     W = pairs.shape[0]
     mask = np.zeros(W, dtype=bool)
     mask[list(targets)] = True
@@ -92,24 +112,35 @@ def _sweep(inputs: Inputs, pairs: Pairs, targets: set[int], upper_for: Callable[
         point = resolver.run() if not empty and not missing else None
         ok = point is not None and point.ok
         summary = chosen(lp, point.share) if ok else "-"
-        points.append(FrontierPoint(sweep, value, label, ok, point.cost if ok else None, summary,
-                                    breakpoint=ok and previous is not None and summary != previous))
+        points.append(
+            FrontierPoint(
+                sweep,
+                value,
+                label,
+                ok,
+                point.cost if ok else None,
+                summary,
+                breakpoint=ok and previous is not None and summary != previous,
+            )
+        )
         if ok:
             previous = summary
         progress()
     return points
 
 
-def frontier(inputs: Inputs, workload_id: Optional[str] = None, points: int = 30, progress=lambda: None,
-             prune: bool = True) -> Frontier:
+def frontier(
+    inputs: Inputs, workload_id: str | None = None, points: int = 30, progress=lambda: None, prune: bool = True
+) -> Frontier:
     """The latency and capability sweeps of one workload (or, without one, of every budget scaled and
     every floor shifted together). prune=False sends every eligible pair to the solver (for tests: the
     points are the same)."""
     started = time.perf_counter()
     ids = [w.id for w in inputs.workloads.workloads]
     if workload_id is not None and workload_id not in ids:
-        raise InputError.single(inputs.workloads_file, "--workload",
-                                f"no workload '{workload_id}'; expected one of: {', '.join(ids)}")
+        raise InputError.single(
+            inputs.workloads_file, "--workload", f"no workload '{workload_id}'; expected one of: {', '.join(ids)}"
+        )
     targets = {ids.index(workload_id)} if workload_id else set(range(len(ids)))
     base = build_pairs(inputs.workloads, inputs.catalog)
     labels_of = base.options.label
@@ -132,8 +163,11 @@ def frontier(inputs: Inputs, workload_id: Optional[str] = None, points: int = 30
         w = next(iter(targets))
         lat = lat_pairs.latency_s[w, lat_pairs.eligible[w]]
         if len(lat) == 0:
-            raise InputError.single(inputs.workloads_file, "--workload",
-                                    f"workload '{workload_id}' has no option meeting its rules other than latency")
+            raise InputError.single(
+                inputs.workloads_file,
+                "--workload",
+                f"workload '{workload_id}' has no option meeting its rules other than latency",
+            )
         lo, hi = float(lat.min()), float(lat.max())
         if hi > lo:  # geometric steps (latency spans orders of magnitude); a zero latency starts the list
             start = lo if lo > 0 else max(hi * 1e-3, 1e-6)
@@ -161,8 +195,9 @@ def frontier(inputs: Inputs, workload_id: Optional[str] = None, points: int = 30
             budget = np.where(has, wa.budget_s * (f if f else 1.0), np.inf)
             return (lat_pairs.latency_s[lp.var_w, lp.var_o] <= budget[lp.var_w]).astype(float)
 
-    result.latency = _sweep(inputs, lat_pairs, targets, upper_lat, values, labels, "latency", chosen, progress,
-                            -lat_pairs.latency_s, prune)
+    result.latency = _sweep(
+        inputs, lat_pairs, targets, upper_lat, values, labels, "latency", chosen, progress, -lat_pairs.latency_s, prune
+    )
 
     # capability sweep
     cap_pairs = _relaxed(inputs, targets, "capability")
@@ -189,7 +224,18 @@ def frontier(inputs: Inputs, workload_id: Optional[str] = None, points: int = 30
             score = cap_pairs.capability[lp.var_w, lp.var_o]
             return (score >= base_floor[lp.var_w] + d).astype(float)
 
-    result.capability = _sweep(inputs, cap_pairs, targets, upper_cap, floors, cap_labels, "capability", chosen,
-                               progress, np.nan_to_num(cap_pairs.capability, nan=-1.0), prune)
+    result.capability = _sweep(
+        inputs,
+        cap_pairs,
+        targets,
+        upper_cap,
+        floors,
+        cap_labels,
+        "capability",
+        chosen,
+        progress,
+        np.nan_to_num(cap_pairs.capability, nan=-1.0),
+        prune,
+    )
     result.seconds = time.perf_counter() - started
     return result

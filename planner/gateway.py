@@ -19,7 +19,7 @@ reported, so that no guess goes out silently.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from .catalog_import import HOST_ALIASES
 from .plan import Plan
@@ -62,11 +62,19 @@ def to_litellm(plan: Plan) -> tuple[dict[str, Any], list[str]]:
             params: dict[str, Any] = {"model": _ids(plan, a.offering, "litellm", guessed), "weight": round(a.share, 6)}
             if a.mode != "default":
                 params["reasoning_effort"] = a.mode
-            model_list.append({"model_name": w.id, "litellm_params": params,
-                               "model_info": {"id": f"{w.id}/{_label(a.offering, a.mode)}",
-                                              "planner_offering": a.offering, "planner_mode": a.mode,
-                                              "planner_share": round(a.share, 6),
-                                              "planner_cost_per_task": a.cost_per_task}})
+            model_list.append(
+                {
+                    "model_name": w.id,
+                    "litellm_params": params,
+                    "model_info": {
+                        "id": f"{w.id}/{_label(a.offering, a.mode)}",
+                        "planner_offering": a.offering,
+                        "planner_mode": a.mode,
+                        "planner_share": round(a.share, 6),
+                        "planner_cost_per_task": a.cost_per_task,
+                    },
+                }
+            )
         backups = _runner_ups(w)
         if backups:
             group = f"{w.id}-fallback"
@@ -74,12 +82,22 @@ def to_litellm(plan: Plan) -> tuple[dict[str, Any], list[str]]:
                 params = {"model": _ids(plan, b.offering, "litellm", guessed)}
                 if b.mode != "default":
                     params["reasoning_effort"] = b.mode
-                model_list.append({"model_name": group, "litellm_params": params,
-                                   "model_info": {"id": f"{group}/{_label(b.offering, b.mode)}",
-                                                  "planner_offering": b.offering, "planner_mode": b.mode}})
+                model_list.append(
+                    {
+                        "model_name": group,
+                        "litellm_params": params,
+                        "model_info": {
+                            "id": f"{group}/{_label(b.offering, b.mode)}",
+                            "planner_offering": b.offering,
+                            "planner_mode": b.mode,
+                        },
+                    }
+                )
             fallbacks.append({w.id: [group]})
-    config = {"model_list": model_list,
-              "router_settings": {"routing_strategy": "simple-shuffle", "num_retries": 2, "fallbacks": fallbacks}}
+    config = {
+        "model_list": model_list,
+        "router_settings": {"routing_strategy": "simple-shuffle", "num_retries": 2, "fallbacks": fallbacks},
+    }
     return config, sorted(set(guessed))
 
 
@@ -96,6 +114,7 @@ def to_openrouter(plan: Plan) -> tuple[dict[str, Any], list[str]]:
             m = _ids(plan, x.offering, "openrouter", guessed)
             if m not in models:
                 models.append(m)
+
         def host(x) -> str:
             info = plan.offering_info.get(x.offering)
             return info.host if info else x.offering
@@ -106,10 +125,16 @@ def to_openrouter(plan: Plan) -> tuple[dict[str, Any], list[str]]:
         sort = "price" if w.budget_s is None else ("latency" if w.budget_s <= 1 else "throughput")
         provider: dict[str, Any] = {"order": order, "only": only, "allow_fallbacks": False, "sort": sort}
         if infos:
-            provider["max_price"] = {"prompt": max(i.price_input for i in infos),
-                                     "completion": max(i.price_output for i in infos)}
-        out[w.id] = {"model": models[0], "models": models[1:], "provider": provider,
-                     "shares": {_label(a.offering, a.mode): round(a.share, 6) for a in allocs}}
+            provider["max_price"] = {
+                "prompt": max(i.price_input for i in infos),
+                "completion": max(i.price_output for i in infos),
+            }
+        out[w.id] = {
+            "model": models[0],
+            "models": models[1:],
+            "provider": provider,
+            "shares": {_label(a.offering, a.mode): round(a.share, 6) for a in allocs},
+        }
     return {"plan": plan.name, "workloads": out}, sorted(set(guessed))
 
 

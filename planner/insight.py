@@ -6,7 +6,7 @@ so the report and the JSON carry the same numbers.
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from collections.abc import Callable
 
 import numpy as np
 
@@ -38,12 +38,15 @@ def baselines(inputs: Inputs, pairs: Pairs) -> list[Baseline]:
     out.append(_baseline(inputs, pairs, "single", f"everything on {opts.label(o)}", np.full(W, o)))
     tiers = sorted(set(opts.tier))
     if "standard" in tiers:
-        out.append(_baseline(inputs, pairs, "standard", "everything on the standard tier", _per_tier(pairs, "standard")))
+        out.append(
+            _baseline(inputs, pairs, "standard", "everything on the standard tier", _per_tier(pairs, "standard"))
+        )
     speed = {t: float(np.median(opts.output_tps[[i for i in range(O) if opts.tier[i] == t]])) for t in tiers}
     fastest = "fast" if "fast" in tiers else max(tiers, key=lambda t: (speed[t], t))
     if fastest != "standard":
-        fast = _baseline(inputs, pairs, "fastest", f"everything on the fastest tier ({fastest})",
-                         _per_tier(pairs, fastest))
+        fast = _baseline(
+            inputs, pairs, "fastest", f"everything on the fastest tier ({fastest})", _per_tier(pairs, fastest)
+        )
         if [c.option for c in fast.choices] != [c.option for c in out[0].choices]:
             out.append(fast)
     return out
@@ -52,11 +55,17 @@ def baselines(inputs: Inputs, pairs: Pairs) -> list[Baseline]:
 def _per_tier(pairs: Pairs, tier: str) -> np.ndarray:
     """Per workload: the cheapest eligible option of the tier, else the cheapest that passes the most rules."""
     cand = np.flatnonzero(np.array([t == tier for t in pairs.options.tier]))
-    rules = (pairs.vendor_ok[:, cand].astype(int) + pairs.region_ok[:, cand] + pairs.context_ok[:, cand]
-             + pairs.capability_ok[:, cand] + pairs.within_budget[:, cand])
+    rules = (
+        pairs.vendor_ok[:, cand].astype(int)
+        + pairs.region_ok[:, cand]
+        + pairs.context_ok[:, cand]
+        + pairs.capability_ok[:, cand]
+        + pairs.within_budget[:, cand]
+    )
     W = pairs.shape[0]
-    key = np.lexsort((np.broadcast_to(cand, (W, len(cand))), pairs.cost_per_task[:, cand], -rules,
-                      ~pairs.eligible[:, cand]), axis=-1)
+    key = np.lexsort(
+        (np.broadcast_to(cand, (W, len(cand))), pairs.cost_per_task[:, cand], -rules, ~pairs.eligible[:, cand]), axis=-1
+    )
     return cand[key[:, 0]]
 
 
@@ -81,15 +90,24 @@ def _baseline(inputs: Inputs, pairs: Pairs, key: str, label: str, choice: np.nda
         o = inputs.catalog.offerings[i]
         cap = o.capacity
         if cap and cap.tokens_per_minute and tpm[i] > cap.tokens_per_minute:
-            capacity_notes.append(f"capacity: {o.id} needs {tpm[i]:,.0f} tokens/min at peak, "
-                                  f"has {cap.tokens_per_minute:,.0f}")
+            capacity_notes.append(
+                f"capacity: {o.id} needs {tpm[i]:,.0f} tokens/min at peak, has {cap.tokens_per_minute:,.0f}"
+            )
         if cap and cap.requests_per_minute and rpm[i] > cap.requests_per_minute:
-            capacity_notes.append(f"capacity: {o.id} needs {rpm[i]:,.0f} requests/min at peak, "
-                                  f"has {cap.requests_per_minute:,.0f}")
+            capacity_notes.append(
+                f"capacity: {o.id} needs {rpm[i]:,.0f} requests/min at peak, has {cap.requests_per_minute:,.0f}"
+            )
     if capacity_notes:
         choices.append(dict(workload="(portfolio)", option=None, cost=0.0, misses=capacity_notes))
-    return Baseline.model_validate(dict(key=key, label=label, total_cost=float(sum(c["cost"] for c in choices)),
-                                        misses=sum(1 for c in choices if c["misses"]), choices=choices))
+    return Baseline.model_validate(
+        dict(
+            key=key,
+            label=label,
+            total_cost=float(sum(c["cost"] for c in choices)),
+            misses=sum(1 for c in choices if c["misses"]),
+            choices=choices,
+        )
+    )
 
 
 # ----------------------------------------------------------------------------- compounding
@@ -106,7 +124,7 @@ def standard_options(pairs: Pairs) -> np.ndarray:
     return np.where(rules.any(axis=1), first, -1)
 
 
-def compounding_many(pairs: Pairs, chosen: np.ndarray, standard: Optional[np.ndarray] = None) -> dict[int, dict]:
+def compounding_many(pairs: Pairs, chosen: np.ndarray, standard: np.ndarray | None = None) -> dict[int, dict]:
     """Per multi-turn workload with a chosen option (chosen[w] >= 0): latency against turns (1 to twice
     the workload's, at least 12, at most 40) for the chosen option and for the standard-tier option of
     `standard_options` (given, or found here), when there is one."""
@@ -120,8 +138,13 @@ def compounding_many(pairs: Pairs, chosen: np.ndarray, standard: Optional[np.nda
 
     def curves(o: np.ndarray) -> list[list[float]]:
         o = np.maximum(o, 0)
-        lat = task_latency(pairs.call_s[ws, o][:, None], pairs.first_token_s[ws, o][:, None], n,
-                           wa.tool_latency_s[ws][:, None], wa.streaming[ws][:, None])
+        lat = task_latency(
+            pairs.call_s[ws, o][:, None],
+            pairs.first_token_s[ws, o][:, None],
+            n,
+            wa.tool_latency_s[ws][:, None],
+            wa.streaming[ws][:, None],
+        )
         return np.round(lat, 6).tolist()
 
     chosen_curves, standard_curves = curves(chosen[ws]), curves(standard)
@@ -129,10 +152,13 @@ def compounding_many(pairs: Pairs, chosen: np.ndarray, standard: Optional[np.nda
     for k, w in enumerate(ws.tolist()):
         m = int(length[k])
         has_std = standard[k] >= 0
-        out[w] = dict(turns=list(range(1, m + 1)), chosen=opts.label(int(chosen[w])),
-                      chosen_latency_s=chosen_curves[k][:m],
-                      standard=opts.label(int(standard[k])) if has_std else None,
-                      standard_latency_s=standard_curves[k][:m] if has_std else None)
+        out[w] = dict(
+            turns=list(range(1, m + 1)),
+            chosen=opts.label(int(chosen[w])),
+            chosen_latency_s=chosen_curves[k][:m],
+            standard=opts.label(int(standard[k])) if has_std else None,
+            standard_latency_s=standard_curves[k][:m] if has_std else None,
+        )
     return out
 
 
@@ -141,8 +167,9 @@ def compounding_many(pairs: Pairs, chosen: np.ndarray, standard: Optional[np.nda
 
 def full_problem(inputs: Inputs, pairs: Pairs) -> LinearProgram:
     """The LP over every eligible pair, unpruned: what break-even prices and outages are read from."""
-    return build_problem(inputs.workloads, inputs.catalog, pairs, np.flatnonzero(pairs.eligible_count > 0),
-                         pairs.eligible)
+    return build_problem(
+        inputs.workloads, inputs.catalog, pairs, np.flatnonzero(pairs.eligible_count > 0), pairs.eligible
+    )
 
 
 def reduced_costs(full: LinearProgram, lp: LinearProgram, duals: dict[str, float]) -> tuple[np.ndarray, np.ndarray]:
@@ -165,8 +192,14 @@ def reduced_costs(full: LinearProgram, lp: LinearProgram, duals: dict[str, float
     return money - acc, money - acc_money
 
 
-def break_even(pairs: Pairs, lp: LinearProgram, full: LinearProgram, share: np.ndarray, duals: dict[str, float],
-               workloads: np.ndarray) -> dict[int, list[dict]]:
+def break_even(
+    pairs: Pairs,
+    lp: LinearProgram,
+    full: LinearProgram,
+    share: np.ndarray,
+    duals: dict[str, float],
+    workloads: np.ndarray,
+) -> dict[int, list[dict]]:
     """LP plans: for each unused eligible option, the uniform price change (a cut) at which its reduced
     cost reaches zero, so it would take part of the workload; for each used option, how far its
     prices can rise before the best unused alternative's reduced cost reaches zero."""
@@ -202,10 +235,16 @@ def break_even(pairs: Pairs, lp: LinearProgram, full: LinearProgram, share: np.n
             o = int(fo[j])
             c = float(change[j])
             c = None if np.isnan(c) else c
-            out[int(fw[j])].append(dict(offering=opts.offering_id[o], mode=opts.mode[o], used=is_used,
-                                        cost_per_task=float(cpt[j]),
-                                        break_even_cost_per_task=None if c is None else float(cpt[j]) * (1 + c),
-                                        price_change=_round(c)))
+            out[int(fw[j])].append(
+                dict(
+                    offering=opts.offering_id[o],
+                    mode=opts.mode[o],
+                    used=is_used,
+                    cost_per_task=float(cpt[j]),
+                    break_even_cost_per_task=None if c is None else float(cpt[j]) * (1 + c),
+                    price_change=_round(c),
+                )
+            )
     return out
 
 
@@ -234,12 +273,19 @@ def _top_per_group(group: np.ndarray, key: np.ndarray, k: int) -> np.ndarray:
     return picks_all[np.lexsort((ranks_all, group[picks_all]))]
 
 
-def _round(x: Optional[float]) -> Optional[float]:
+def _round(x: float | None) -> float | None:
     return None if x is None else float(f"{x:.6g}")
 
 
-def plan_break_even(pairs: Pairs, lp: LinearProgram, full: Callable[[], LinearProgram], share: np.ndarray,
-                    result: SolveResult, solver: str, workloads: np.ndarray) -> dict[int, list]:
+def plan_break_even(
+    pairs: Pairs,
+    lp: LinearProgram,
+    full: Callable[[], LinearProgram],
+    share: np.ndarray,
+    result: SolveResult,
+    solver: str,
+    workloads: np.ndarray,
+) -> dict[int, list]:
     """Break-even prices of every workload in `workloads`: from the duals for LP workloads, by
     re-solving for max_options workloads. full: gives the unpruned LP (full_problem)."""
     integer_w = {w for w, _, _ in lp.max_options}
@@ -254,8 +300,9 @@ def plan_break_even(pairs: Pairs, lp: LinearProgram, full: Callable[[], LinearPr
     return out
 
 
-def _break_even_by_resolving(pairs: Pairs, lp: LinearProgram, share: np.ndarray, solver: str, w: int,
-                             cols: np.ndarray, total: float) -> list[BreakEven]:
+def _break_even_by_resolving(
+    pairs: Pairs, lp: LinearProgram, share: np.ndarray, solver: str, w: int, cols: np.ndarray, total: float
+) -> list[BreakEven]:
     """Integer workloads: a used option's headroom is the saving it brings (re-solve without it) per
     task it carries; an unused option's break-even is the cut that makes the plan with the whole
     workload on it (re-solved) as cheap as the current one."""
@@ -271,8 +318,11 @@ def _break_even_by_resolving(pairs: Pairs, lp: LinearProgram, share: np.ndarray,
             upper = np.ones(len(share))
             upper[j] = 0.0
             other = solve_lp(lp, solver, upper=upper)
-            change = (dot(lp.spend, clean_shares(lp, other.share)) - total) / (
-                wa.tasks[w] * share[j] * cpt) if other.ok and cpt > 0 else None
+            change = (
+                (dot(lp.spend, clean_shares(lp, other.share)) - total) / (wa.tasks[w] * share[j] * cpt)
+                if other.ok and cpt > 0
+                else None
+            )
         else:
             bounds[j] = 1.0
             forced = solve_lp(lp, solver, lower=bounds)
@@ -280,9 +330,16 @@ def _break_even_by_resolving(pairs: Pairs, lp: LinearProgram, share: np.ndarray,
             if forced.ok and cpt > 0:
                 change = -(dot(lp.spend, clean_shares(lp, forced.share)) - total) / (wa.tasks[w] * cpt)
                 change = None if change <= -1 else min(0.0, change)
-        out.append(BreakEven(offering=opts.offering_id[o], mode=opts.mode[o], used=bool(share[j] > 0),
-                             cost_per_task=cpt, break_even_cost_per_task=None if change is None else cpt * (1 + change),
-                             price_change=None if change is None else float(f"{change:.6g}")))
+        out.append(
+            BreakEven(
+                offering=opts.offering_id[o],
+                mode=opts.mode[o],
+                used=bool(share[j] > 0),
+                cost_per_task=cpt,
+                break_even_cost_per_task=None if change is None else cpt * (1 + change),
+                price_change=None if change is None else float(f"{change:.6g}"),
+            )
+        )
     return out
 
 
@@ -317,7 +374,15 @@ def resilience(pairs: Pairs, plan: Plan, lp: LinearProgram) -> list[VendorOutage
         if point.ok:  # differences within solver tolerance are no change
             change = point.cost - kept
             change = 0.0 if abs(change) <= 1e-7 * max(1.0, abs(kept)) else change
-        out.append(VendorOutage(vendor=v.vendor, spend=v.spend, feasible=point.ok,
-                                cost_without=point.cost if point.ok else None, change=change, lost_workloads=lost))
+        out.append(
+            VendorOutage(
+                vendor=v.vendor,
+                spend=v.spend,
+                feasible=point.ok,
+                cost_without=point.cost if point.ok else None,
+                change=change,
+                lost_workloads=lost,
+            )
+        )
     resolver.set_upper(np.ones(len(lp.var_w)))
     return out

@@ -6,7 +6,7 @@ import types
 import typing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, TypeVar
+from typing import Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -36,7 +36,7 @@ class _DuplicateKey(Exception):
         self.key, self.line, self.column, self.first = key, line, column, first
 
 
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when present: 4x faster
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when present
     """The safe loader, refusing duplicate keys (PyYAML keeps the last one silently)."""
 
     def construct_mapping(self, node, deep=False):
@@ -44,8 +44,12 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # libyaml when pr
         for key_node, _ in node.value:
             if isinstance(key_node, yaml.ScalarNode):
                 if key_node.value in seen:
-                    raise _DuplicateKey(key_node.value, key_node.start_mark.line + 1, key_node.start_mark.column + 1,
-                                        seen[key_node.value])
+                    raise _DuplicateKey(
+                        key_node.value,
+                        key_node.start_mark.line + 1,
+                        key_node.start_mark.column + 1,
+                        seen[key_node.value],
+                    )
                 seen[key_node.value] = key_node.start_mark.line + 1
         return super().construct_mapping(node, deep)
 
@@ -56,7 +60,7 @@ _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 def _construct(loader: _Loader, root: yaml.Node) -> Any:
     """The document as Python data. Strings, lists and mappings (the bulk of a large file) are built
-    here, about three times faster than PyYAML's generic constructor; every other scalar, and any
+    here, faster than by PyYAML's generic constructor; every other scalar, and any
     mapping with a merge key or a non-scalar key, goes through PyYAML's own constructors. Duplicate
     keys are refused as _Loader refuses them."""
     memo: dict[int, Any] = {}  # aliases: one object per node, as PyYAML does
@@ -73,15 +77,17 @@ def _construct(loader: _Loader, root: yaml.Node) -> Any:
             items.extend(build(child) for child in node.value)
             return items
         if not isinstance(node, yaml.MappingNode) or any(
-                not isinstance(k, yaml.ScalarNode) or k.tag == _MERGE_TAG for k, _ in node.value):
+            not isinstance(k, yaml.ScalarNode) or k.tag == _MERGE_TAG for k, _ in node.value
+        ):
             return loader.construct_object(node, deep=True)
         out: dict = {}
         memo[id(node)] = out
         seen: dict[str, int] = {}
         for key_node, value_node in node.value:
             if key_node.value in seen:
-                raise _DuplicateKey(key_node.value, key_node.start_mark.line + 1, key_node.start_mark.column + 1,
-                                    seen[key_node.value])
+                raise _DuplicateKey(
+                    key_node.value, key_node.start_mark.line + 1, key_node.start_mark.column + 1, seen[key_node.value]
+                )
             seen[key_node.value] = key_node.start_mark.line + 1
             key = build(key_node)
             try:
@@ -96,9 +102,9 @@ def _construct(loader: _Loader, root: yaml.Node) -> Any:
 class Positions:
     """Field path -> (line, column), worked out from the YAML nodes only when an error needs it."""
 
-    def __init__(self, node: Optional[yaml.Node]):
+    def __init__(self, node: yaml.Node | None):
         self._node = node
-        self._map: Optional[dict[tuple, tuple[int, int]]] = None
+        self._map: dict[tuple, tuple[int, int]] | None = None
 
     def _build(self) -> dict[tuple, tuple[int, int]]:
         if self._map is None:
@@ -127,23 +133,24 @@ def read_yaml(path: str | Path) -> tuple[Any, Positions]:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError.single(str(path), "", f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+        raise InputError.single(str(path), "", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except OSError as exc:
-        raise InputError.single(str(path), "", f"cannot be read: {exc.strerror}")
+        raise InputError.single(str(path), "", f"cannot be read: {exc.strerror}") from None
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
         data = _construct(loader, node) if node is not None else None
     except _DuplicateKey as dup:
-        raise InputError.single(str(path), "", f"duplicate key '{dup.key}' (first on line {dup.first})",
-                                dup.line, dup.column)
+        raise InputError.single(
+            str(path), "", f"duplicate key '{dup.key}' (first on line {dup.first})", dup.line, dup.column
+        ) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         what = " ".join(x for x in (exc.context, exc.problem) if x)
         line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
-        raise InputError.single(str(path), "", f"YAML syntax error: {what}", line, col)
+        raise InputError.single(str(path), "", f"YAML syntax error: {what}", line, col) from None
     except yaml.YAMLError as exc:
-        raise InputError.single(str(path), "", f"YAML error: {exc}")
+        raise InputError.single(str(path), "", f"YAML error: {exc}") from None
     finally:
         loader.dispose()
     return data, Positions(node)
@@ -227,7 +234,7 @@ def _show(value: Any) -> str:
     return repr(value)
 
 
-def _owner_id(data: Any, loc: tuple) -> Optional[str]:
+def _owner_id(data: Any, loc: tuple) -> str | None:
     if len(loc) >= 3 and loc[0] in ("workloads", "offerings") and isinstance(loc[1], int):
         try:
             item = data[loc[0]][loc[1]]
@@ -302,26 +309,32 @@ def check_workloads(ws: WorkloadSet, file: str, positions=None) -> None:
         if t is not None and t not in known:
             loc = ("workloads", i, "latency", "threshold")
             line, col = positions.get(loc, (None, None))
-            problems.append(Problem(format_loc(loc),
-                                    f"unknown threshold '{t}'; expected one of: {', '.join(known)} "
-                                    f"(or set latency.budget_s) (in workload '{w.id}')", line, col))
+            problems.append(
+                Problem(
+                    format_loc(loc),
+                    f"unknown threshold '{t}'; expected one of: {', '.join(known)} "
+                    f"(or set latency.budget_s) (in workload '{w.id}')",
+                    line,
+                    col,
+                )
+            )
     if problems:
         raise InputError(file, problems)
 
 
-def load_inputs(workloads_path: str | Path, catalog_path: Optional[str | Path] = None) -> Inputs:
+def load_inputs(workloads_path: str | Path, catalog_path: str | Path | None = None) -> Inputs:
     """Load a workloads file and its catalog (the file's own, resolved next to it, or an override)."""
     ws = load_workloads(workloads_path)
     if catalog_path is None:
         if ws.catalog is None:
-            raise InputError.single(str(workloads_path), "catalog",
-                                    "no catalog given; name one in the file or pass --catalog FILE")
+            raise InputError.single(
+                str(workloads_path), "catalog", "no catalog given; name one in the file or pass --catalog FILE"
+            )
         resolved = Path(workloads_path).parent / ws.catalog
         if not resolved.exists():
             _, positions = read_yaml(workloads_path)
             line, col = positions.get(("catalog",), (None, None))
-            raise InputError.single(str(workloads_path), "catalog",
-                                    f"catalog file not found: {resolved}", line, col)
+            raise InputError.single(str(workloads_path), "catalog", f"catalog file not found: {resolved}", line, col)
         catalog_path = resolved
     catalog = load_catalog(catalog_path)
     return Inputs(ws, catalog, str(workloads_path), str(catalog_path))

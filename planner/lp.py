@@ -12,10 +12,9 @@ their limit and capability rows by 100, so every row and the objective are of or
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from collections.abc import Sequence
-from typing import Callable, Iterable, Optional, Union
 
 import numpy as np
 
@@ -23,7 +22,9 @@ from .arrays import per_workload, workload_starts
 from .pairs import Pairs, vendor_caps
 from .schema import WorkloadSet
 
-TIE_BREAK = 1e-7  # latency term in `objective` (elastic solves, frontier re-solves); plans break ties exactly (solver.py)
+TIE_BREAK = (
+    1e-7  # latency term in `objective` (elastic solves, frontier re-solves); plans break ties exactly (solver.py)
+)
 SHARE_EPS = 1e-9  # allocations below this share are dropped
 FEAS_TOL = 1e-6  # tolerance of the self-check on every row (scaled units)
 TIED_DJ = 1e-9  # reduced costs and duals up to this (scaled cost, total >= 1) count as zero
@@ -39,10 +40,10 @@ class Row:
     coefs: np.ndarray
     sense: str  # "<=", ">=" or "=="
     rhs: float
-    limit: Optional[float] = None  # the limit in the user's units (tokens/min, share, currency...)
+    limit: float | None = None  # the limit in the user's units (tokens/min, share, currency...)
     unit: str = ""
     rhs_scale: float = 1.0  # d rhs / d limit; vendor rows: set once the total is known
-    relax_weight: Optional[float] = None  # None: never relaxed in the elastic problem
+    relax_weight: float | None = None  # None: never relaxed in the elastic problem
 
 
 @dataclass
@@ -59,19 +60,28 @@ class RowBlock:
     coefs: np.ndarray
     sense: str
     rhs: np.ndarray
-    limit: Optional[np.ndarray] = None
+    limit: np.ndarray | None = None
     unit: str = ""
     rhs_scale: float = 1.0
-    relax_weight: Optional[float] = None
+    relax_weight: float | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
 
     def row(self, k: int) -> Row:
         a, b = int(self.ptr[k]), int(self.ptr[k + 1])
-        return Row(self.prefix + self.ids[k], self.family, self.cols[a:b], self.coefs[a:b], self.sense,
-                   float(self.rhs[k]), None if self.limit is None else float(self.limit[k]), self.unit,
-                   self.rhs_scale, self.relax_weight)
+        return Row(
+            self.prefix + self.ids[k],
+            self.family,
+            self.cols[a:b],
+            self.coefs[a:b],
+            self.sense,
+            float(self.rhs[k]),
+            None if self.limit is None else float(self.limit[k]),
+            self.unit,
+            self.rhs_scale,
+            self.relax_weight,
+        )
 
 
 class Rows(Sequence):
@@ -81,7 +91,7 @@ class Rows(Sequence):
     def __init__(self, parts: Iterable):
         self._parts = [p for p in parts if not isinstance(p, RowBlock) or len(p)]
         self._ends = np.cumsum([len(p) if isinstance(p, RowBlock) else 1 for p in self._parts]).tolist()
-        self._all: Optional[list[Row]] = None
+        self._all: list[Row] | None = None
 
     def __len__(self) -> int:
         return self._ends[-1] if self._ends else 0
@@ -101,8 +111,9 @@ class Rows(Sequence):
 
     def __iter__(self):
         if self._all is None:
-            self._all = [r for p in self._parts for r in ((p.row(k) for k in range(len(p)))
-                                                          if isinstance(p, RowBlock) else (p,))]
+            self._all = [
+                r for p in self._parts for r in ((p.row(k) for k in range(len(p))) if isinstance(p, RowBlock) else (p,))
+            ]
         return iter(self._all)
 
     def families(self) -> list[str]:
@@ -120,14 +131,20 @@ class Rows(Sequence):
                 start += 1
             cols.append(p.cols)
             coefs.append(p.coefs)
-        return (np.concatenate(row_of).astype(int), np.concatenate(cols).astype(int),
-                np.concatenate(coefs).astype(float))
+        return (
+            np.concatenate(row_of).astype(int),
+            np.concatenate(cols).astype(int),
+            np.concatenate(coefs).astype(float),
+        )
 
     def senses(self) -> tuple[np.ndarray, np.ndarray]:
-        sense = [np.full(len(p) if isinstance(p, RowBlock) else 1, SENSE_CODE[p.sense], dtype=np.int8)
-                 for p in self._parts]
-        rhs = [np.asarray(p.rhs, dtype=float) if isinstance(p, RowBlock) else np.array([p.rhs], dtype=float)
-               for p in self._parts]
+        sense = [
+            np.full(len(p) if isinstance(p, RowBlock) else 1, SENSE_CODE[p.sense], dtype=np.int8) for p in self._parts
+        ]
+        rhs = [
+            np.asarray(p.rhs, dtype=float) if isinstance(p, RowBlock) else np.array([p.rhs], dtype=float)
+            for p in self._parts
+        ]
         return np.concatenate(sense), np.concatenate(rhs)
 
 
@@ -141,7 +158,6 @@ class LinearProgram:
     rows: Sequence[Row]  # a list, or made when first read (restrict)
     max_options: list[tuple[int, np.ndarray, int]] = field(default_factory=list)  # (w, vars, k)
     latency_weight: np.ndarray = field(default_factory=lambda: np.zeros(0))  # task-weighted latency, scaled
-
 
     @property
     def cost(self) -> np.ndarray:
@@ -160,16 +176,21 @@ class LinearProgram:
         if isinstance(self.rows, Rows):
             return self.rows.entries()
         row_of = np.repeat(np.arange(len(self.rows)), [len(r.cols) for r in self.rows])
-        return (row_of, np.concatenate([r.cols for r in self.rows]).astype(int),
-                np.concatenate([r.coefs for r in self.rows]).astype(float))
+        return (
+            row_of,
+            np.concatenate([r.cols for r in self.rows]).astype(int),
+            np.concatenate([r.coefs for r in self.rows]).astype(float),
+        )
 
     @cached_property
     def senses(self) -> tuple[np.ndarray, np.ndarray]:
         """Per row its sense (0 "<=", 1 ">=", 2 "==") and right-hand side."""
         if isinstance(self.rows, Rows) and len(self.rows):
             return self.rows.senses()
-        return (np.array([SENSE_CODE[r.sense] for r in self.rows], dtype=np.int8),
-                np.array([r.rhs for r in self.rows], dtype=float))
+        return (
+            np.array([SENSE_CODE[r.sense] for r in self.rows], dtype=np.int8),
+            np.array([r.rhs for r in self.rows], dtype=float),
+        )
 
     @cached_property
     def families(self) -> list[str]:
@@ -188,7 +209,7 @@ class LinearProgram:
         row_of, cols, coefs = self.matrix
         return cost - np.bincount(cols, coefs * duals[row_of], minlength=len(self.var_w))
 
-    def restrict(self, keep: np.ndarray, held: Iterable[int] = ()) -> "LinearProgram":
+    def restrict(self, keep: np.ndarray, held: Iterable[int] = ()) -> LinearProgram:
         """The same problem over the columns `keep` (ascending indices) only: the others are fixed at zero.
         Rows in `held` become equalities (held at their bound)."""
         pos = np.full(len(self.var_w), -1)
@@ -202,9 +223,16 @@ class LinearProgram:
             sense = sense.copy()
             sense[held] = SENSE_CODE["=="]
         max_options = [(w, pos[cols_w][pos[cols_w] >= 0], k) for w, cols_w, k in self.max_options]
-        sub = LinearProgram(self.var_w[keep], self.var_o[keep], self.spend[keep], self.objective[keep], self.scale,
-                            _RestrictedRows(self.rows, row_of, cols, coefs, set(held)), max_options,
-                            self.latency_weight[keep])
+        sub = LinearProgram(
+            self.var_w[keep],
+            self.var_o[keep],
+            self.spend[keep],
+            self.objective[keep],
+            self.scale,
+            _RestrictedRows(self.rows, row_of, cols, coefs, set(held)),
+            max_options,
+            self.latency_weight[keep],
+        )
         sub.__dict__["matrix"] = (row_of, cols, coefs)  # already at hand
         sub.__dict__["senses"] = (sense, rhs)
         return sub
@@ -218,15 +246,27 @@ class _RestrictedRows(Sequence):
 
     def __init__(self, rows: list[Row], row_of: np.ndarray, cols: np.ndarray, coefs: np.ndarray, held: set[int]):
         self._source, self._entries, self._held = rows, (row_of, cols, coefs), held
-        self._rows: Optional[list[Row]] = None
+        self._rows: list[Row] | None = None
 
     def _all(self) -> list[Row]:
         if self._rows is None:
             row_of, cols, coefs = self._entries
             ends = np.searchsorted(row_of, np.arange(len(self._source) + 1)).tolist()  # entries stay in row order
-            self._rows = [Row(r.name, r.family, cols[a:b], coefs[a:b], "==" if i in self._held else r.sense, r.rhs,
-                              r.limit, r.unit, r.rhs_scale, r.relax_weight)
-                          for i, (r, a, b) in enumerate(zip(self._source, ends[:-1], ends[1:]))]
+            self._rows = [
+                Row(
+                    r.name,
+                    r.family,
+                    cols[a:b],
+                    coefs[a:b],
+                    "==" if i in self._held else r.sense,
+                    r.rhs,
+                    r.limit,
+                    r.unit,
+                    r.rhs_scale,
+                    r.relax_weight,
+                )
+                for i, (r, a, b) in enumerate(zip(self._source, ends[:-1], ends[1:]))
+            ]
         return self._rows
 
     def __len__(self) -> int:
@@ -259,7 +299,7 @@ class Context:
         return np.arange(len(self.var_w))
 
     def vars_of(self, w: int) -> np.ndarray:
-        return self._columns[self._starts[w]:self._starts[w + 1]]
+        return self._columns[self._starts[w] : self._starts[w + 1]]
 
     @cached_property
     def by_offering(self) -> tuple[np.ndarray, list[int]]:
@@ -269,12 +309,15 @@ class Context:
         off = self.pairs.options.offering_index[self.var_o]
         cols = np.flatnonzero(limited[off])
         off = off[cols]
-        return (cols[np.argsort(off, kind="stable")],
-                np.r_[0, np.cumsum(np.bincount(off, minlength=len(self.offerings)))].tolist())
+        return (
+            cols[np.argsort(off, kind="stable")],
+            np.r_[0, np.cumsum(np.bincount(off, minlength=len(self.offerings)))].tolist(),
+        )
 
 
-def _per_workload_rows(ctx: Context, ws: np.ndarray, inside: Optional[np.ndarray] = None
-                       ) -> tuple[list[str], np.ndarray, np.ndarray]:
+def _per_workload_rows(
+    ctx: Context, ws: np.ndarray, inside: np.ndarray | None = None
+) -> tuple[list[str], np.ndarray, np.ndarray]:
     """For one row per workload of `ws` (in that order) over its columns (those `inside`, when given):
     the workloads' ids, the offsets of each row's entries, and the columns, row after row."""
     var_w = ctx.var_w if inside is None else ctx.var_w[inside]
@@ -303,8 +346,19 @@ def define_latency_share(ctx: Context) -> Iterable[RowBlock]:
         return
     ids, ptr, cols = _per_workload_rows(ctx, ws, ctx.pairs.within_budget[ctx.var_w, ctx.var_o])
     q = wa.within_budget_share[ws]
-    yield RowBlock("latency_share:", ids, "latency_share", ptr, cols, np.ones(len(cols)), ">=", q,
-                   limit=q, unit="share of tasks", relax_weight=1.0)
+    yield RowBlock(
+        "latency_share:",
+        ids,
+        "latency_share",
+        ptr,
+        cols,
+        np.ones(len(cols)),
+        ">=",
+        q,
+        limit=q,
+        unit="share of tasks",
+        relax_weight=1.0,
+    )
 
 
 def define_mean_capability(ctx: Context) -> Iterable[RowBlock]:
@@ -315,9 +369,20 @@ def define_mean_capability(ctx: Context) -> Iterable[RowBlock]:
         return
     ids, ptr, cols = _per_workload_rows(ctx, ws)
     m = wa.cap_mean_min[ws]
-    yield RowBlock("mean_capability:", ids, "mean_capability", ptr, cols,
-                   ctx.pairs.capability[ctx.var_w[cols], ctx.var_o[cols]] / 100.0, ">=", m / 100.0,
-                   limit=m, unit="capability points", rhs_scale=0.01, relax_weight=1.0)
+    yield RowBlock(
+        "mean_capability:",
+        ids,
+        "mean_capability",
+        ptr,
+        cols,
+        ctx.pairs.capability[ctx.var_w[cols], ctx.var_o[cols]] / 100.0,
+        ">=",
+        m / 100.0,
+        limit=m,
+        unit="capability points",
+        rhs_scale=0.01,
+        relax_weight=1.0,
+    )
 
 
 def _capacity(ctx: Context, attr: str, load: np.ndarray) -> Iterable[Row]:
@@ -326,9 +391,19 @@ def _capacity(ctx: Context, attr: str, load: np.ndarray) -> Iterable[Row]:
         limit = getattr(off.capacity, attr) if off.capacity else None
         if limit is None or starts[i] == starts[i + 1]:
             continue
-        cols = order[starts[i]:starts[i + 1]]
-        yield Row(f"{attr}:{off.id}", attr, cols, load[ctx.var_w[cols], ctx.var_o[cols]] / limit, "<=", 1.0,
-                  limit=limit, unit=attr.replace("_", " "), rhs_scale=1.0 / limit, relax_weight=1.0)
+        cols = order[starts[i] : starts[i + 1]]
+        yield Row(
+            f"{attr}:{off.id}",
+            attr,
+            cols,
+            load[ctx.var_w[cols], ctx.var_o[cols]] / limit,
+            "<=",
+            1.0,
+            limit=limit,
+            unit=attr.replace("_", " "),
+            rhs_scale=1.0 / limit,
+            relax_weight=1.0,
+        )
 
 
 def define_tokens_per_minute(ctx: Context) -> Iterable[Row]:
@@ -352,8 +427,17 @@ def define_vendor_spend(ctx: Context) -> Iterable[Row]:
             continue
         on_v = (vend == names.tolist().index(v)).astype(float)
         cols = ctx._columns
-        yield Row(f"vendor_share:{v}", "vendor_share", cols, money * (on_v - s), "<=", 0.0,
-                  limit=s, unit="share of spend", relax_weight=1.0)
+        yield Row(
+            f"vendor_share:{v}",
+            "vendor_share",
+            cols,
+            money * (on_v - s),
+            "<=",
+            0.0,
+            limit=s,
+            unit="share of spend",
+            relax_weight=1.0,
+        )
 
 
 def define_workload_vendor_share(ctx: Context) -> Iterable[Row]:
@@ -368,8 +452,17 @@ def define_workload_vendor_share(ctx: Context) -> Iterable[Row]:
         names = [vendors[o] for o in ctx.var_o[cols]]
         for v in sorted(set(names)):
             sel = cols[np.array([n == v for n in names])]
-            yield Row(f"workload_vendor_share:{wa.ids[w]}:{v}", "workload_vendor_share", sel,
-                      np.ones(len(sel)), "<=", m, limit=m, unit="share of tasks", relax_weight=1.0)
+            yield Row(
+                f"workload_vendor_share:{wa.ids[w]}:{v}",
+                "workload_vendor_share",
+                sel,
+                np.ones(len(sel)),
+                "<=",
+                m,
+                limit=m,
+                unit="share of tasks",
+                relax_weight=1.0,
+            )
 
 
 def define_budget(ctx: Context) -> Iterable[Row]:
@@ -377,11 +470,21 @@ def define_budget(ctx: Context) -> Iterable[Row]:
     budget = ctx.ws.policy.budget
     if budget is None:
         return
-    yield Row("budget", "budget", np.arange(len(ctx.spend)), ctx.spend / ctx.scale, "<=", budget / ctx.scale,
-              limit=budget, unit="currency", rhs_scale=1.0 / ctx.scale, relax_weight=ctx.scale / budget)
+    yield Row(
+        "budget",
+        "budget",
+        np.arange(len(ctx.spend)),
+        ctx.spend / ctx.scale,
+        "<=",
+        budget / ctx.scale,
+        limit=budget,
+        unit="currency",
+        rhs_scale=1.0 / ctx.scale,
+        relax_weight=ctx.scale / budget,
+    )
 
 
-CONSTRAINT_FAMILIES: tuple[Callable[[Context], Iterable[Union[Row, RowBlock]]], ...] = (
+CONSTRAINT_FAMILIES: tuple[Callable[[Context], Iterable[Row | RowBlock]], ...] = (
     define_cover,
     define_latency_share,
     define_mean_capability,
@@ -393,8 +496,9 @@ CONSTRAINT_FAMILIES: tuple[Callable[[Context], Iterable[Union[Row, RowBlock]]], 
 )
 
 
-def build_problem(ws: WorkloadSet, catalog, pairs: Pairs, workloads: np.ndarray,
-                  candidates: Optional[np.ndarray] = None) -> LinearProgram:
+def build_problem(
+    ws: WorkloadSet, catalog, pairs: Pairs, workloads: np.ndarray, candidates: np.ndarray | None = None
+) -> LinearProgram:
     """The LP over the given workloads; candidates (W x O bool) default to the eligible pairs."""
     mask = pairs.eligible if candidates is None else candidates
     sub = np.zeros(mask.shape[0], dtype=bool)
@@ -454,8 +558,12 @@ def clean_shares(lp: LinearProgram, share: np.ndarray) -> np.ndarray:
     return np.round(share, 12)
 
 
-def check_rows(lp: LinearProgram, share: np.ndarray, slack: Optional[np.ndarray] = None,
-               activities: Optional[tuple[np.ndarray, np.ndarray]] = None) -> list[str]:
+def check_rows(
+    lp: LinearProgram,
+    share: np.ndarray,
+    slack: np.ndarray | None = None,
+    activities: tuple[np.ndarray, np.ndarray] | None = None,
+) -> list[str]:
     """Every row the plan claims to meet, checked on the cleaned shares: a list of violations.
 
     The tolerance is relative to the row's gross activity (sum of |coefficient x share|), the size
@@ -467,8 +575,11 @@ def check_rows(lp: LinearProgram, share: np.ndarray, slack: Optional[np.ndarray]
         sense, rhs = lp.senses
         give = np.zeros(len(lp.rows)) if slack is None else np.asarray(slack, dtype=float)
         tol = FEAS_TOL * np.maximum.reduce([np.ones(len(rhs)), np.abs(rhs), np.abs(give), grosses])
-        over = ((sense == 0) & (acts > rhs + give + tol)) | ((sense == 1) & (acts < rhs - give - tol)) \
+        over = (
+            ((sense == 0) & (acts > rhs + give + tol))
+            | ((sense == 1) & (acts < rhs - give - tol))
             | ((sense == 2) & (np.abs(acts - rhs) > tol))
+        )
         for i in np.flatnonzero(over).tolist():
             row, act = lp.rows[i], float(acts[i])
             limit = row.rhs + give[i] if row.sense == "<=" else row.rhs - give[i] if row.sense == ">=" else row.rhs

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from functools import cached_property, lru_cache
-from typing import Optional
 
 import numpy as np
 
@@ -37,7 +36,7 @@ class Options:
     context_window: np.ndarray  # inf: unlimited
     reasoning_factor: np.ndarray
     capability: dict[str, np.ndarray]  # metric -> score per option, nan where missing
-    regions: list[Optional[frozenset[str]]]
+    regions: list[frozenset[str] | None]
 
     def __len__(self) -> int:
         return len(self.offering_id)
@@ -102,7 +101,7 @@ class WorkloadArrays:
     cached_share: np.ndarray
     streaming: np.ndarray
     budget_s: np.ndarray  # nan: no budget
-    threshold: list[Optional[str]]
+    threshold: list[str | None]
     within_budget_share: np.ndarray
     metric: list[str]
     cap_min: np.ndarray  # nan: none
@@ -127,8 +126,10 @@ def build_workloads(ws: WorkloadSet) -> WorkloadArrays:
             return np.nan if value is None else value
         return np.nan
 
-    peak = [w.peak_tasks_per_minute if w.peak_tasks_per_minute is not None
-            else w.tasks / minutes * ws.policy.peak_factor for w in wl]
+    peak = [
+        w.peak_tasks_per_minute if w.peak_tasks_per_minute is not None else w.tasks / minutes * ws.policy.peak_factor
+        for w in wl
+    ]
     return WorkloadArrays(
         ids=[w.id for w in wl],
         tasks=arr([w.tasks for w in wl]),
@@ -175,7 +176,7 @@ class Pairs:
     within_budget: np.ndarray  # latency_s <= budget_s, or no budget
     eligible: np.ndarray
     vendor_why: dict[tuple[int, str], str] = field(default_factory=dict)  # (w, vendor) -> reason
-    region_need: list[Optional[frozenset[str]]] = field(default_factory=list)
+    region_need: list[frozenset[str] | None] = field(default_factory=list)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -197,8 +198,11 @@ class Pairs:
         for k in np.flatnonzero(~self.region_ok[ws, os]):
             need = ", ".join(sorted(self.region_need[ws[k]] or ()))
             have = opts.regions[os[k]]
-            out[k].append(f"region: runs in {', '.join(sorted(have))}, needs one of {need}" if have
-                          else f"region: unknown, needs one of {need}")
+            out[k].append(
+                f"region: runs in {', '.join(sorted(have))}, needs one of {need}"
+                if have
+                else f"region: unknown, needs one of {need}"
+            )
         bad = np.flatnonzero(~self.context_ok[ws, os])
         if len(bad):
             used = wa.input[ws[bad]] + self.reasoning[ws[bad], os[bad]] + wa.output[ws[bad]]
@@ -230,7 +234,7 @@ def _context_text(used: float, window: float) -> str:
 
 
 @lru_cache(maxsize=65536)
-def _capability_text(metric: str, score: Optional[float], floor: float) -> str:
+def _capability_text(metric: str, score: float | None, floor: float) -> str:
     return f"no '{metric}' capability score" if score is None else f"{metric} {number(score)} < floor {number(floor)}"
 
 
@@ -259,18 +263,25 @@ def task_latency(call_s, first_token_s, turns, tool_latency_s, streaming):
     return np.where(streaming, streamed, full)
 
 
-def build_pairs(ws: WorkloadSet, catalog: Catalog, options: Optional[Options] = None,
-                workloads: Optional[WorkloadArrays] = None,
-                vendor_rule: Optional[tuple[np.ndarray, dict]] = None) -> Pairs:
+def build_pairs(
+    ws: WorkloadSet,
+    catalog: Catalog,
+    options: Options | None = None,
+    workloads: WorkloadArrays | None = None,
+    vendor_rule: tuple[np.ndarray, dict] | None = None,
+) -> Pairs:
     """Compute every workload x option figure of SPEC section 3 at once (options, workloads and the
     vendor rule's verdicts: the catalog's and ws's, when already at hand)."""
     opts = build_options(catalog) if options is None else options
     wa = build_workloads(ws) if workloads is None else workloads
-    col = lambda a: a[:, None]  # noqa: E731  (workload vectors as a column)
+    col = lambda a: a[:, None]
 
     reasoning = col(wa.reasoning) * opts.reasoning_factor[None, :]
-    prefill_s = np.where(np.isnan(opts.prefill_tps)[None, :], 0.0,
-                         col(wa.input) / np.where(np.isnan(opts.prefill_tps), 1.0, opts.prefill_tps)[None, :])
+    prefill_s = np.where(
+        np.isnan(opts.prefill_tps)[None, :],
+        0.0,
+        col(wa.input) / np.where(np.isnan(opts.prefill_tps), 1.0, opts.prefill_tps)[None, :],
+    )
     call_s = opts.ttft_s[None, :] + prefill_s + (reasoning + col(wa.output)) / opts.output_tps[None, :]
     turns = col(wa.turns)
     first_token_s = opts.ttft_s[None, :] + prefill_s
@@ -278,8 +289,11 @@ def build_pairs(ws: WorkloadSet, catalog: Catalog, options: Optional[Options] = 
 
     c = col(wa.cached_share)
     inp = col(wa.input)
-    call_cost = (inp * (1 - c) * opts.price_input[None, :] + inp * c * opts.price_cached_input[None, :]
-                 + (reasoning + col(wa.output)) * opts.price_output[None, :]) / 1e6
+    call_cost = (
+        inp * (1 - c) * opts.price_input[None, :]
+        + inp * c * opts.price_cached_input[None, :]
+        + (reasoning + col(wa.output)) * opts.price_output[None, :]
+    ) / 1e6
     cost_per_task = turns * call_cost
     task_tokens = turns * (inp + reasoning + col(wa.output))
     peak_tpm = col(wa.peak_tasks_per_minute) * task_tokens
@@ -300,17 +314,37 @@ def build_pairs(ws: WorkloadSet, catalog: Catalog, options: Optional[Options] = 
     region_ok, region_need = _region_rule(ws, opts)
     latency_ok = within_budget | col(wa.within_budget_share < 1)
     eligible = vendor_ok & region_ok & context_ok & capability_ok & latency_ok
-    return Pairs(wa, opts, reasoning, call_s, first_token_s, latency, call_cost, cost_per_task, task_tokens, peak_tpm,
-                 peak_rpm, capability, vendor_ok, region_ok, context_ok, capability_ok, within_budget,
-                 eligible, vendor_why, region_need)
+    return Pairs(
+        wa,
+        opts,
+        reasoning,
+        call_s,
+        first_token_s,
+        latency,
+        call_cost,
+        cost_per_task,
+        task_tokens,
+        peak_tpm,
+        peak_rpm,
+        capability,
+        vendor_ok,
+        region_ok,
+        context_ok,
+        capability_ok,
+        within_budget,
+        eligible,
+        vendor_why,
+        region_need,
+    )
 
 
-def changed_options(before: Catalog, after: Catalog, opts: Options) -> Optional[np.ndarray]:
+def changed_options(before: Catalog, after: Catalog, opts: Options) -> np.ndarray | None:
     """Per option of `after` (laid out as opts), whether its offering differs from `before`'s; None
     when the two catalogs do not list the same offerings (id, vendor, modes) in the same order."""
     a, b = before.offerings, after.offerings
-    if len(a) != len(b) or any((x.id, x.vendor, [m.name for m in x.modes]) != (y.id, y.vendor, [m.name for m in y.modes])
-                               for x, y in zip(a, b)):
+    if len(a) != len(b) or any(
+        (x.id, x.vendor, [m.name for m in x.modes]) != (y.id, y.vendor, [m.name for m in y.modes]) for x, y in zip(a, b)
+    ):
         return None
     return np.array([x != y for x, y in zip(a, b)], dtype=bool)[opts.offering_index]
 
@@ -333,8 +367,7 @@ def repriced_pairs(base: Pairs, ws: WorkloadSet, catalog: Catalog, opts: Options
                 value = value.copy()
                 value[:, cols] = fresh
             grid[f.name] = value  # unchanged: shared with base (no one writes into a pair table)
-    return Pairs(base.workloads, opts, **grid, vendor_why=base.vendor_why,
-                 region_need=base.region_need)
+    return Pairs(base.workloads, opts, **grid, vendor_why=base.vendor_why, region_need=base.region_need)
 
 
 def _take(value, cols: np.ndarray):
@@ -367,7 +400,7 @@ def _region_rule(ws: WorkloadSet, opts: Options) -> tuple[np.ndarray, list]:
     """An empty or absent region list means no rule; otherwise the offering must list one of them."""
     W, O = len(ws.workloads), len(opts)
     ok = np.ones((W, O), dtype=bool)
-    need_all: list[Optional[frozenset[str]]] = []
+    need_all: list[frozenset[str] | None] = []
     cache: dict[frozenset[str], np.ndarray] = {}
     for w, wl in enumerate(ws.workloads):
         rule = wl.regions if wl.regions is not None else ws.policy.regions

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -43,8 +43,8 @@ class InputFiles(PlanModel):
     workloads_file: str
     catalog_file: str
     catalog: str
-    as_of: Optional[str] = None
-    scenario: Optional[str] = None
+    as_of: str | None = None
+    scenario: str | None = None
 
 
 class SolverInfo(PlanModel):
@@ -69,7 +69,7 @@ class Allocation(PlanModel):
     cost_per_task: float
     cost: float
     latency_s: float
-    capability: Optional[float]
+    capability: float | None
     vendor: str
     host: str
     tier: str
@@ -81,23 +81,23 @@ class Rejection(PlanModel):
     offering: str
     mode: str
     reasons: list[str]
-    cost_per_task: Optional[float] = None
-    latency_s: Optional[float] = None
-    capability: Optional[float] = None
+    cost_per_task: float | None = None
+    latency_s: float | None = None
+    capability: float | None = None
 
 
 class NearMiss(PlanModel):
     offering: str
     mode: str
     latency_s: float
-    capability: Optional[float]
+    capability: float | None
     cost_per_task: float
 
 
 class Diagnosis(PlanModel):
     summary: str
-    fastest_meeting_floor: Optional[NearMiss] = None  # the budget it would need: its latency_s
-    most_capable_within_budget: Optional[NearMiss] = None
+    fastest_meeting_floor: NearMiss | None = None  # the budget it would need: its latency_s
+    most_capable_within_budget: NearMiss | None = None
 
 
 class BreakEven(PlanModel):
@@ -107,8 +107,8 @@ class BreakEven(PlanModel):
     mode: str
     used: bool
     cost_per_task: float
-    break_even_cost_per_task: Optional[float]  # None: no price change wins it
-    price_change: Optional[float]  # fraction: -0.2 = a 20% cut wins it; +0.1 = used until +10%
+    break_even_cost_per_task: float | None  # None: no price change wins it
+    price_change: float | None  # fraction: -0.2 = a 20% cut wins it; +0.1 = used until +10%
 
 
 class Compounding(PlanModel):
@@ -117,13 +117,13 @@ class Compounding(PlanModel):
     turns: list[int]
     chosen: str
     chosen_latency_s: list[float]
-    standard: Optional[str] = None
-    standard_latency_s: Optional[list[float]] = None
+    standard: str | None = None
+    standard_latency_s: list[float] | None = None
 
 
 class BaselineChoice(PlanModel):
     workload: str
-    option: Optional[str]
+    option: str | None
     cost: float
     misses: list[str]
 
@@ -144,27 +144,27 @@ class VendorOutage(PlanModel):
     vendor: str
     spend: float
     feasible: bool  # the remaining workloads can still be planned within every limit
-    cost_without: Optional[float]  # total cost of the remaining workloads' plan
-    change: Optional[float]  # cost_without minus the plan's cost of those same workloads
+    cost_without: float | None  # total cost of the remaining workloads' plan
+    change: float | None  # cost_without minus the plan's cost of those same workloads
     lost_workloads: list[str]
 
 
 class WorkloadPlan(PlanModel):
     id: str
     status: str
-    description: Optional[str] = None
+    description: str | None = None
     tasks: float
     turns: int = 1
-    budget_s: Optional[float]
-    threshold: Optional[str]
+    budget_s: float | None
+    threshold: str | None
     metric: str = "overall"
-    capability_min: Optional[float] = None
+    capability_min: float | None = None
     cost: float
-    cost_per_task: Optional[float]
-    latency_s: Optional[LatencySummary]
-    within_budget_share: Optional[float]
+    cost_per_task: float | None
+    latency_s: LatencySummary | None
+    within_budget_share: float | None
     within_budget_share_required: float = 1.0
-    capability_mean: Optional[float]
+    capability_mean: float | None
     peak_tasks_per_minute: float = 0.0
     peak_assumed: bool = False
     eligible: int = 0
@@ -173,8 +173,8 @@ class WorkloadPlan(PlanModel):
     break_even: list[BreakEven] = []
     tool_latency_s: float = 0.0
     streaming: bool = False
-    compounding: Optional[Compounding] = None
-    diagnosis: Optional[Diagnosis] = None
+    compounding: Compounding | None = None
+    diagnosis: Diagnosis | None = None
 
 
 class OfferingUse(PlanModel):
@@ -185,28 +185,28 @@ class OfferingUse(PlanModel):
     spend: float
     tasks: float
     peak_tpm: float
-    tokens_per_minute: Optional[float]
+    tokens_per_minute: float | None
     peak_rpm: float = 0.0
-    requests_per_minute: Optional[float] = None
-    utilization: Optional[float]
-    source: Optional[str] = None
-    price_input: Optional[float] = None  # per 1M tokens
-    price_output: Optional[float] = None
-    output_tps: Optional[float] = None
-    ttft_s: Optional[float] = None
+    requests_per_minute: float | None = None
+    utilization: float | None
+    source: str | None = None
+    price_input: float | None = None  # per 1M tokens
+    price_output: float | None = None
+    output_tps: float | None = None
+    ttft_s: float | None = None
 
 
 class VendorSpend(PlanModel):
     vendor: str
     spend: float
     share: float
-    cap: Optional[float] = None
+    cap: float | None = None
 
 
 class Binding(PlanModel):
     constraint: str
-    shadow_price: Optional[float]
-    limit: Optional[float] = None
+    shadow_price: float | None
+    limit: float | None = None
     unit: str = ""
     meaning: str = ""
 
@@ -249,7 +249,7 @@ class Plan(PlanModel):
     diagnosis: list[str] = []
     baselines: list[Baseline] = []
     resilience: list[VendorOutage] = []
-    thresholds: dict[str, Optional[float]] = {}
+    thresholds: dict[str, float | None] = {}
     assumptions: list[str] = []
     sources: dict[str, str] = {}
     offering_info: dict[str, OfferingInfo] = {}
@@ -270,14 +270,15 @@ def read_plan(path: str | Path) -> Plan:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise InputError.single(str(path), "", f"not valid JSON: {exc.msg}", exc.lineno, exc.colno)
+        raise InputError.single(str(path), "", f"not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None
     except (UnicodeDecodeError, OSError) as exc:
-        raise InputError.single(str(path), "", f"cannot be read: {exc}")
+        raise InputError.single(str(path), "", f"cannot be read: {exc}") from None
     if not isinstance(data, dict) or "plan_version" not in data:
         raise InputError.single(str(path), "plan_version", "not a planner plan file (no plan_version)")
     if data.get("plan_version") != PLAN_VERSION:
-        raise InputError.single(str(path), "plan_version",
-                                f"unsupported plan version {data.get('plan_version')!r}, expected {PLAN_VERSION}")
+        raise InputError.single(
+            str(path), "plan_version", f"unsupported plan version {data.get('plan_version')!r}, expected {PLAN_VERSION}"
+        )
     try:
         return Plan.model_validate(data)
     except ValidationError as exc:

@@ -28,8 +28,6 @@ Dominance here is a strict partial order, so every dropped option keeps a domina
 
 from __future__ import annotations
 
-from typing import Optional
-
 import numpy as np
 
 from .arrays import workload_starts
@@ -38,13 +36,19 @@ from .schema import Catalog, WorkloadSet
 
 
 def free_options(catalog: Catalog, pairs: Pairs) -> np.ndarray:
-    limited = np.array([bool(o.capacity and (o.capacity.tokens_per_minute or o.capacity.requests_per_minute))
-                        for o in catalog.offerings], dtype=bool)
+    limited = np.array(
+        [
+            bool(o.capacity and (o.capacity.tokens_per_minute or o.capacity.requests_per_minute))
+            for o in catalog.offerings
+        ],
+        dtype=bool,
+    )
     return ~limited[pairs.options.offering_index]
 
 
-def candidates(ws: WorkloadSet, catalog: Catalog, pairs: Pairs,
-               reuse: Optional[tuple[np.ndarray, np.ndarray, np.ndarray]] = None) -> np.ndarray:
+def candidates(
+    ws: WorkloadSet, catalog: Catalog, pairs: Pairs, reuse: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+) -> np.ndarray:
     """W x O bool: the eligible pairs that may carry share in an optimal plan (vectorised over all pairs).
 
     reuse: (the candidates and the eligible pairs of the same workloads under another catalog with the
@@ -97,13 +101,15 @@ def candidates(ws: WorkloadSet, catalog: Catalog, pairs: Pairs,
         prunable = np.isnan(wa.cap_mean_min) & (wa.max_options == 0)
         sel = prunable[w_idx]
         # dominators no slower than b: they are within budget whenever b is, and the split is no slower
-        drop, twin = _bracketed_sequential(cost, -pairs.latency_s[w_idx, o_idx], is_free, group, capability,
-                                           workload_blocks(w_idx), span)
+        drop, twin = _bracketed_sequential(
+            cost, -pairs.latency_s[w_idx, o_idx], is_free, group, capability, workload_blocks(w_idx), span
+        )
         drop = (drop & sel) | twin
     else:
         cap = _capability_ranks(pairs, w_idx, o_idx, ~np.isnan(wa.cap_mean_min))
-        drop = _dominated(cost, cap, pairs.latency_s[w_idx, o_idx], o_idx, within, is_free, group, capability,
-                          workload_blocks(w_idx))
+        drop = _dominated(
+            cost, cap, pairs.latency_s[w_idx, o_idx], o_idx, within, is_free, group, capability, workload_blocks(w_idx)
+        )
     keep[w_idx[drop], o_idx[drop]] = False
     return keep
 
@@ -143,8 +149,9 @@ def _capability_ranks(pairs: Pairs, w_idx: np.ndarray, o_idx: np.ndarray, has_me
     return np.where(has_mean[w_idx], ranks[metric[w_idx], o_idx], inv[-1])
 
 
-def sweep_candidates(ws: WorkloadSet, catalog: Catalog, pairs: Pairs, targets: np.ndarray,
-                     extra: np.ndarray) -> np.ndarray:
+def sweep_candidates(
+    ws: WorkloadSet, catalog: Catalog, pairs: Pairs, targets: np.ndarray, extra: np.ndarray
+) -> np.ndarray:
     """Candidates that stay valid while a sweep switches options of the target workloads on and off.
 
     A sweep keeps an option of a target workload when its `extra` score (W x O; -latency for a
@@ -176,14 +183,23 @@ def sweep_candidates(ws: WorkloadSet, catalog: Catalog, pairs: Pairs, targets: n
         by_vendor = ~np.isnan(wa.max_vendor_share) & (wa.max_vendor_share < 1)
         group = w_idx.astype(np.int64) * n_v + np.where(by_vendor[w_idx], vendor_code[o_idx], 0)
         rank = np.unique(score, return_inverse=True)[1]  # any order-preserving integers work
-        drop = _dominated(cost, rank, pairs.latency_s[w_idx, o_idx], o_idx, np.ones(len(cost), dtype=bool),
-                          is_free, group, blocks=workload_blocks(w_idx))
+        drop = _dominated(
+            cost,
+            rank,
+            pairs.latency_s[w_idx, o_idx],
+            o_idx,
+            np.ones(len(cost), dtype=bool),
+            is_free,
+            group,
+            blocks=workload_blocks(w_idx),
+        )
     keep[w_idx[drop], o_idx[drop]] = False
     return keep
 
 
-def _bracketed_sequential(cost, score, free, group, prefer=None, blocks=None,
-                          span: Optional[float] = None) -> tuple[np.ndarray, np.ndarray]:
+def _bracketed_sequential(
+    cost, score, free, group, prefer=None, blocks=None, span: float | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Case B (score: -latency) and its sweep variant: in the order (group, -score, -prefer, catalog
     order), b is dropped when free options earlier in its group (so scoring at least as well)
     bracket its cost: two of them, or one of the same cost. Every dropped option's share moves
@@ -243,7 +259,7 @@ def _runs(group: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 def _lexsort(keys: tuple, blocks=None) -> np.ndarray:
     """np.lexsort(keys) (stable; the last key is primary). With blocks (the starts of consecutive
     blocks that the primary key never crosses, plus the end: each workload's pairs), block by
-    block, which is 2-3 times faster than one sort of every pair."""
+    block, which is faster than one sort of every pair (benchmarks/RESULTS.md)."""
     if blocks is None or len(keys[0]) < 64 * len(blocks):
         return np.lexsort(keys)
     order = np.empty(len(keys[0]), dtype=np.int64)

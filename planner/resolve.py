@@ -6,8 +6,8 @@ warm: each point costs a few simplex iterations instead of a rebuild from the fi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -40,8 +40,9 @@ class Resolver:
         """Upper bounds of the share variables (0 removes an option from the plan)."""
         changed = np.flatnonzero(upper != self.upper)
         if len(changed):
-            self.h.changeColsBounds(len(changed), changed.astype(np.int32), np.zeros(len(changed)),
-                                    upper[changed].astype(float))
+            self.h.changeColsBounds(
+                len(changed), changed.astype(np.int32), np.zeros(len(changed)), upper[changed].astype(float)
+            )
             self.upper = upper.copy()
 
     def run(self) -> Point:
@@ -71,7 +72,7 @@ def sift(h, lp: LinearProgram, cost: np.ndarray, outside: np.ndarray, add: Calla
         sol = h.getSolution()
         if h.getModelStatus() != highspy.HighsModelStatus.kOptimal or not sol.dual_valid:
             return None
-        y = np.array(sol.row_dual[:len(lp.rows)])
+        y = np.array(sol.row_dual[: len(lp.rows)])
         dj = lp.reduced_costs(cost, y)
         entering = np.flatnonzero(outside & (dj < -TIED_DJ))
         if not len(entering):

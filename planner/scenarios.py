@@ -19,8 +19,19 @@ from pydantic import BaseModel
 
 from .errors import InputError
 from .load import Inputs, _unwrap, check_workloads, validate
-from .schema import Catalog, CatalogEdit, Match, Offering, Policy, PolicyEdit, Scenario, Workload, WorkloadEdit, \
-    WorkloadMatch, WorkloadSet
+from .schema import (
+    Catalog,
+    CatalogEdit,
+    Match,
+    Offering,
+    Policy,
+    PolicyEdit,
+    Scenario,
+    Workload,
+    WorkloadEdit,
+    WorkloadMatch,
+    WorkloadSet,
+)
 
 _OP = re.compile(r"^\s*([*+-])\s*([0-9.eE+-]+)\s*$")
 
@@ -64,8 +75,9 @@ def apply_scenario(inputs: Inputs, scenario: Scenario, file: str) -> Inputs:
     return Inputs(new_ws, new_cat, inputs.workloads_file, inputs.catalog_file)
 
 
-def _set_fields(targets: list[dict], edits: dict[str, Any], model: type[BaseModel], file: str, loc: str,
-                what: str) -> None:
+def _set_fields(
+    targets: list[dict], edits: dict[str, Any], model: type[BaseModel], file: str, loc: str, what: str
+) -> None:
     """Apply every `path: value` of one edit to each matched object (offering, workload or policy)."""
     for path, value in edits.items():
         for obj in targets:
@@ -83,10 +95,16 @@ def _revalidate(model, data, file: str, what: str):
 
 
 def _matches(offering: dict, match: Match) -> bool:
-    values = {"id": offering["id"], "model": offering["model"], "vendor": offering["vendor"],
-              "host": offering.get("host") or offering["vendor"], "tier": offering["tier"]}
-    return all(fnmatch.fnmatchcase(values[k], pattern) for k, pattern in match.model_dump().items()
-               if pattern is not None)
+    values = {
+        "id": offering["id"],
+        "model": offering["model"],
+        "vendor": offering["vendor"],
+        "host": offering.get("host") or offering["vendor"],
+        "tier": offering["tier"],
+    }
+    return all(
+        fnmatch.fnmatchcase(values[k], pattern) for k, pattern in match.model_dump().items() if pattern is not None
+    )
 
 
 def _describe(match: BaseModel) -> str:
@@ -103,8 +121,9 @@ def _apply(obj: dict, path: str, value: Any, model: type[BaseModel], file: str, 
         last = k == len(parts) - 1
         if isinstance(tp, type) and issubclass(tp, BaseModel):
             if part not in tp.model_fields:
-                raise InputError.single(file, loc, f"no field '{part}' in {tp.__name__}; expected one of: "
-                                                   f"{', '.join(tp.model_fields)}")
+                raise InputError.single(
+                    file, loc, f"no field '{part}' in {tp.__name__}; expected one of: {', '.join(tp.model_fields)}"
+                )
             next_tp = tp.model_fields[part].annotation
         elif typing.get_origin(tp) is dict:
             next_tp = typing.get_args(tp)[1]
@@ -146,8 +165,12 @@ def scenario_from_sets(expressions: list[str], name: str = "set") -> Scenario:
     for expr in expressions:
         m = _SET.match(expr)
         if not m:
-            raise InputError.single("--set", expr, "expected offerings[GLOB].FIELD=VALUE, workloads[GLOB].FIELD=VALUE "
-                                                   "or policy.FIELD=VALUE (VALUE: a number, *k, +k, -k, null)")
+            raise InputError.single(
+                "--set",
+                expr,
+                "expected offerings[GLOB].FIELD=VALUE, workloads[GLOB].FIELD=VALUE "
+                "or policy.FIELD=VALUE (VALUE: a number, *k, +k, -k, null)",
+            )
         kind, glob, is_policy, field, raw = m.groups()
         try:
             value = yaml.safe_load(raw) if raw.strip() else None
@@ -159,11 +182,11 @@ def scenario_from_sets(expressions: list[str], name: str = "set") -> Scenario:
             catalog.append(CatalogEdit(match=Match(id=glob), set={field: value}))
         else:
             workloads.append(WorkloadEdit(match=WorkloadMatch(id=glob), set={field: value}))
-    return Scenario(name=name, catalog=catalog, workloads=workloads,
-                    policy=PolicyEdit(set=policy) if policy else None)
+    return Scenario(name=name, catalog=catalog, workloads=workloads, policy=PolicyEdit(set=policy) if policy else None)
 
 
 def without_vendor(vendor: str) -> Scenario:
     name = "without-" + re.sub(r"[^A-Za-z0-9._@/:-]", "_", vendor)
-    return Scenario(name=name, description=f"{vendor} is unavailable",
-                    catalog=[CatalogEdit(remove=Match(vendor=vendor))])
+    return Scenario(
+        name=name, description=f"{vendor} is unavailable", catalog=[CatalogEdit(remove=Match(vendor=vendor))]
+    )

@@ -11,7 +11,7 @@ a solver's tolerances can carry.
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
@@ -23,7 +23,7 @@ Score = Annotated[float, Field(ge=0, le=100)]
 Share = Annotated[float, Field(ge=0, le=1)]
 
 MINUTES_PER_PERIOD = {"day": 1440, "week": 10080, "month": 43200, "quarter": 129600, "year": 525600}
-DEFAULT_THRESHOLDS: dict[str, Optional[float]] = {"immediate": 1.0, "attentive": 10.0, "background": None}
+DEFAULT_THRESHOLDS: dict[str, float | None] = {"immediate": 1.0, "attentive": 10.0, "background": None}
 
 
 class Strict(BaseModel):
@@ -43,7 +43,7 @@ def _capability_dict(value: Any) -> Any:
 class Price(Strict):
     input: float = Field(ge=0, le=1e6, description="per 1M input tokens")
     output: float = Field(ge=0, le=1e6, description="per 1M output tokens; reasoning bills as output")
-    cached_input: Optional[float] = Field(None, ge=0, le=1e6, description="per 1M cached input tokens; default: input")
+    cached_input: float | None = Field(None, ge=0, le=1e6, description="per 1M cached input tokens; default: input")
 
     @property
     def cached_input_or_input(self) -> float:
@@ -53,18 +53,18 @@ class Price(Strict):
 class Speed(Strict):
     output_tps: float = Field(gt=0, le=1e7, description="decode speed, tokens/s")
     ttft_s: float = Field(ge=0, le=1e5, description="fixed time to first token per call, s")
-    prefill_tps: Optional[float] = Field(None, gt=0, le=1e9, description="input processing speed, tokens/s")
+    prefill_tps: float | None = Field(None, gt=0, le=1e9, description="input processing speed, tokens/s")
 
 
 class Capacity(Strict):
-    tokens_per_minute: Optional[float] = Field(None, gt=0, le=1e15, description="input+reasoning+output tokens/min")
-    requests_per_minute: Optional[float] = Field(None, gt=0, le=1e12, description="model calls/min")
+    tokens_per_minute: float | None = Field(None, gt=0, le=1e15, description="input+reasoning+output tokens/min")
+    requests_per_minute: float | None = Field(None, gt=0, le=1e12, description="model calls/min")
 
 
 class Mode(Strict):
     name: OfferingId
     reasoning_factor: float = Field(1.0, ge=0, le=1e3, description="multiplies the workload's reasoning tokens")
-    capability: Optional[dict[str, Score]] = None
+    capability: dict[str, Score] | None = None
 
     _cap = field_validator("capability", mode="before")(classmethod(lambda cls, v: _capability_dict(v)))
 
@@ -80,18 +80,19 @@ class Offering(Strict):
     id: OfferingId
     model: Name
     vendor: Name
-    host: Optional[Name] = None
+    host: Name | None = None
     tier: Name = "standard"
     capability: dict[str, Score]
     price: Price
     speed: Speed
-    context_window: Optional[int] = Field(None, gt=0, le=10**10, description="tokens")
-    capacity: Optional[Capacity] = None
-    regions: Optional[list[Name]] = None
+    context_window: int | None = Field(None, gt=0, le=10**10, description="tokens")
+    capacity: Capacity | None = None
+    regions: list[Name] | None = None
     modes: list[Mode] = []
-    source: Optional[str] = None
+    source: str | None = None
     gateway: dict[Literal["litellm", "openrouter"], Name] = Field(
-        {}, description="model ids for `planner export`: litellm model string, OpenRouter model id")
+        {}, description="model ids for `planner export`: litellm model string, OpenRouter model id"
+    )
 
     _cap = field_validator("capability", mode="before")(classmethod(lambda cls, v: _capability_dict(v)))
 
@@ -112,7 +113,7 @@ class Offering(Strict):
 
 class Catalog(Strict):
     catalog: Name
-    as_of: Optional[str] = None
+    as_of: str | None = None
     currency: Annotated[str, StringConstraints(pattern=r"^[A-Za-z]{3}$")] = "USD"
     offerings: list[Offering] = Field(min_length=1)
 
@@ -142,11 +143,11 @@ def _check_unique(ids: list[str], what: str) -> None:
 
 
 class Policy(Strict):
-    budget: Optional[float] = Field(None, gt=0, le=1e15, description="max total spend per period")
-    max_vendor_share: Optional[float] = Field(None, gt=0, le=1, description="max share of spend, any vendor")
+    budget: float | None = Field(None, gt=0, le=1e15, description="max total spend per period")
+    max_vendor_share: float | None = Field(None, gt=0, le=1, description="max share of spend, any vendor")
     vendor_share: dict[Name, Share] = Field({}, description="per-vendor spend caps")
     deny_vendors: list[Name] = []
-    regions: Optional[list[Name]] = None
+    regions: list[Name] | None = None
     peak_factor: float = Field(1.0, gt=0, description="peak load / average load")
 
 
@@ -158,13 +159,13 @@ class Tokens(Strict):
 
 
 class Latency(Strict):
-    threshold: Optional[Name] = None
-    budget_s: Optional[float] = Field(None, gt=0, le=1e7, description="task latency budget, s")
+    threshold: Name | None = None
+    budget_s: float | None = Field(None, gt=0, le=1e7, description="task latency budget, s")
     within_budget_share: float = Field(1.0, gt=0, le=1)
     streaming: bool = False
 
     @model_validator(mode="after")
-    def _one_of(self) -> "Latency":
+    def _one_of(self) -> Latency:
         if self.threshold is not None and self.budget_s is not None:
             raise ValueError("give either threshold or budget_s, not both")
         return self
@@ -172,8 +173,8 @@ class Latency(Strict):
 
 class CapabilityRule(Strict):
     metric: Name = "overall"
-    min: Optional[Score] = None
-    mean_min: Optional[Score] = None
+    min: Score | None = None
+    mean_min: Score | None = None
 
 
 class VendorRule(Strict):
@@ -183,25 +184,25 @@ class VendorRule(Strict):
 
 class Workload(Strict):
     id: OfferingId
-    description: Optional[str] = None
+    description: str | None = None
     tasks: float = Field(gt=0, le=1e13, description="tasks per period")
-    peak_tasks_per_minute: Optional[float] = Field(None, ge=0, le=1e10, description="tasks/min at peak")
+    peak_tasks_per_minute: float | None = Field(None, ge=0, le=1e10, description="tasks/min at peak")
     turns: int = Field(1, ge=1, le=10000, description="model calls per task")
     tool_latency_s: float = Field(0.0, ge=0, le=1e6, description="tool time between two calls, s")
     tokens: Tokens
     latency: Latency = Latency()
     capability: CapabilityRule = CapabilityRule()
     vendors: VendorRule = VendorRule()
-    regions: Optional[list[Name]] = None
-    max_vendor_share: Optional[float] = Field(None, gt=0, le=1)
-    max_options: Optional[int] = Field(None, ge=1)
+    regions: list[Name] | None = None
+    max_vendor_share: float | None = Field(None, gt=0, le=1)
+    max_options: int | None = Field(None, ge=1)
 
 
 class WorkloadSet(Strict):
-    name: Optional[OfferingId] = None
-    catalog: Optional[Name] = None
+    name: OfferingId | None = None
+    catalog: Name | None = None
     period: Literal["day", "week", "month", "quarter", "year"] = "month"
-    thresholds: dict[Name, Optional[Annotated[float, Field(gt=0, le=1e7)]]] = {}
+    thresholds: dict[Name, Annotated[float, Field(gt=0, le=10000000.0)] | None] = {}
     policy: Policy = Policy()
     workloads: list[Workload] = Field(min_length=1)
 
@@ -212,7 +213,7 @@ class WorkloadSet(Strict):
         return workloads
 
     @property
-    def all_thresholds(self) -> dict[str, Optional[float]]:
+    def all_thresholds(self) -> dict[str, float | None]:
         return {**DEFAULT_THRESHOLDS, **self.thresholds}
 
     @property
@@ -224,24 +225,24 @@ class WorkloadSet(Strict):
 
 
 class Match(Strict):
-    id: Optional[str] = None
-    model: Optional[str] = None
-    vendor: Optional[str] = None
-    host: Optional[str] = None
-    tier: Optional[str] = None
+    id: str | None = None
+    model: str | None = None
+    vendor: str | None = None
+    host: str | None = None
+    tier: str | None = None
 
 
 SetValue = float | int | str | bool | None
 
 
 class CatalogEdit(Strict):
-    match: Optional[Match] = None
-    set: Optional[dict[str, SetValue]] = None
-    remove: Optional[Match] = None
-    add: Optional[list[dict[str, Any]]] = None
+    match: Match | None = None
+    set: dict[str, SetValue] | None = None
+    remove: Match | None = None
+    add: list[dict[str, Any]] | None = None
 
     @model_validator(mode="after")
-    def _shape(self) -> "CatalogEdit":
+    def _shape(self) -> CatalogEdit:
         kinds = [k for k in ("set", "remove", "add") if getattr(self, k) is not None]
         if len(kinds) != 1:
             raise ValueError("each catalog edit is one of: match+set, remove, add")
@@ -253,7 +254,7 @@ class CatalogEdit(Strict):
 
 
 class WorkloadMatch(Strict):
-    id: Optional[str] = None
+    id: str | None = None
 
 
 class WorkloadEdit(Strict):
@@ -267,7 +268,7 @@ class PolicyEdit(Strict):
 
 class Scenario(Strict):
     name: OfferingId
-    description: Optional[str] = None
+    description: str | None = None
     catalog: list[CatalogEdit] = []
     workloads: list[WorkloadEdit] = []
-    policy: Optional[PolicyEdit] = None
+    policy: PolicyEdit | None = None

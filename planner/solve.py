@@ -6,8 +6,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import numpy as np
 
 from . import insight
@@ -24,9 +22,16 @@ from .timing import log, stage
 from .warm import WarmStart
 
 
-def solve_inputs(inputs: Inputs, solver: str = "auto", *, scenario: Optional[str] = None,
-                 start: Optional[WarmStart] = None, review: bool = True, resilience: bool = True,
-                 prune: bool = True) -> Plan:
+def solve_inputs(
+    inputs: Inputs,
+    solver: str = "auto",
+    *,
+    scenario: str | None = None,
+    start: WarmStart | None = None,
+    review: bool = True,
+    resilience: bool = True,
+    prune: bool = True,
+) -> Plan:
     """The plan for the inputs: the cheapest routing meeting every rule, or the diagnosis of why none does.
 
     review: also the vendor-review figures that need more than the plan itself (break-even prices,
@@ -42,8 +47,15 @@ def solve_base(inputs: Inputs, solver: str = "auto") -> tuple[Plan, WarmStart]:
     return plan, WarmStart.of(inputs, pairs, cand, plan)
 
 
-def _solve(inputs: Inputs, solver: str, scenario: Optional[str], start: Optional[WarmStart], review: bool,
-           resilience: bool, prune: bool) -> tuple[Plan, Pairs, np.ndarray]:
+def _solve(
+    inputs: Inputs,
+    solver: str,
+    scenario: str | None,
+    start: WarmStart | None,
+    review: bool,
+    resilience: bool,
+    prune: bool,
+) -> tuple[Plan, Pairs, np.ndarray]:
     solver = pick_solver(solver)
     ws, catalog = inputs.workloads, inputs.catalog
     with stage("pairs"):
@@ -62,7 +74,7 @@ def _solve(inputs: Inputs, solver: str, scenario: Optional[str], start: Optional
         result = _run(lp, solver, None if start is None else start.columns(pairs, lp))
     with stage("check"):
         result, share, activities = _checked(lp, solver, result)
-    full: Optional[LinearProgram] = None if prune else lp
+    full: LinearProgram | None = None if prune else lp
 
     def full_lp() -> LinearProgram:  # the unpruned LP, built at most once and only when asked for
         nonlocal full
@@ -71,12 +83,25 @@ def _solve(inputs: Inputs, solver: str, scenario: Optional[str], start: Optional
         return full
 
     with stage("review"):
-        break_even = (insight.plan_break_even(pairs, lp, full_lp, share, result, solver, in_lp)
-                      if review and result.slack is None and len(lp.var_w) else {})
+        break_even = (
+            insight.plan_break_even(pairs, lp, full_lp, share, result, solver, in_lp)
+            if review and result.slack is None and len(lp.var_w)
+            else {}
+        )
         curves = insight.compounding_many(pairs, main_options(pairs, lp, share))
     with stage("plan"):
-        plan = build_plan(inputs, pairs, lp, share, result, activities, solver=NAMES[solver], scenario=scenario,
-                          break_even=break_even, curves=curves)
+        plan = build_plan(
+            inputs,
+            pairs,
+            lp,
+            share,
+            result,
+            activities,
+            solver=NAMES[solver],
+            scenario=scenario,
+            break_even=break_even,
+            curves=curves,
+        )
     if review:
         with stage("baselines"):
             plan.baselines = insight.baselines(inputs, pairs)
@@ -86,15 +111,17 @@ def _solve(inputs: Inputs, solver: str, scenario: Optional[str], start: Optional
     return plan, pairs, cand
 
 
-def _run(lp: LinearProgram, solver: str, start: Optional[np.ndarray]) -> SolveResult:
+def _run(lp: LinearProgram, solver: str, start: np.ndarray | None) -> SolveResult:
     """The LP's optimum (by sifting from `start` where given), or its smallest relaxation."""
     if not len(lp.var_w):
         return SolveResult(True, "Optimal", np.zeros(0))
     result = None
     if start is not None and solver == "highs" and not lp.max_options:
         result = solve_sifted(lp, start)  # None: solve the whole LP
-        log.debug("solve: sifting from the start's routing %s",
-                  "settled" if result is not None else "gave no answer; the whole LP is solved")
+        log.debug(
+            "solve: sifting from the start's routing %s",
+            "settled" if result is not None else "gave no answer; the whole LP is solved",
+        )
     if result is None:
         result = solve_lp(lp, solver)
     if not result.ok:
@@ -117,9 +144,17 @@ def _checked(lp: LinearProgram, solver: str, result: SolveResult):
             activities = lp.activities(share)
     if violations:
         spread = _spread(lp)
-        raise PlannerError("the solver's answer violates constraints (" + "; ".join(violations[:3]) + ")"
-                           + (f"; costs per task span {spread:.0f} orders of magnitude, more than the solver's "
-                              "tolerances carry: check the inputs for a typo" if spread > 9 else ""))
+        raise PlannerError(
+            "the solver's answer violates constraints ("
+            + "; ".join(violations[:3])
+            + ")"
+            + (
+                f"; costs per task span {spread:.0f} orders of magnitude, more than the solver's "
+                "tolerances carry: check the inputs for a typo"
+                if spread > 9
+                else ""
+            )
+        )
     return result, share, activities
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
-from typing import Optional
 
 import numpy as np
 
@@ -33,15 +32,16 @@ class SolveResult:
     status: str
     share: np.ndarray
     pi: dict[int, float] = field(default_factory=dict)  # row index -> dual (solver's sign)
-    dj: Optional[np.ndarray] = None  # reduced costs of the share variables (scaled)
+    dj: np.ndarray | None = None  # reduced costs of the share variables (scaled)
     seconds: float = 0.0
-    slack: Optional[np.ndarray] = None  # elastic solves: per row, scaled
+    slack: np.ndarray | None = None  # elastic solves: per row, scaled
     n_vars: int = 0
     n_rows: int = 0
 
 
-def solve_lp(lp: LinearProgram, solver: str, *, lower: Optional[np.ndarray] = None,
-             upper: Optional[np.ndarray] = None) -> SolveResult:
+def solve_lp(
+    lp: LinearProgram, solver: str, *, lower: np.ndarray | None = None, upper: np.ndarray | None = None
+) -> SolveResult:
     """The cheapest plan of lp, ties broken toward lower latency (bounds on the share columns, if
     given); with max_options groups, the integer pass."""
     if not lp.max_options:
@@ -81,8 +81,9 @@ def relax_lp(lp: LinearProgram, solver: str) -> SolveResult:
     return result
 
 
-def _cost_pass(lp: LinearProgram, solver: str, lower, upper, *, integer: bool = True,
-               latency_cap: Optional[float] = None) -> SolveResult:
+def _cost_pass(
+    lp: LinearProgram, solver: str, lower, upper, *, integer: bool = True, latency_cap: float | None = None
+) -> SolveResult:
     """One solve for the least cost (or, under latency_cap on the scaled cost, the least latency);
     an LP's answer then goes through the tie-break pass."""
     model = make_model(solver, lp, integer=integer)
@@ -106,13 +107,16 @@ def _result(lp: LinearProgram, model, ok: bool) -> SolveResult:
     duals = model.duals() if ok else None
     pi, dj = duals if duals is not None else ({}, None)
     n_cols, n_rows = model.size()
-    return SolveResult(ok, model.status, model.shares() if ok else np.zeros(n), pi, dj, model.seconds, None,
-                       n_cols, n_rows)
+    return SolveResult(
+        ok, model.status, model.shares() if ok else np.zeros(n), pi, dj, model.seconds, None, n_cols, n_rows
+    )
 
 
 def _bounds(n: int, lower, upper) -> tuple[np.ndarray, np.ndarray]:
-    return (np.zeros(n) if lower is None else np.asarray(lower, dtype=float),
-            np.ones(n) if upper is None else np.asarray(upper, dtype=float))
+    return (
+        np.zeros(n) if lower is None else np.asarray(lower, dtype=float),
+        np.ones(n) if upper is None else np.asarray(upper, dtype=float),
+    )
 
 
 def _tie_pass(lp: LinearProgram, solver: str, result: SolveResult, lower=None, upper=None) -> np.ndarray:
@@ -145,8 +149,17 @@ def _fix_choice(lp: LinearProgram, solver: str, result: SolveResult, lower, uppe
     fixed = _cost_pass(lp, solver, lower, pattern, integer=False)
     if not fixed.ok:  # cannot happen for a feasible choice; keep the integer answer as it is
         return result
-    return SolveResult(True, result.status, fixed.share, fixed.pi, fixed.dj, result.seconds + fixed.seconds,
-                       None, result.n_vars, result.n_rows)
+    return SolveResult(
+        True,
+        result.status,
+        fixed.share,
+        fixed.pi,
+        fixed.dj,
+        result.seconds + fixed.seconds,
+        None,
+        result.n_vars,
+        result.n_rows,
+    )
 
 
 def _least_relaxation(least: float, weights: np.ndarray, values: np.ndarray) -> float:
@@ -187,7 +200,7 @@ def _binding_duals(pi: dict[int, float]) -> list[int]:
     return [i for i, y in sorted(pi.items()) if abs(y) > TIED_DJ]
 
 
-def _faster_tie(lp: LinearProgram, share: np.ndarray, dj: Optional[np.ndarray]) -> bool:
+def _faster_tie(lp: LinearProgram, share: np.ndarray, dj: np.ndarray | None) -> bool:
     """Could another plan of the same cost be faster? Yes when some option on the optimal face (used,
     or unused with a zero reduced cost) is faster than the slowest used option of its workload: its
     share might be raised at the slow one's expense (the mix of used options counts too, e.g. when
@@ -199,7 +212,7 @@ def _faster_tie(lp: LinearProgram, share: np.ndarray, dj: Optional[np.ndarray]) 
     return bool(np.any(_optimal_face(share, dj) & (lp.latency_weight < slowest)))
 
 
-def solve_sifted(lp: LinearProgram, start: np.ndarray) -> Optional[SolveResult]:
+def solve_sifted(lp: LinearProgram, start: np.ndarray) -> SolveResult | None:
     """The LP (HiGHS, no integer groups) solved from a guess of its optimal columns (sifting): solve
     the LP over the guessed columns and each workload's cheapest, price every other column with that
     solution's duals, add those with a negative reduced cost, repeat. When none is left the restricted
@@ -228,10 +241,11 @@ def solve_sifted(lp: LinearProgram, start: np.ndarray) -> Optional[SolveResult]:
         return None
     sol, y, dj = settled
     share = np.zeros(n)
-    share[idx] = np.array(sol.col_value[:len(idx)])
-    dj[idx] = np.array(sol.col_dual[:len(idx)])  # the solver's own, where it has them
-    result = SolveResult(True, "Optimal", share, {i: float(y[i]) for i in range(len(lp.rows))}, dj, 0.0, None, n,
-                         len(lp.rows))
+    share[idx] = np.array(sol.col_value[: len(idx)])
+    dj[idx] = np.array(sol.col_dual[: len(idx)])  # the solver's own, where it has them
+    result = SolveResult(
+        True, "Optimal", share, {i: float(y[i]) for i in range(len(lp.rows))}, dj, 0.0, None, n, len(lp.rows)
+    )
     if _faster_tie(lp, share, dj):
         result.share = _tie_pass(lp, "highs", result)
     result.seconds = time.perf_counter() - started

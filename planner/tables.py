@@ -18,13 +18,45 @@ from .schema import Catalog
 
 def allocations_csv(plan: Plan) -> str:
     """One row per (workload, option): the plan in a form pandas reads directly."""
-    fields = ["workload", "offering", "mode", "vendor", "host", "tier", "model", "share", "tasks",
-              "cost_per_task", "cost", "latency_s", "budget_s", "capability"]
-    return rows_csv([{"workload": w.id, "offering": a.offering, "mode": a.mode, "vendor": a.vendor, "host": a.host,
-                      "tier": a.tier, "model": a.model, "share": a.share, "tasks": a.tasks,
-                      "cost_per_task": a.cost_per_task, "cost": a.cost, "latency_s": a.latency_s,
-                      "budget_s": w.budget_s, "capability": a.capability}
-                     for w in plan.workloads for a in w.allocations], fields)
+    fields = [
+        "workload",
+        "offering",
+        "mode",
+        "vendor",
+        "host",
+        "tier",
+        "model",
+        "share",
+        "tasks",
+        "cost_per_task",
+        "cost",
+        "latency_s",
+        "budget_s",
+        "capability",
+    ]
+    return rows_csv(
+        [
+            {
+                "workload": w.id,
+                "offering": a.offering,
+                "mode": a.mode,
+                "vendor": a.vendor,
+                "host": a.host,
+                "tier": a.tier,
+                "model": a.model,
+                "share": a.share,
+                "tasks": a.tasks,
+                "cost_per_task": a.cost_per_task,
+                "cost": a.cost,
+                "latency_s": a.latency_s,
+                "budget_s": w.budget_s,
+                "capability": a.capability,
+            }
+            for w in plan.workloads
+            for a in w.allocations
+        ],
+        fields,
+    )
 
 
 def rows_csv(rows: list[dict[str, Any]], fields: list[str] | None = None) -> str:
@@ -50,15 +82,20 @@ def explain_rows(inputs: Inputs, w: int) -> list[dict[str, Any]]:
     for o in order:
         o = int(o)
         cap = pairs.capability[w, o]
-        rows.append({
-            "option": opts.label(o), "vendor": opts.vendor[o], "host": opts.host[o], "tier": opts.tier[o],
-            "latency_s": round(float(pairs.latency_s[w, o]), 4),
-            "budget_s": None if np.isnan(budget) else float(budget),
-            "cost_per_task": float(f"{pairs.cost_per_task[w, o]:.6g}"),
-            "capability": None if np.isnan(cap) else float(cap),
-            "eligible": bool(pairs.eligible[w, o]),
-            "reasons": pairs.reasons(w, o),
-        })
+        rows.append(
+            {
+                "option": opts.label(o),
+                "vendor": opts.vendor[o],
+                "host": opts.host[o],
+                "tier": opts.tier[o],
+                "latency_s": round(float(pairs.latency_s[w, o]), 4),
+                "budget_s": None if np.isnan(budget) else float(budget),
+                "cost_per_task": float(f"{pairs.cost_per_task[w, o]:.6g}"),
+                "capability": None if np.isnan(cap) else float(cap),
+                "eligible": bool(pairs.eligible[w, o]),
+                "reasons": pairs.reasons(w, o),
+            }
+        )
     return rows
 
 
@@ -69,12 +106,19 @@ def catalog_rows(catalog: Catalog) -> list[dict[str, Any]]:
     for o in range(len(opts)):
         off = catalog.offerings[int(opts.offering_index[o])]
         caps = {m: float(v[o]) for m, v in opts.capability.items() if v[o] == v[o]}
-        rows.append({
-            "option": opts.label(o), "model": opts.model[o], "vendor": opts.vendor[o], "host": opts.host[o],
-            "tier": opts.tier[o], "input_per_mtok": float(opts.price_input[o]),
-            "output_per_mtok": float(opts.price_output[o]), "output_tps": float(opts.output_tps[o]),
-            "ttft_s": float(opts.ttft_s[o]),
-            "capability": ", ".join(f"{k} {v:g}" for k, v in sorted(caps.items())),
-            "tokens_per_minute": off.capacity.tokens_per_minute if off.capacity else None,
-        })
+        rows.append(
+            {
+                "option": opts.label(o),
+                "model": opts.model[o],
+                "vendor": opts.vendor[o],
+                "host": opts.host[o],
+                "tier": opts.tier[o],
+                "input_per_mtok": float(opts.price_input[o]),
+                "output_per_mtok": float(opts.price_output[o]),
+                "output_tps": float(opts.output_tps[o]),
+                "ttft_s": float(opts.ttft_s[o]),
+                "capability": ", ".join(f"{k} {v:g}" for k, v in sorted(caps.items())),
+                "tokens_per_minute": off.capacity.tokens_per_minute if off.capacity else None,
+            }
+        )
     return rows

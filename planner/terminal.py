@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from .compare import Comparison
 from .fmt import cell, money, seconds
@@ -38,8 +38,14 @@ def print_plan(plan: Plan, fmt: str, paths: dict[str, Path]) -> None:
         return
     cur = plan.currency
     table = _table(f"{plan.name}: {plan.status}, {money(plan.total_cost, cur)} per {plan.period}")
-    for col, just in (("workload", "left"), ("route", "left"), ("latency", "right"), ("budget", "right"),
-                      ("cost/task", "right"), (f"cost/{plan.period}", "right")):
+    for col, just in (
+        ("workload", "left"),
+        ("route", "left"),
+        ("latency", "right"),
+        ("budget", "right"),
+        ("cost/task", "right"),
+        (f"cost/{plan.period}", "right"),
+    ):
         table.add_column(col, justify=just)
     shown = plan.workloads
     if len(shown) > TABLE_ROWS:  # the largest spends and every infeasible workload; the rest is in the report
@@ -49,10 +55,18 @@ def print_plan(plan: Plan, fmt: str, paths: dict[str, Path]) -> None:
         if w.status != "ok":
             table.add_row(w.id, "[red]infeasible[/red]", "-", seconds(w.budget_s), "-", "-")
             continue
-        route = ", ".join(f"{a.offering}{'' if a.mode == 'default' else '@' + a.mode} {a.share:.0%}"
-                          for a in sorted(w.allocations, key=lambda a: -a.share))
-        table.add_row(w.id, route, seconds(w.latency_s.max), seconds(w.budget_s) if w.budget_s else "none",
-                      money(w.cost_per_task, cur), money(w.cost, cur))
+        route = ", ".join(
+            f"{a.offering}{'' if a.mode == 'default' else '@' + a.mode} {a.share:.0%}"
+            for a in sorted(w.allocations, key=lambda a: -a.share)
+        )
+        table.add_row(
+            w.id,
+            route,
+            seconds(w.latency_s.max),
+            seconds(w.budget_s) if w.budget_s else "none",
+            money(w.cost_per_task, cur),
+            money(w.cost, cur),
+        )
     if len(shown) < len(plan.workloads):
         table.caption = f"{len(shown)} of {len(plan.workloads)} workloads: the largest spends and any infeasible"
     out = console()
@@ -74,7 +88,7 @@ def print_rows(rows: list[dict[str, Any]], fmt: str, title: str = "") -> None:
         sys.stdout.write(rows_csv(rows))
         return
     table = _table(title)
-    for col in (rows[0] if rows else {}):
+    for col in rows[0] if rows else {}:
         table.add_column(col)
     for r in rows:
         table.add_row(*[cell(v) for v in r.values()])
@@ -84,15 +98,27 @@ def print_rows(rows: list[dict[str, Any]], fmt: str, title: str = "") -> None:
 def print_explain(rows: list[dict[str, Any]], title: str, currency: str = "USD") -> None:
     """explain as a table people can read: short columns kept whole, the reasons wrapped."""
     table = _table(title)
-    for col, just in (("option", "left"), ("vendor · host · tier", "left"), ("latency", "right"),
-                      ("cost/task", "right"), ("capability", "right"), ("eligible", "left")):
+    for col, just in (
+        ("option", "left"),
+        ("vendor · host · tier", "left"),
+        ("latency", "right"),
+        ("cost/task", "right"),
+        ("capability", "right"),
+        ("eligible", "left"),
+    ):
         table.add_column(col, justify=just, no_wrap=True)
     table.add_column("why not", ratio=1)
     for r in rows:
         where = r["vendor"] if r["host"] == r["vendor"] else f"{r['vendor']} · {r['host']}"
-        table.add_row(r["option"], f"{where} · {r['tier']}", seconds(r["latency_s"]),
-                      money(r["cost_per_task"], currency), "-" if r["capability"] is None else f"{r['capability']:g}",
-                      "yes" if r["eligible"] else "no", "; ".join(r["reasons"]))
+        table.add_row(
+            r["option"],
+            f"{where} · {r['tier']}",
+            seconds(r["latency_s"]),
+            money(r["cost_per_task"], currency),
+            "-" if r["capability"] is None else f"{r['capability']:g}",
+            "yes" if r["eligible"] else "no",
+            "; ".join(r["reasons"]),
+        )
     console().print(table)
 
 
@@ -100,28 +126,41 @@ def print_whatif(base: Plan, results, report: Path) -> None:
     """Each scenario's status, cost, change against the base and rerouted workloads."""
     cur = base.currency
     table = _table(f"{base.name}: base {base.status}, {money(base.total_cost, cur)} per {base.period}")
-    for col, just in (("scenario", "left"), ("status", "left"), (f"cost/{base.period}", "right"),
-                      ("change", "right"), ("rerouted", "left")):
+    for col, just in (
+        ("scenario", "left"),
+        ("status", "left"),
+        (f"cost/{base.period}", "right"),
+        ("change", "right"),
+        ("rerouted", "left"),
+    ):
         table.add_column(col, justify=just)
     for sc, plan, cmp in results:
         delta = plan.total_cost - base.total_cost
         rerouted = ", ".join(w.id for w in cmp.workloads if w.changed) or "-"
-        table.add_row(sc.name, plan.status, money(plan.total_cost, cur),
-                      f"{'+' if delta >= 0 else ''}{money(delta, cur)}", rerouted)
+        table.add_row(
+            sc.name,
+            plan.status,
+            money(plan.total_cost, cur),
+            f"{'+' if delta >= 0 else ''}{money(delta, cur)}",
+            rerouted,
+        )
     out = console()
     out.print(table)
     out.print(f"report: {report}")
 
 
-def print_frontier(result: Frontier, name: str, workload: Optional[str], html: Path, csv_path: Path) -> None:
+def print_frontier(result: Frontier, name: str, workload: str | None, html: Path, csv_path: Path) -> None:
     """The latency sweep's first, last and breakpoint points."""
     table = _table(f"{name}: cost of speed{' for ' + workload if workload else ' (all budgets scaled)'}")
     for col in ("budget", f"cost/{result.period}", "chosen"):
         table.add_column(col)
     for p in result.latency:
         if p.breakpoint or p is result.latency[0] or p is result.latency[-1]:
-            table.add_row(p.label, money(p.cost, result.currency) if p.feasible else "infeasible",
-                          p.chosen if workload else ("routing changes" if p.breakpoint else ""))
+            table.add_row(
+                p.label,
+                money(p.cost, result.currency) if p.feasible else "infeasible",
+                p.chosen if workload else ("routing changes" if p.breakpoint else ""),
+            )
     out = console()
     out.print(table)
     out.print(f"report: {html}\ncsv:    {csv_path}")
@@ -132,15 +171,22 @@ def print_compare(cmp: Comparison, html: Path) -> None:
     cur = cmp.currency
     delta = cmp.total_after - cmp.total_before
     out = console()
-    out.print(f"{cmp.label_before} -> {cmp.label_after}: {money(cmp.total_before, cur)} -> "
-              f"{money(cmp.total_after, cur)} per {cmp.period} ({'+' if delta >= 0 else ''}{money(delta, cur)})")
+    out.print(
+        f"{cmp.label_before} -> {cmp.label_after}: {money(cmp.total_before, cur)} -> "
+        f"{money(cmp.total_after, cur)} per {cmp.period} ({'+' if delta >= 0 else ''}{money(delta, cur)})"
+    )
     table = _table("by workload")
     for col in ("workload", "before", "after", "change", "routing"):
         table.add_column(col)
     for w in cmp.workloads:
         change = None if w.cost_before is None or w.cost_after is None else w.cost_after - w.cost_before
-        table.add_row(w.id, money(w.cost_before, cur), money(w.cost_after, cur), money(change, cur),
-                      (", ".join(w.routing_before) + " -> " + ", ".join(w.routing_after)) if w.changed else "same")
+        table.add_row(
+            w.id,
+            money(w.cost_before, cur),
+            money(w.cost_after, cur),
+            money(change, cur),
+            (", ".join(w.routing_before) + " -> " + ", ".join(w.routing_after)) if w.changed else "same",
+        )
     out.print(table)
     for c in cmp.offering_changes:
         out.print(f"{c.id}: {c.field} {c.before:g} -> {c.after:g}")
@@ -153,7 +199,14 @@ def progress(total: int, label: str):
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     err = Console(stderr=True)
-    bar = Progress(TextColumn(label), BarColumn(), TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn(),
-                   console=err, transient=True, disable=not err.is_terminal)
+    bar = Progress(
+        TextColumn(label),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    )
     task = bar.add_task(label, total=total)
     return bar, lambda: bar.advance(task)

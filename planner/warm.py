@@ -16,7 +16,6 @@ by (workload id, offering id, mode). Nothing depends on which Python objects are
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 import numpy as np
 
@@ -40,24 +39,27 @@ class WarmStart:
     routing: tuple[tuple[str, str, str], ...]  # (workload id, offering id, mode) of every allocation
 
     @classmethod
-    def of(cls, inputs: Inputs, pairs: Pairs, cand: np.ndarray, plan: Plan) -> "WarmStart":
+    def of(cls, inputs: Inputs, pairs: Pairs, cand: np.ndarray, plan: Plan) -> WarmStart:
         routing = tuple((w.id, a.offering, a.mode) for w in plan.workloads for a in w.allocations)
         return cls(inputs.workloads, inputs.catalog, pairs, cand, routing)
 
-    def pairs_for(self, inputs: Inputs) -> tuple[Pairs, Optional[np.ndarray]]:
+    def pairs_for(self, inputs: Inputs) -> tuple[Pairs, np.ndarray | None]:
         """The scenario's pair table, and which of its options differ from the base's (None when it
         was built afresh: other workloads, or offerings added, removed or reordered)."""
         if inputs.workloads == self.workloads:
             opts = build_options(inputs.catalog)
             changed = changed_options(self.catalog, inputs.catalog, opts)
             if changed is not None:
-                log.debug("pairs: %d of %d options recomputed, the others taken from the start",
-                          int(changed.sum()), len(changed))
+                log.debug(
+                    "pairs: %d of %d options recomputed, the others taken from the start",
+                    int(changed.sum()),
+                    len(changed),
+                )
                 return repriced_pairs(self.pairs, inputs.workloads, inputs.catalog, opts, changed), changed
         log.debug("pairs: built afresh (the workloads or the offerings' layout differ from the start's)")
         return build_pairs(inputs.workloads, inputs.catalog), None
 
-    def candidates_for(self, inputs: Inputs, pairs: Pairs, changed: Optional[np.ndarray]) -> np.ndarray:
+    def candidates_for(self, inputs: Inputs, pairs: Pairs, changed: np.ndarray | None) -> np.ndarray:
         """Pruning of the scenario's pairs, reusing the base's decisions for groups no change touches."""
         reuse = None if changed is None else (self.candidates, self.pairs.eligible, changed)
         return candidates(inputs.workloads, inputs.catalog, pairs, reuse=reuse)

@@ -14,9 +14,9 @@ import multiprocessing
 import os
 import secrets
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
 
 from .compare import Comparison, compare_plans
 from .files import discard, stage
@@ -37,7 +37,7 @@ class ScenarioOutcome:
     total_cost: float
     diagnosis: list[str]
     comparison: Comparison
-    staged: Optional[str] = None
+    staged: str | None = None
 
 
 @dataclass
@@ -49,28 +49,36 @@ class Batch:
     applied: list[tuple[Scenario, Inputs]]
     solver: str
     review: bool
-    paths: Optional[list[Path]] = None
+    paths: list[Path] | None = None
     tag: str = ""
 
     def solve(self, i: int) -> ScenarioOutcome:
         from .solve import solve_inputs
 
         scenario, inputs = self.applied[i]
-        plan = solve_inputs(inputs, self.solver, scenario=scenario.name, start=self.start, review=self.review,
-                            resilience=False)
+        plan = solve_inputs(
+            inputs, self.solver, scenario=scenario.name, start=self.start, review=self.review, resilience=False
+        )
         text, staged = plan.to_json(), None
         if self.paths is not None:
             staged, text = stage(self.paths[i], text, self.tag), ""
         try:
-            return ScenarioOutcome(scenario, text, plan.status, plan.total_cost, list(plan.diagnosis),
-                                   compare_plans(self.base, plan, "base", scenario.name), staged)
+            return ScenarioOutcome(
+                scenario,
+                text,
+                plan.status,
+                plan.total_cost,
+                list(plan.diagnosis),
+                compare_plans(self.base, plan, "base", scenario.name),
+                staged,
+            )
         except BaseException:
             if staged:
                 discard(staged)
             raise
 
 
-_batch: Optional[Batch] = None  # a worker's batch, set by the pool's initializer
+_batch: Batch | None = None  # a worker's batch, set by the pool's initializer
 
 
 def _init_worker(batch: Batch) -> None:
@@ -92,9 +100,16 @@ def default_jobs() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
 
 
-def solve_scenarios(base: Plan, start: WarmStart, applied: list[tuple[Scenario, Inputs]], solver: str,
-                    review: bool = False, jobs: Optional[int] = None, progress: Callable[[], None] = lambda: None,
-                    paths: Optional[list[Path]] = None) -> list[ScenarioOutcome]:
+def solve_scenarios(
+    base: Plan,
+    start: WarmStart,
+    applied: list[tuple[Scenario, Inputs]],
+    solver: str,
+    review: bool = False,
+    jobs: int | None = None,
+    progress: Callable[[], None] = lambda: None,
+    paths: list[Path] | None = None,
+) -> list[ScenarioOutcome]:
     """Solve every applied scenario from the base's WarmStart; with jobs > 1 (default: the cores this
     process may use) in forked worker processes on Linux, else one after the other.
 
@@ -112,8 +127,9 @@ def solve_scenarios(base: Plan, start: WarmStart, applied: list[tuple[Scenario, 
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
         results: dict[int, ScenarioOutcome] = {}
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_init_worker,
-                                 initargs=(batch,)) as pool:
+        with ProcessPoolExecutor(
+            jobs, mp_context=multiprocessing.get_context("fork"), initializer=_init_worker, initargs=(batch,)
+        ) as pool:
             futures = {pool.submit(_solve_in_worker, i): i for i in range(len(applied))}
             for future in as_completed(futures):
                 results[futures[future]] = future.result()  # a worker's error is raised here

@@ -13,11 +13,21 @@ from ..plan import Plan
 def _env():
     import jinja2
 
-    env = jinja2.Environment(loader=jinja2.PackageLoader("planner.report", "templates"),
-                             autoescape=True, undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(money=fmt.money, seconds=fmt.seconds, percent=fmt.percent, num=fmt.count,
-                       logpos=_logpos, signed=fmt.signed_percent)
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("planner.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(
+        money=fmt.money,
+        seconds=fmt.seconds,
+        percent=fmt.percent,
+        num=fmt.count,
+        logpos=_logpos,
+        signed=fmt.signed_percent,
+    )
     return env
 
 
@@ -45,9 +55,19 @@ def render_plan_report(plan: Plan) -> str:
     if len(cards) > CARDS:  # large portfolios: cards for the largest spends and every infeasible workload
         keep = {w.id for w in sorted(cards, key=lambda w: (w.status == "ok", -w.cost, w.id))[:CARDS]}
         cards = [w for w in cards if w.id in keep]
-    return _env().get_template("plan.html.j2").render(
-        plan=plan, compounding=compounding, cards=cards, baselines_svg=charts.baselines_chart(plan),
-        vendors_svg=charts.vendor_chart(plan), strip_ticks=[0.1, 1, 10, 100, 1000], baseline_misses=BASELINE_MISSES)
+    return (
+        _env()
+        .get_template("plan.html.j2")
+        .render(
+            plan=plan,
+            compounding=compounding,
+            cards=cards,
+            baselines_svg=charts.baselines_chart(plan),
+            vendors_svg=charts.vendor_chart(plan),
+            strip_ticks=[0.1, 1, 10, 100, 1000],
+            baseline_misses=BASELINE_MISSES,
+        )
+    )
 
 
 def render_whatif_report(base: Plan, results) -> str:
@@ -62,6 +82,12 @@ def render_frontier_report(frontier) -> str:
     from . import charts
 
     charts.reset_ids()
-    return _env().get_template("frontier.html.j2").render(
-        f=frontier, latency_svg=charts.frontier_chart(frontier, "latency"),
-        capability_svg=charts.frontier_chart(frontier, "capability"))
+    return (
+        _env()
+        .get_template("frontier.html.j2")
+        .render(
+            f=frontier,
+            latency_svg=charts.frontier_chart(frontier, "latency"),
+            capability_svg=charts.frontier_chart(frontier, "capability"),
+        )
+    )
