@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import copy
+import json
+import logging
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 import yaml
 
 from planner.load import Inputs, check_workloads, validate
+from planner.pairs import build_pairs
+from planner.prune import candidates
 from planner.schema import Catalog, WorkloadSet
 from planner.solve import solve_inputs
+from planner.warm import WarmStart
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).parent.parent
@@ -30,12 +36,64 @@ def solve_dicts(ws: dict, catalog: dict, solver: str = "cbc", prune: bool = True
     return solve_inputs(make_inputs(ws, catalog), solver, prune=prune)
 
 
-def offering(oid: str, vendor: str = "v", price_in: float = 1.0, price_out: float = 1.0, tps: float = 100.0,
-             ttft: float = 0.0, capability: float = 80.0, **extra) -> dict:
+def plan_bytes(plan) -> dict:
+    """A plan file's content with the solver's seconds zeroed: what two solves of one problem share."""
+    data = json.loads(plan.to_json())
+    data["solver"]["seconds"] = 0
+    return data
+
+
+class _Messages(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+@contextmanager
+def planner_log():
+    """The messages logged on the "planner" logger (DEBUG and up) while the block runs, as a list.
+    For property tests: pytest's caplog is one fixture shared by every example of a test."""
+    log = logging.getLogger("planner")
+    handler, level = _Messages(), log.level
+    log.addHandler(handler)
+    log.setLevel(logging.DEBUG)
+    try:
+        yield handler.messages
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(level)
+
+
+def routing_start(inputs: Inputs, base_plan):
+    """A WarmStart made of the inputs' own pair table and pruning, with another plan's routing: a solve
+    of the inputs from it sifts from that routing and reuses nothing else."""
+    pairs = build_pairs(inputs.workloads, inputs.catalog)
+    return WarmStart.of(inputs, pairs, candidates(inputs.workloads, inputs.catalog, pairs), base_plan)
+
+
+def offering(
+    oid: str,
+    vendor: str = "v",
+    price_in: float = 1.0,
+    price_out: float = 1.0,
+    tps: float = 100.0,
+    ttft: float = 0.0,
+    capability: float = 80.0,
+    **extra,
+) -> dict:
     """A catalog offering with round numbers, for hand-computed cases."""
-    return {"id": oid, "model": oid, "vendor": vendor, "capability": capability,
-            "price": {"input": price_in, "output": price_out},
-            "speed": {"output_tps": tps, "ttft_s": ttft}, **extra}
+    return {
+        "id": oid,
+        "model": oid,
+        "vendor": vendor,
+        "capability": capability,
+        "price": {"input": price_in, "output": price_out},
+        "speed": {"output_tps": tps, "ttft_s": ttft},
+        **extra,
+    }
 
 
 def workload(wid: str, tasks: float = 1000.0, inp: float = 1000.0, out: float = 1000.0, **extra) -> dict:
@@ -48,6 +106,21 @@ def catalog_of(*offerings: dict) -> dict:
 
 def workloads_of(*workloads: dict, **top) -> dict:
     return {"name": "t", "period": "month", "workloads": list(workloads), **top}
+
+
+def two_vendors() -> Inputs:
+    """Vendor a's fast and standard lanes and vendor b's cheap, less capable one; a chat workload
+    with a floor and a budget, and a five-turn agent (the scenario, comparison and frontier cases)."""
+    cat = catalog_of(
+        offering("a-fast", vendor="a", price_in=4, price_out=4, tps=1000) | {"tier": "fast"},
+        offering("a-std", vendor="a", price_in=2, price_out=2, tps=50),
+        offering("b-cheap", vendor="b", price_in=1, price_out=1, tps=50, capability=60),
+    )
+    ws = workloads_of(
+        workload("chat", latency={"budget_s": 30}, capability={"min": 70}),
+        workload("agent", turns=5, latency={"threshold": "attentive"}),
+    )
+    return make_inputs(ws, cat)
 
 
 @pytest.fixture

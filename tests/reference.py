@@ -95,8 +95,11 @@ def pairs(ws: dict, catalog: dict) -> list[list[Pair]]:
             call_cost = (inp * (1 - c) * pr["input"] + inp * c * cached_price + (r + out) * pr["output"]) / 1e6
             score = opt["caps"].get(metric)
             vendor = off["vendor"]
-            ok_vendor = (vendor not in (policy.get("deny_vendors") or []) and vendor not in deny
-                         and (not allow or vendor in allow))
+            ok_vendor = (
+                vendor not in (policy.get("deny_vendors") or [])
+                and vendor not in deny
+                and (not allow or vendor in allow)
+            )
             ok_region = True
             if regions:
                 ok_region = bool(off.get("regions")) and bool(set(off["regions"]) & set(regions))
@@ -104,8 +107,20 @@ def pairs(ws: dict, catalog: dict) -> list[list[Pair]]:
             ok_cap = score is not None and (floor is None or score >= floor)
             within = budget is None or latency <= budget
             eligible = ok_vendor and ok_region and ok_context and ok_cap and (within or q < 1)
-            row.append(Pair(w, off["id"], opt["mode"], vendor, latency, turns * call_cost,
-                            turns * (inp + r + out), score, eligible, within))
+            row.append(
+                Pair(
+                    w,
+                    off["id"],
+                    opt["mode"],
+                    vendor,
+                    latency,
+                    turns * call_cost,
+                    turns * (inp + r + out),
+                    score,
+                    eligible,
+                    within,
+                )
+            )
         result.append(row)
     return result
 
@@ -184,12 +199,17 @@ def _lp(ws, catalog, table, var, allowed, cost_cap=None, sign=1.0):
     for off in catalog["offerings"]:
         cap = off.get("capacity") or {}
         if cap.get("tokens_per_minute"):
-            A_ub.append([peak(wls[w], ws) * table[w][o].tokens if table[w][o].offering == off["id"] else 0.0
-                         for w, o in var])
+            A_ub.append(
+                [peak(wls[w], ws) * table[w][o].tokens if table[w][o].offering == off["id"] else 0.0 for w, o in var]
+            )
             b_ub.append(cap["tokens_per_minute"])
         if cap.get("requests_per_minute"):
-            A_ub.append([peak(wls[w], ws) * wls[w].get("turns", 1) if table[w][o].offering == off["id"] else 0.0
-                         for w, o in var])
+            A_ub.append(
+                [
+                    peak(wls[w], ws) * wls[w].get("turns", 1) if table[w][o].offering == off["id"] else 0.0
+                    for w, o in var
+                ]
+            )
             b_ub.append(cap["requests_per_minute"])
     vendors = {off["vendor"] for off in catalog["offerings"]}
     for v in sorted(vendors):
@@ -209,9 +229,16 @@ def _lp(ws, catalog, table, var, allowed, cost_cap=None, sign=1.0):
     if cost_cap is not None:
         objective = sign * np.array([wls[w]["tasks"] * table[w][o].latency for w, o in var])
     bounds = [(0, 1) if j in allowed and not (free_only and spend[j] > 0) else (0, 0) for j in range(n)]
-    res = linprog(objective, A_ub=np.array(A_ub) if A_ub else None, b_ub=b_ub or None,
-                  A_eq=np.array(A_eq), b_eq=b_eq, bounds=bounds, method="highs",
-                  options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10})
+    res = linprog(
+        objective,
+        A_ub=np.array(A_ub) if A_ub else None,
+        b_ub=b_ub or None,
+        A_eq=np.array(A_eq),
+        b_eq=b_eq,
+        bounds=bounds,
+        method="highs",
+        options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10},
+    )
     return float(res.fun) if res.status == 0 else None
 
 

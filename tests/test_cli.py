@@ -1,13 +1,17 @@
 """The command line: exit codes 0, 2 and 3, one-line messages with file and field path, no tracebacks."""
 
 import json
+import logging
+import re
 import shutil
+import subprocess
+import sys
 
 import pytest
 import yaml
+from conftest import DATA, ROOT
 from typer.testing import CliRunner
 
-from conftest import DATA, ROOT
 from planner.cli import app
 
 runner = CliRunner()
@@ -76,26 +80,53 @@ def test_infeasible_exits_3_and_still_writes(tiny):
     assert "chat" in result.output
 
 
-@pytest.mark.parametrize("change, where, words", [
-    (lambda d: d["workloads"][1]["tokens"].update(input=-5), "workloads[1].tokens.input",
-     "greater than or equal to 0, found -5"),
-    (lambda d: d["workloads"][0].update(tasks="many"), "workloads[0].tasks", "valid number, found 'many'"),
-    (lambda d: d["workloads"][0].update(tasks=0), "workloads[0].tasks", "greater than 0"),
-    (lambda d: d["workloads"][0].update(colour="red"), "workloads[0].colour", "unknown key 'colour'; expected one of: id,"),
-    (lambda d: d["workloads"][0].pop("tokens"), "workloads[0].tokens", "required field is missing"),
-    (lambda d: d["workloads"][1].update(id="chat"), "workloads", "duplicate workload id 'chat'"),
-    (lambda d: d["workloads"][0]["latency"].update(threshold="soon"), "workloads[0].latency.threshold",
-     "unknown threshold 'soon'"),
-    (lambda d: d["workloads"][0]["latency"].update(budget_s=3), "workloads[0].latency", "either threshold or budget_s"),
-    (lambda d: d.update(period="fortnight"), "period", "'day', 'week', 'month', 'quarter' or 'year'"),
-    (lambda d: d["workloads"][0].update(turns=True), "workloads[0].turns", "valid integer"),
-    (lambda d: d["workloads"][0]["tokens"].update(cached_input_share=1.5), "workloads[0].tokens.cached_input_share",
-     "less than or equal to 1"),
-    (lambda d: d.update(workloads=[]), "workloads", "at least 1 item"),
-    (lambda d: d.update(catalog="missing.yaml"), "catalog", "catalog file not found"),
-    (lambda d: d["policy"].update(max_vendor_share=1.5) if "policy" in d else d.update(policy={"max_vendor_share": 1.5}),
-     "policy.max_vendor_share", "less than or equal to 1"),
-])
+@pytest.mark.parametrize(
+    "change, where, words",
+    [
+        (
+            lambda d: d["workloads"][1]["tokens"].update(input=-5),
+            "workloads[1].tokens.input",
+            "greater than or equal to 0, found -5",
+        ),
+        (lambda d: d["workloads"][0].update(tasks="many"), "workloads[0].tasks", "valid number, found 'many'"),
+        (lambda d: d["workloads"][0].update(tasks=0), "workloads[0].tasks", "greater than 0"),
+        (
+            lambda d: d["workloads"][0].update(colour="red"),
+            "workloads[0].colour",
+            "unknown key 'colour'; expected one of: id,",
+        ),
+        (lambda d: d["workloads"][0].pop("tokens"), "workloads[0].tokens", "required field is missing"),
+        (lambda d: d["workloads"][1].update(id="chat"), "workloads", "duplicate workload id 'chat'"),
+        (
+            lambda d: d["workloads"][0]["latency"].update(threshold="soon"),
+            "workloads[0].latency.threshold",
+            "unknown threshold 'soon'",
+        ),
+        (
+            lambda d: d["workloads"][0]["latency"].update(budget_s=3),
+            "workloads[0].latency",
+            "either threshold or budget_s",
+        ),
+        (lambda d: d.update(period="fortnight"), "period", "'day', 'week', 'month', 'quarter' or 'year'"),
+        (lambda d: d["workloads"][0].update(turns=True), "workloads[0].turns", "valid integer"),
+        (
+            lambda d: d["workloads"][0]["tokens"].update(cached_input_share=1.5),
+            "workloads[0].tokens.cached_input_share",
+            "less than or equal to 1",
+        ),
+        (lambda d: d.update(workloads=[]), "workloads", "at least 1 item"),
+        (lambda d: d.update(catalog="missing.yaml"), "catalog", "catalog file not found"),
+        (
+            lambda d: (
+                d["policy"].update(max_vendor_share=1.5)
+                if "policy" in d
+                else d.update(policy={"max_vendor_share": 1.5})
+            ),
+            "policy.max_vendor_share",
+            "less than or equal to 1",
+        ),
+    ],
+)
 def test_bad_workloads_file_exit_2_with_path(tiny, change, where, words):
     path = tiny / "tiny-workloads.yaml"
     edit(path, change)
@@ -109,16 +140,30 @@ def test_bad_workloads_file_exit_2_with_path(tiny, change, where, words):
     assert not (tiny / "o").exists()  # nothing half-written
 
 
-@pytest.mark.parametrize("change, where, words", [
-    (lambda d: d["offerings"][0]["price"].update(output=-1), "offerings[0].price.output", "greater than or equal to 0"),
-    (lambda d: d["offerings"][1]["speed"].update(output_tps=0), "offerings[1].speed.output_tps", "greater than 0"),
-    (lambda d: d["offerings"][2].update(id="bad id!"), "offerings[2].id", "letters, digits"),
-    (lambda d: d["offerings"][2].update(id="gpu"), "offerings", "duplicate offering id 'gpu'"),
-    (lambda d: d["offerings"][0].update(capability=120), "offerings[0].capability.overall", "less than or equal to 100"),
-    (lambda d: d["offerings"][0].pop("speed"), "offerings[0].speed", "required field is missing"),
-    (lambda d: d["offerings"][0]["capacity"if False else "price"].update(cached=1), "offerings[0].price.cached",
-     "expected one of: input, output, cached_input"),
-])
+@pytest.mark.parametrize(
+    "change, where, words",
+    [
+        (
+            lambda d: d["offerings"][0]["price"].update(output=-1),
+            "offerings[0].price.output",
+            "greater than or equal to 0",
+        ),
+        (lambda d: d["offerings"][1]["speed"].update(output_tps=0), "offerings[1].speed.output_tps", "greater than 0"),
+        (lambda d: d["offerings"][2].update(id="bad id!"), "offerings[2].id", "letters, digits"),
+        (lambda d: d["offerings"][2].update(id="gpu"), "offerings", "duplicate offering id 'gpu'"),
+        (
+            lambda d: d["offerings"][0].update(capability=120),
+            "offerings[0].capability.overall",
+            "less than or equal to 100",
+        ),
+        (lambda d: d["offerings"][0].pop("speed"), "offerings[0].speed", "required field is missing"),
+        (
+            lambda d: d["offerings"][0]["capacity" if False else "price"].update(cached=1),
+            "offerings[0].price.cached",
+            "expected one of: input, output, cached_input",
+        ),
+    ],
+)
 def test_bad_catalog_exit_2_with_path(tiny, change, where, words):
     path = tiny / "tiny-catalog.yaml"
     edit(path, change)
@@ -154,9 +199,14 @@ def test_duplicate_yaml_key_is_an_error(tmp_path):
     assert result.exit_code == 2 and "duplicate key 'name'" in result.stderr
 
 
-@pytest.mark.parametrize("content, words", [
-    ("", "found an empty file"), ("- a\n- b\n", "found a list"), ("just text", "found a str"),
-])
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        ("", "found an empty file"),
+        ("- a\n- b\n", "found a list"),
+        ("just text", "found a str"),
+    ],
+)
 def test_not_a_mapping(tmp_path, content, words):
     path = tmp_path / "w.yaml"
     path.write_text(content)
@@ -229,6 +279,57 @@ def test_shipped_examples_solve(tmp_path, name):
     plan = json.loads((tmp_path / f"{name}.plan.json").read_text())
     tiers = {a["tier"] for w in plan["workloads"] for a in w["allocations"]}
     assert "fast" in tiers and tiers - {"fast"}, tiers  # the optimum mixes fast and cheap lanes
+
+
+def test_real_catalog_workloads_solve(tmp_path):
+    result = run("solve", ROOT / "workloads" / "real-support.yaml", "--out", tmp_path)
+    assert result.exit_code == 0, result.output
+
+
+@pytest.fixture
+def planner_logger():
+    """The "planner" logger as it was: `planner -v` adds a handler to it (for the process it runs in)."""
+    log = logging.getLogger("planner")
+    handlers, level = list(log.handlers), log.level
+    yield log
+    log.handlers[:] = handlers
+    log.setLevel(level)
+
+
+def test_verbose_prints_each_stage_time_on_stderr_and_changes_nothing_else(tiny, planner_logger):
+    quiet = run("solve", tiny / "tiny-workloads.yaml", "--out", tiny / "quiet", "--format", "csv")
+    loud = run("-v", "solve", tiny / "tiny-workloads.yaml", "--out", tiny / "loud", "--format", "csv")
+    assert quiet.exit_code == loud.exit_code == 0, loud.output
+    assert quiet.stderr == ""
+    stages = [line.split(":")[0] for line in loud.stderr.splitlines()]
+    assert stages == [
+        "stage load",
+        "stage pairs",
+        "stage prune",
+        "stage lp",
+        "stage solve",
+        "stage check",
+        "stage review",
+        "stage plan",
+        "stage baselines",
+        "stage outages",
+        "stage write",
+    ]
+    assert loud.stdout == quiet.stdout
+
+    def report(folder):  # the solver's seconds aside
+        return re.sub(r"constraints, [0-9.]+ s\.", "", (tiny / folder / "tiny.html").read_text())
+
+    assert report("loud") == report("quiet")
+
+
+def test_python_m_planner_is_the_command_line(tiny):
+    version = subprocess.run([sys.executable, "-m", "planner", "--version"], capture_output=True, text=True)
+    assert version.returncode == 0 and version.stdout == run("--version").stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "planner", "solve", str(tiny / "nope.yaml")], capture_output=True, text=True
+    )
+    assert bad.returncode == 2 and "file not found" in bad.stderr and "Traceback" not in bad.stderr
 
 
 def test_unwritable_output_is_an_input_error(tiny):

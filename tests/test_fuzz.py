@@ -5,17 +5,18 @@ import copy
 import os
 
 import yaml
+from conftest import load_dict
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from conftest import load_dict
 from planner.cli import app
 
 runner = CliRunner()
 EXPLORE = int(os.environ.get("PLANNER_EXPLORE", "0"))
-WEIRD = st.sampled_from([None, -1, 0, 1e400, -1e-9, "", "abc", "1e3", True, [], {}, [1, 2], {"a": 1}, 3.5,
-                         "<script>", "∞", 10**30, ".nan"])
+WEIRD = st.sampled_from(
+    [None, -1, 0, 1e400, -1e-9, "", "abc", "1e3", True, [], {}, [1, 2], {"a": 1}, 3.5, "<script>", "∞", 10**30, ".nan"]
+)
 
 
 def paths(node, prefix=()):
@@ -48,16 +49,22 @@ def mutated(draw):
     return ws, cat
 
 
-@settings(max_examples=EXPLORE or 120, derandomize=not EXPLORE, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=EXPLORE or 120,
+    derandomize=not EXPLORE,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(mutated())
 def test_mutated_inputs_never_crash(tmp_path, files):
     ws, cat = files
     ws["catalog"] = "catalog.yaml"
     (tmp_path / "w.yaml").write_text(yaml.safe_dump(ws, sort_keys=False, allow_unicode=True))
     (tmp_path / "catalog.yaml").write_text(yaml.safe_dump(cat, sort_keys=False, allow_unicode=True))
-    for args in (["solve", str(tmp_path / "w.yaml"), "--out", str(tmp_path / "o")],
-                 ["catalog", "validate", str(tmp_path / "catalog.yaml")]):
+    for args in (
+        ["solve", str(tmp_path / "w.yaml"), "--out", str(tmp_path / "o")],
+        ["catalog", "validate", str(tmp_path / "catalog.yaml")],
+    ):
         result = runner.invoke(app, args)
         assert result.exit_code in (0, 2, 3), (result.exit_code, result.output, result.exception)
         assert "internal error" not in result.output and "Traceback" not in result.output

@@ -6,5 +6,7 @@ from golden_corpus import differences, generate
 def test_outputs_equal_the_golden_corpus(tmp_path):
     generate(tmp_path)
     diff = differences(tmp_path)
-    assert not diff, ("outputs changed; if on purpose, run `.venv/bin/python tests/golden_corpus.py` and say why "
-                      "in the commit:\n" + "\n".join(diff))
+    assert not diff, (
+        "outputs changed; if on purpose, run `.venv/bin/python tests/golden_corpus.py` and say why "
+        "in the commit:\n" + "\n".join(diff)
+    )

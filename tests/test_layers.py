@@ -58,13 +58,14 @@ def _imports(path: Path) -> set[str]:
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             if node.level:  # relative: resolve against the file's package
-                base = list(package[:len(package) - (node.level - 1)] if node.level > 1 else package)
+                base = list(package[: len(package) - (node.level - 1)] if node.level > 1 else package)
                 target = base + (node.module.split(".") if node.module else [])
                 if not target:  # `from . import x` inside planner/: x is the module
                     names = ["planner." + a.name for a in node.names]
                 else:
                     names = ["planner." + ".".join(target)] + (
-                        [] if node.module else ["planner." + ".".join(target + [a.name]) for a in node.names])
+                        [] if node.module else ["planner." + ".".join(target + [a.name]) for a in node.names]
+                    )
             else:
                 names = [node.module or ""]
         else:
@@ -93,8 +94,12 @@ def test_every_module_has_a_layer():
 
 def test_imports_only_point_down():
     graph = _graph()
-    upward = [f"{a} ({LAYERS[LEVEL[a]][0]}) imports {b} ({LAYERS[LEVEL[b]][0]})"
-              for a, deps in sorted(graph.items()) for b in sorted(deps) if LEVEL[b] > LEVEL[a]]
+    upward = [
+        f"{a} ({LAYERS[LEVEL[a]][0]}) imports {b} ({LAYERS[LEVEL[b]][0]})"
+        for a, deps in sorted(graph.items())
+        for b in sorted(deps)
+        if LEVEL[b] > LEVEL[a]
+    ]
     assert not upward, "\n".join(upward)
 
 
@@ -107,7 +112,7 @@ def test_no_import_cycles():
         state[node] = 1
         for dep in sorted(graph.get(node, ())):
             if state.get(dep) == 1:
-                cycles.append(" -> ".join(path[path.index(dep):] + [dep]))
+                cycles.append(" -> ".join(path[path.index(dep) :] + [dep]))
             elif dep not in state:
                 visit(dep, path + [dep])
         state[node] = 2

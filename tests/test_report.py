@@ -10,9 +10,9 @@ import shutil
 
 import pytest
 import yaml
+from conftest import ROOT
 from typer.testing import CliRunner
 
-from conftest import ROOT
 from planner.cli import app
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -93,9 +93,18 @@ def clean_demo(tmp_path_factory):
 def test_report_in_headless_chromium(demo, clean_demo):
     sync_playwright = _browser()
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"])
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
         try:
             page = browser.new_page(viewport={"width": 1200, "height": 900})
             errors, requests, dialogs = [], [], []

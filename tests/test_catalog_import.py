@@ -1,0 +1,198 @@
+"""Catalog import (planner.catalog_import and `planner catalog import`): on fixtures cut from the real
+source files, and once on each whole file, which must give the shipped catalog again."""
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import DATA, ROOT
+from typer.testing import CliRunner
+
+from planner.catalog_diff import diff_catalogs
+from planner.catalog_import import build_catalog, host_key, import_catalog, normalize_model, parse_sources
+from planner.cli import app
+from planner.errors import InputError
+from planner.load import load_catalog, validate
+from planner.schema import Catalog
+
+runner = CliRunner()
+SMALL = DATA / "sources"
+FULL = ROOT / "catalogs" / "sources"
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        ("Kimi K2.6", "accounts/fireworks/models/kimi-k2p6"),
+        ("Kimi K2.6", "moonshot/kimi-k2.6"),
+        ("Llama 3.1 405B", "meta-llama/Meta-Llama-3.1-405B-Instruct"),
+        ("gpt-oss-120b (high)", "groq/openai/gpt-oss-120b"),
+        ("Claude Sonnet 5", "us.anthropic.claude-sonnet-5"),
+        ("GPT-5", "gpt-5-2025-08-07"),
+    ],
+)
+def test_model_names_match_across_sources(a, b):
+    assert normalize_model(a) == normalize_model(b)
+
+
+def test_qualified_hosts_are_their_own_endpoints():
+    assert host_key("Fireworks") == "fireworks_ai" and host_key("Kimi") == "moonshot"
+    assert host_key("Groq") == "groq" and host_key("Amazon Bedrock") == "bedrock"
+    assert host_key("DeepInfra (Turbo)") is None and host_key("Nebius Fast") is None
+
+
+def small_catalog():
+    return build_catalog(
+        [
+            ("aa", SMALL / "aa_small.csv"),
+            ("litellm", SMALL / "litellm_small.json"),
+            ("openrouter", SMALL / "openrouter_small.json"),
+        ],
+        "small",
+        "2026-06-19",
+    )
+
+
+def test_merge_takes_speed_from_aa_and_list_price_from_litellm():
+    catalog, result = small_catalog()
+    validate(Catalog, catalog, "small.yaml")
+    by = {o["id"]: o for o in catalog["offerings"]}
+    groq = by["gpt-oss-120b-high@groq"]
+    assert groq["speed"] == {"output_tps": 475.762, "ttft_s": 0.7459}  # measured, Artificial Analysis
+    assert groq["price"]["cached_input"] == 0.075  # only litellm has the cached price
+    assert groq["gateway"] == {"litellm": "groq/openai/gpt-oss-120b"}
+    assert "litellm 'groq/openai/gpt-oss-120b'" in groq["source"]
+    assert by["gpt-oss-120b-high@cerebras"]["tier"] == "fast"  # 1,918 tok/s measured
+    turbo = by["gpt-oss-120b-high@deepinfra-turbo"]  # a qualified endpoint keeps its measured price
+    assert "price: Artificial Analysis" in turbo["source"] and "gateway" not in turbo
+    assert by["kimi-k2.6@fireworks"]["capability"]["overall"] == pytest.approx(42.8414, abs=1e-3)
+    assert 0 < by["kimi-k2.6@fireworks"]["capability"]["gpqa"] <= 100
+    orr = by["openai/gpt-oss-120b@openrouter"]
+    assert orr["vendor"] == "openrouter" and "median over 4 host(s)" in orr["source"]
+    assert orr["gateway"] == {"openrouter": "openai/gpt-oss-120b"}
+
+
+def test_entries_missing_a_figure_are_left_out_and_listed_never_filled():
+    catalog, result = small_catalog()
+    left = {(s, n): r for s, n, r in result.left_out}
+    assert left[("litellm", "gpt-5.6-sol")].startswith("no measured speed")
+    assert left[("openrouter", "google/gemma-4-26b-a4b-it")].startswith("no measured speed")
+    assert not any(o["model"] == "gpt-5.6-sol" for o in catalog["offerings"])
+
+
+def test_aa_row_without_speed_is_left_out(tmp_path):
+    text = (SMALL / "aa_small.csv").read_text(encoding="utf-8").splitlines()
+    header = text[0].split(",")
+    col = header.index("median_output_speed")
+    rows = list(csv.reader(io.StringIO("\n".join(text))))
+    rows[1][col] = ""
+    buf = io.StringIO()
+    csv.writer(buf).writerows(rows)
+    (tmp_path / "aa.csv").write_text(buf.getvalue(), encoding="utf-8")
+    catalog, result = build_catalog([("aa", tmp_path / "aa.csv")], "x")
+    assert len(catalog["offerings"]) == len(rows) - 2
+    assert any("no output speed" in r for _, _, r in result.left_out)
+
+
+def import_all(folder, aa, litellm, openrouter, out):
+    """`planner catalog import` of the three kinds merged into one catalog, as `make catalog` runs it."""
+    result = runner.invoke(
+        app,
+        [
+            "catalog",
+            "import",
+            "aa",
+            str(folder / aa),
+            f"litellm:{folder / litellm}",
+            f"openrouter:{folder / openrouter}",
+            "--out",
+            str(out),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    return load_catalog(out)
+
+
+def test_import_cli_writes_catalog_and_left_out_list(tmp_path):
+    out = tmp_path / "cat.yaml"
+    cat = import_all(SMALL, "aa_small.csv", "litellm_small.json", "openrouter_small.json", out)
+    assert len(cat.offerings) == 8 and cat.catalog == "cat"
+    assert (tmp_path / "cat.left-out.csv").read_text().startswith("source,name,reason")
+    assert runner.invoke(app, ["catalog", "validate", str(out)]).exit_code == 0
+
+
+def test_import_errors(tmp_path):
+    only_prices = runner.invoke(
+        app, ["catalog", "import", "litellm", str(SMALL / "litellm_small.json"), "--out", str(tmp_path / "x.yaml")]
+    )
+    assert only_prices.exit_code == 2 and "no offering has every required figure" in only_prices.stderr
+    assert not (tmp_path / "x.yaml").exists()
+    (tmp_path / "bad.json").write_text("{")
+    bad = runner.invoke(
+        app, ["catalog", "import", "openrouter", str(tmp_path / "bad.json"), "--out", str(tmp_path / "y.yaml")]
+    )
+    assert bad.exit_code == 2 and "not valid JSON" in bad.stderr
+    (tmp_path / "t.csv").write_text("a,b\n1,2\n")
+    assert (
+        "missing columns"
+        in runner.invoke(
+            app, ["catalog", "import", "aa", str(tmp_path / "t.csv"), "--out", str(tmp_path / "z.yaml")]
+        ).stderr
+    )
+    assert runner.invoke(app, ["catalog", "import", "nosuch", "f", "--out", "x"]).exit_code == 2
+
+
+def test_sources_of_several_kinds_in_one_import():
+    assert parse_sources("aa", ["t.csv", "litellm:p.json", "openrouter:m.json", "c:/x.csv"]) == [
+        ("aa", Path("t.csv")),
+        ("litellm", Path("p.json")),
+        ("openrouter", Path("m.json")),
+        ("aa", Path("c:/x.csv")),
+    ]
+    with pytest.raises(InputError, match="unknown source 'nosuch'; expected one of"):
+        parse_sources("nosuch", ["f"])
+
+
+def test_import_catalog_gives_the_files_text_and_validates_it(tmp_path):
+    out = tmp_path / "small.yaml"
+    files = [
+        str(SMALL / "aa_small.csv"),
+        f"litellm:{SMALL / 'litellm_small.json'}",
+        f"openrouter:{SMALL / 'openrouter_small.json'}",
+    ]
+    text, left_csv, result = import_catalog("aa", files, out, None, None)
+    assert text.startswith(
+        "# Built by `planner catalog import` from: aa:aa_small.csv, litellm:litellm_small.json, "
+        "openrouter:openrouter_small.json\n"
+    )
+    catalog = yaml.safe_load(text)
+    assert catalog["catalog"] == "small" and catalog["offerings"] == result.offerings
+    validate(Catalog, catalog, str(out))
+    rows = list(csv.reader(io.StringIO(left_csv)))
+    assert rows[0] == ["source", "name", "reason"] and [tuple(r) for r in rows[1:]] == result.left_out
+    assert not out.exists()  # the command writes the files
+    named, _, _ = import_catalog("aa", [str(SMALL / "aa_small.csv")], out, "q3", "2026-07-01")
+    assert yaml.safe_load(named)["catalog"] == "q3" and yaml.safe_load(named)["as_of"] == "2026-07-01"
+    with pytest.raises(InputError, match="no offering has every required figure"):
+        import_catalog("litellm", [str(SMALL / "litellm_small.json")], out, None, None)
+
+
+def test_whole_source_files_import_and_match_the_shipped_catalog(tmp_path):
+    built = import_all(
+        FULL,
+        "aa_providers_leaderboard.csv",
+        "litellm_model_prices_and_context_window.json",
+        "openrouter_models_2026-04-04.json",
+        tmp_path / "aa-2026-06.yaml",
+    )
+    assert built.as_of == "2026-06-19" and len(built.offerings) > 800
+    shipped = load_catalog(ROOT / "catalogs" / "aa-2026-06.yaml")
+    assert diff_catalogs(shipped, built) == []  # `make catalog` reproduces the checked-in catalog
+    for kind, name in (
+        ("litellm", "litellm_model_prices_and_context_window.json"),
+        ("openrouter", "openrouter_models_2026-04-04.json"),
+    ):
+        alone = build_catalog([(kind, FULL / name)], "x")[1]
+        assert alone.offerings == [] and len(alone.left_out) > 100  # no speeds in price tables: nothing invented

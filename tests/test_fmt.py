@@ -1,0 +1,61 @@
+"""Numbers as people read them (planner.fmt), which the terminal, the tables and the report share."""
+
+import pytest
+
+from planner.fmt import cell, count, money, number, percent, seconds, short, signed_percent
+
+
+@pytest.mark.parametrize(
+    "x, currency, text",
+    [
+        (None, "USD", "-"),
+        (0.0, "USD", "$0"),
+        (0.0042, "USD", "$0.0042"),
+        (1.5, "USD", "$1.50"),
+        (1234.4, "USD", "$1,234"),
+        (12345.0, "USD", "$12.3k"),
+        (1.234e6, "EUR", "€1.23M"),
+        (2.5e9, "GBP", "£2.5B"),
+        (-0.0042, "USD", "-$0.0042"),
+        (7.0, "CHF", "CHF 7.00"),
+    ],
+)
+def test_money(x, currency, text):
+    assert money(x, currency) == text
+
+
+@pytest.mark.parametrize(
+    "x, text",
+    [
+        (None, "-"),
+        (0.25, "0.25 s"),
+        (1.0, "1.0 s"),
+        (7.47, "7.5 s"),
+        (10.0, "10 s"),
+        (112.0, "112 s"),
+        (120.0, "2.0 min"),
+        (3600.0, "60.0 min"),
+    ],
+)
+def test_seconds(x, text):
+    assert seconds(x) == text
+
+
+def test_shares_and_changes():
+    assert [percent(x) for x in (None, 0.0, 0.7, 0.045, 1.0)] == ["-", "0%", "70%", "4.5%", "100%"]
+    assert [signed_percent(x) for x in (None, 0.0001, -0.0001, 0.12, -0.005, 0.5)] == [
+        "-",
+        "±0%",
+        "±0%",
+        "+12%",
+        "-0.5%",
+        "+50%",
+    ]
+
+
+def test_counts_and_figures():
+    assert [count(x) for x in (None, 0.25, 950.0, 45600.0, 1.234e6)] == ["-", "0.25", "950", "45.6k", "1.23M"]
+    assert count(1.23456e6, digits=5) == "1.2346M"
+    assert [number(x) for x in (43200.0, 2.5, 1234.5678)] == ["43,200", "2.5", "1,235"]
+    assert [short(x) for x in (112.0, 7.4666, 0.00012345)] == ["112", "7.467", "0.0001234"]
+    assert [cell(x) for x in (None, 1234567.0, ["a", "b"], "x", 3)] == ["-", "1.23457e+06", "a; b", "x", "3"]

@@ -1,0 +1,63 @@
+"""What a vendor review reads off a plan (planner.insight): break-even prices, from the duals and by
+re-solving, and the vendor outage table."""
+
+import pytest
+from conftest import catalog_of, make_inputs, offering, solve_dicts, workload, workloads_of
+
+from planner.solve import solve_inputs
+
+
+def per_task(price_in, price_out):
+    return (1000 * price_in + 1000 * price_out) / 1e6
+
+
+def test_break_even_prices_by_hand():
+    cat = catalog_of(offering("a"), offering("b", price_in=2, price_out=2), offering("c", price_in=4, price_out=4))
+    plan = solve_dicts(workloads_of(workload("w")), cat)
+    be = {b.offering: b for b in plan.workload("w").break_even}
+    assert be["a"].used and be["a"].price_change == pytest.approx(1.0)  # a may double before b matches it
+    assert not be["b"].used and be["b"].price_change == pytest.approx(-0.5)  # b must halve to match a
+    assert be["c"].price_change == pytest.approx(-0.75)
+    assert be["b"].break_even_cost_per_task == pytest.approx(per_task(1, 1))
+
+
+def test_break_even_for_integer_workloads_by_resolving():
+    cat = catalog_of(
+        offering("top", price_in=5, price_out=5, capability=100),
+        offering("mid", price_in=2.5, price_out=2.5, capability=90),
+        offering("low", price_in=0.5, price_out=0.5, capability=50),
+    )
+    plan = solve_dicts(workloads_of(workload("w", capability={"mean_min": 80}, max_options=1)), cat)
+    be = {b.offering: b for b in plan.workload("w").break_even}
+    assert be["mid"].used and be["mid"].price_change == pytest.approx(1.0)  # top costs twice as much
+    assert be["top"].price_change == pytest.approx(-0.5)
+
+
+def test_break_even_prices_are_the_same_from_either_solver():
+    cat = catalog_of(offering("a"), offering("b", price_in=2, price_out=2), offering("c", price_in=4, price_out=4))
+    ws = workloads_of(workload("w"), workload("v", max_options=1))
+    plans = [solve_dicts(ws, cat, solver) for solver in ("highs", "cbc")]
+    for wid in ("w", "v"):
+        a, b = ({x.offering: x.price_change for x in p.workload(wid).break_even} for p in plans)
+        assert set(a) == {"a", "b", "c"} and a == pytest.approx(b), wid
+
+
+def test_vendor_outage_table_in_the_plan():
+    plan = solve_dicts(
+        workloads_of(workload("w1"), workload("w2", capability={"min": 90})),
+        catalog_of(offering("a1", vendor="a"), offering("b1", vendor="b", price_in=3, price_out=3, capability=95)),
+    )
+    out = {r.vendor: r for r in plan.resilience}
+    assert out["a"].cost_without == pytest.approx(2 * 1000 * 6000 / 1e6)  # both on b at $0.006/task
+    assert out["a"].lost_workloads == []
+    assert out["b"].lost_workloads == ["w2"]
+    assert out["b"].cost_without == pytest.approx(1000 * 2000 / 1e6)
+
+
+def test_a_solve_without_review_leaves_the_review_figures_out(tiny_workloads, tiny_catalog):
+    inputs = make_inputs(tiny_workloads, tiny_catalog)
+    full = solve_inputs(inputs, "highs")
+    lean = solve_inputs(inputs, "highs", review=False, resilience=False)
+    assert full.baselines and full.resilience and any(w.break_even for w in full.workloads)
+    assert lean.baselines == [] and lean.resilience == [] and all(w.break_even == [] for w in lean.workloads)
+    assert [w.allocations for w in lean.workloads] == [w.allocations for w in full.workloads]

@@ -1,0 +1,73 @@
+"""The Plan and its file (planner.plan): plans built as trusted records equal their validated JSON
+round trip, and read_plan's errors name the file and the field."""
+
+import json
+
+import pytest
+from conftest import ROOT, solve_dicts
+
+from planner.errors import InputError
+from planner.load import load_inputs
+from planner.plan import PLAN_VERSION, InputFiles, Plan, read_plan
+from planner.solve import solve_inputs
+
+
+@pytest.mark.parametrize("name", ["support", "coding-agent", "real-support"])
+def test_a_shipped_example_plan_equals_its_validated_round_trip(name):
+    """Plan records are built without pydantic's validation (plan.trusted): each must be exactly what
+    validating the plan file gives back, field by field and type by type, break-even rows included."""
+    plan = solve_inputs(load_inputs(ROOT / "workloads" / f"{name}.yaml"))
+    assert any(w.break_even for w in plan.workloads) and any(w.compounding for w in plan.workloads)
+    read = Plan.model_validate_json(plan.to_json())
+    assert read == plan
+    assert read.to_json() == plan.to_json()
+
+
+def test_a_plan_file_reads_back_as_the_plan(tmp_path, tiny_workloads, tiny_catalog):
+    plan = solve_dicts(tiny_workloads, tiny_catalog)
+    assert isinstance(plan.inputs, InputFiles) and plan.inputs.catalog == "tiny"
+    assert plan.plan_version == PLAN_VERSION
+    path = tmp_path / "tiny.plan.json"
+    path.write_text(plan.to_json(), encoding="utf-8")
+    assert read_plan(path) == plan
+    assert plan.workload("agent").id == "agent"
+
+
+def test_a_newer_plan_files_unknown_keys_are_ignored(tmp_path, tiny_workloads, tiny_catalog):
+    plan = solve_dicts(tiny_workloads, tiny_catalog)
+    data = json.loads(plan.to_json())
+    data["added_later"] = {"x": 1}
+    data["workloads"][0]["also_new"] = True
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(data))
+    assert read_plan(path) == plan
+
+
+@pytest.mark.parametrize(
+    "content, where, words",
+    [
+        (None, "", "file not found"),
+        ("{not json", "", "not valid JSON"),
+        ('{"hello": 1}', "plan_version", "not a planner plan file (no plan_version)"),
+        ("[1, 2]", "plan_version", "not a planner plan file"),
+        ('{"plan_version": 2}', "plan_version", "unsupported plan version 2, expected 1"),
+        ('{"plan_version": 1, "status": "optimal"}', "name", "Field required"),
+    ],
+)
+def test_read_plan_errors_name_the_file_and_field(tmp_path, content, where, words):
+    path = tmp_path / "p.json"
+    if content is not None:
+        path.write_text(content)
+    with pytest.raises(InputError) as err:
+        read_plan(path)
+    line = str(err.value)
+    assert line.startswith(str(path)) and words in line, line
+    if where:
+        assert f": {where}" in line, line
+
+
+def test_read_plan_of_a_file_that_is_not_utf8(tmp_path):
+    path = tmp_path / "p.json"
+    path.write_bytes(b'{"plan_version": "\xff"}')
+    with pytest.raises(InputError, match="cannot be read"):
+        read_plan(path)

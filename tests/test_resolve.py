@@ -1,0 +1,97 @@
+"""Re-solves (planner.resolve): one LP kept in HiGHS while options are switched on and off, solved whole
+(Resolver) or by sifting (SiftedResolver), as frontier points and vendor outages are."""
+
+import logging
+
+import numpy as np
+import pytest
+from conftest import catalog_of, make_inputs, offering, planner_log, workload, workloads_of
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from strategies import EXPLORE, portfolios, with_fallback
+
+from planner.lp import build_problem
+from planner.pairs import build_pairs
+from planner.resolve import Resolver, SiftedResolver
+
+FELL_BACK = "re-solve: point solved over the whole LP"
+
+
+def lp_of(ws: dict, cat: dict):
+    inputs = make_inputs(ws, cat)
+    pairs = build_pairs(inputs.workloads, inputs.catalog)
+    return build_problem(inputs.workloads, inputs.catalog, pairs, np.flatnonzero(pairs.eligible_count > 0))
+
+
+def two_lanes():
+    """Two workloads on a cheap lane of vendor a, a dear one of vendor b, and b's fast lane."""
+    cat = catalog_of(
+        offering("a", vendor="a"),
+        offering("b", vendor="b", price_in=2, price_out=2),
+        offering("b-fast", vendor="b", price_in=3, price_out=3, tps=1000),
+    )
+    return lp_of(workloads_of(workload("w1"), workload("w2", tasks=3000)), cat)
+
+
+@pytest.mark.parametrize("kind", [Resolver, SiftedResolver])
+def test_switching_options_off_and_on_again(kind):
+    lp = two_lanes()
+    assert lp.var_o.tolist() == [0, 1, 2, 0, 1, 2]
+    resolver = kind(lp)
+    everything = resolver.run()
+    assert everything.ok and everything.share.tolist() == [1, 0, 0, 1, 0, 0]
+    assert everything.cost == pytest.approx(4000 * 0.002)
+    resolver.set_upper(np.array([0.0, 1, 1, 1, 1, 1]))  # w1 without a
+    point = resolver.run()
+    assert point.ok and point.share.tolist() == [0, 1, 0, 1, 0, 0]
+    assert point.cost == pytest.approx(1000 * 0.004 + 3000 * 0.002)
+    resolver.set_upper(np.array([0.0, 0, 0, 1, 1, 1]))  # w1 with nothing: no plan
+    assert not resolver.run().ok
+    resolver.set_upper(np.ones(6))
+    again = resolver.run()
+    assert again.ok and again.share.tolist() == everything.share.tolist() and again.cost == everything.cost
+
+
+def test_a_sifted_point_short_of_a_row_is_solved_whole(caplog):
+    """Vendor a capped at half the spend: with w1 on a alone and w2's cheap lane off, the small model
+    would need its slack; the point is solved over the whole LP, which has no plan either."""
+    cat = catalog_of(offering("a", vendor="a"), offering("b", vendor="b", price_in=2, price_out=2))
+    lp = lp_of(workloads_of(workload("w1"), workload("w2"), policy={"vendor_share": {"a": 0.5}}), cat)
+    caplog.set_level(logging.DEBUG, logger="planner")
+    sifted = SiftedResolver(lp)
+    first = sifted.run()
+    assert first.ok and first.cost == pytest.approx(Resolver(lp).run().cost)
+    sifted.set_upper(np.array([1.0, 0.0, 1.0, 1.0]))  # w1 on a only
+    assert sifted.run().ok  # w2 spends enough on b
+    assert FELL_BACK not in caplog.messages
+    sifted.set_upper(np.array([1.0, 0.0, 1.0, 0.0]))  # both on a only: over the cap
+    assert not sifted.run().ok
+    assert FELL_BACK in caplog.messages
+
+
+@settings(
+    max_examples=EXPLORE or 100, derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(portfolios(), st.integers(0, 2**32 - 1), st.sampled_from([0.3, 0.7, 0.95]))
+def test_points_solved_by_sifting_match_whole_solves(portfolio, seed, p_on):
+    """Frontier points are solved by sifting (a small model that grows from point to point, with
+    slacks on the relaxable rows): over a run of random option switches, each point's feasibility
+    and optimum are those of the whole LP re-solved."""
+    ws, cat = portfolio
+    lp = lp_of(ws, with_fallback(cat))
+    if lp.integer or not len(lp.var_w):
+        return
+    rng = np.random.default_rng(seed)
+    sifted, whole = SiftedResolver(lp), Resolver(lp)
+    with planner_log() as messages:
+        for _ in range(6):
+            upper = (rng.random(len(lp.var_w)) < p_on).astype(float)
+            sifted.set_upper(upper)
+            whole.set_upper(upper)
+            a, b = sifted.run(), whole.run()
+            assert a.ok == b.ok
+            if a.ok:
+                assert a.cost == pytest.approx(b.cost, rel=1e-7, abs=1e-9)
+                assert np.all(a.share[upper == 0] == 0)
+    fell_back = messages.count(FELL_BACK)
+    event(f"points solved whole: {min(fell_back, 2)}{'+' if fell_back > 2 else ''}")

@@ -1,0 +1,150 @@
+"""What-if scenarios (planner.scenarios): edits matched by glob, field paths and their errors, --set
+expressions and vendor outages, applied to validated inputs."""
+
+import pytest
+from conftest import ROOT, make_inputs, offering, two_vendors
+
+from planner.errors import InputError
+from planner.load import load_inputs, load_scenario
+from planner.scenarios import apply_scenario, scenario_from_sets, without_vendor
+from planner.schema import Scenario
+
+SUPPORT = ROOT / "workloads" / "support.yaml"
+
+
+def scenario(**data):
+    return Scenario.model_validate({"name": "s", **data})
+
+
+def test_set_scale_and_shift_by_glob():
+    sc = scenario(
+        catalog=[
+            {"match": {"id": "a-*"}, "set": {"price.output": "*0.5", "speed.output_tps": 900, "price.input": "+1"}}
+        ]
+    )
+    new = apply_scenario(two_vendors(), sc, "s.yaml")
+    by = {o.id: o for o in new.catalog.offerings}
+    assert by["a-fast"].price.output == 2.0 and by["a-std"].price.output == 1.0
+    assert by["a-fast"].price.input == 5.0 and by["a-std"].speed.output_tps == 900
+    assert by["b-cheap"].price.output == 1.0
+
+
+def test_match_on_tier_vendor_and_several_fields():
+    sc = scenario(catalog=[{"match": {"vendor": "a", "tier": "fast"}, "set": {"price.input": 0.5}}])
+    by = {o.id: o for o in apply_scenario(two_vendors(), sc, "s.yaml").catalog.offerings}
+    assert by["a-fast"].price.input == 0.5 and by["a-std"].price.input == 2.0
+
+
+def test_remove_add_workloads_and_policy():
+    sc = scenario(
+        catalog=[
+            {"remove": {"vendor": "b"}},
+            {"add": [offering("new", vendor="c", price_in=0.1, price_out=0.1, tps=2000)]},
+        ],
+        workloads=[{"match": {"id": "chat"}, "set": {"tasks": "*1.5", "latency.budget_s": 5}}],
+        policy={"set": {"budget": 40000, "vendor_share.a": 0.5}},
+    )
+    new = apply_scenario(two_vendors(), sc, "s.yaml")
+    assert [o.id for o in new.catalog.offerings] == ["a-fast", "a-std", "new"]
+    chat = new.workloads.workloads[0]
+    assert chat.tasks == 1500 and chat.latency.budget_s == 5 and chat.latency.threshold is None
+    agent = new.workloads.workloads[1]
+    assert agent.latency.threshold == "attentive"
+    assert new.workloads.policy.budget == 40000 and new.workloads.policy.vendor_share == {"a": 0.5}
+
+
+def test_setting_a_threshold_clears_the_budget():
+    sc = scenario(workloads=[{"match": {"id": "chat"}, "set": {"latency.threshold": "immediate"}}])
+    chat = apply_scenario(two_vendors(), sc, "s.yaml").workloads.workloads[0]
+    assert chat.latency.threshold == "immediate" and chat.latency.budget_s is None
+
+
+def test_lifting_capacity_with_null():
+    inputs = two_vendors()
+    data = inputs.catalog.model_dump(mode="json")
+    data["offerings"][0]["capacity"] = {"tokens_per_minute": 1000}
+    inputs = make_inputs(inputs.workloads.model_dump(mode="json"), data)
+    sc = scenario(catalog=[{"match": {"tier": "fast"}, "set": {"capacity.tokens_per_minute": None}}])
+    assert apply_scenario(inputs, sc, "s.yaml").catalog.offerings[0].capacity.tokens_per_minute is None
+
+
+@pytest.mark.parametrize(
+    "data, where, words",
+    [
+        (
+            {"catalog": [{"match": {"id": "zzz*"}, "set": {"price.input": 1}}]},
+            "catalog[0].match",
+            "matches no offering",
+        ),
+        (
+            {"catalog": [{"match": {"id": "a-*"}, "set": {"price.inptu": 1}}]},
+            "catalog[0].set.price.inptu",
+            "no field 'inptu' in Price",
+        ),
+        (
+            {"catalog": [{"match": {"id": "a-*"}, "set": {"prices.input": 1}}]},
+            "catalog[0].set.prices.input",
+            "no field 'prices'",
+        ),
+        ({"catalog": [{"remove": {"host": "nobody"}}]}, "catalog[0].remove", "matches no offering"),
+        ({"workloads": [{"match": {"id": "nope"}, "set": {"tasks": 1}}]}, "workloads[0].match", "matches no workload"),
+        (
+            {"catalog": [{"match": {"id": "a-*"}, "set": {"price.cached_input": "*2"}}]},
+            "catalog[0].set.price.cached_input",
+            "not set",
+        ),
+        (
+            {"catalog": [{"match": {"id": "a-*"}, "set": {"price.input": -3}}]},
+            "offerings[0].price.input",
+            "greater than or equal to 0",
+        ),
+        ({"policy": {"set": {"budgett": 5}}}, "policy.set.budgett", "no field 'budgett' in Policy"),
+    ],
+)
+def test_scenario_errors_name_the_path(data, where, words):
+    with pytest.raises(InputError) as err:
+        apply_scenario(two_vendors(), scenario(**data), "s.yaml")
+    line = str(err.value)
+    assert line.startswith("s.yaml") and where in line and words in line, line
+
+
+def test_set_expressions():
+    sc = scenario_from_sets(["offerings[a-*].price.output=*0.8", "workloads[chat].tasks=2000", "policy.budget=100"])
+    new = apply_scenario(two_vendors(), sc, "--set")
+    assert new.catalog.offerings[0].price.output == pytest.approx(3.2)
+    assert new.workloads.workloads[0].tasks == 2000 and new.workloads.policy.budget == 100
+    with pytest.raises(InputError):
+        scenario_from_sets(["price=3"])
+
+
+def test_shipped_scenarios_apply():
+    inputs = load_inputs(SUPPORT)
+    paths = sorted((ROOT / "scenarios").glob("*.yaml"))
+    assert len(paths) == 4
+    for path in paths:
+        new = apply_scenario(inputs, load_scenario(path), str(path))
+        assert (new.workloads, new.catalog) != (inputs.workloads, inputs.catalog), path.name  # each edits something
+        assert new.catalog.offerings and new.workloads.workloads
+
+
+def test_without_vendor_removes_its_offerings():
+    sc = without_vendor("a")
+    assert sc.name == "without-a"
+    new = apply_scenario(two_vendors(), sc, "--without-vendor")
+    assert [o.id for o in new.catalog.offerings] == ["b-cheap"]
+    assert new.workloads == two_vendors().workloads
+    with pytest.raises(InputError, match="matches no offering"):
+        apply_scenario(new, sc, "--without-vendor")
+
+
+def test_applying_a_scenario_leaves_the_inputs_as_they_were():
+    inputs = two_vendors()
+    before = (inputs.workloads.model_dump(), inputs.catalog.model_dump())
+    sc = scenario(
+        catalog=[{"match": {"id": "a-*"}, "set": {"price.output": "*0.5"}}],
+        workloads=[{"match": {"id": "chat"}, "set": {"tasks": "*2"}}],
+    )
+    new = apply_scenario(inputs, sc, "s.yaml")
+    assert (inputs.workloads.model_dump(), inputs.catalog.model_dump()) == before
+    assert new.workloads.workloads[0].tasks == 2 * inputs.workloads.workloads[0].tasks
+    assert new.workloads_file == inputs.workloads_file and new.catalog_file == inputs.catalog_file
