@@ -4,6 +4,8 @@ and the assumptions made. Every figure comes from the pair table and the cleaned
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from .arrays import dot
@@ -34,6 +36,8 @@ from .solver import SolveResult
 
 REJECTIONS = 10  # rejected options listed per workload, cheapest first (SPEC 5)
 
+Known = Callable[[np.ndarray, np.ndarray], list[Rejection | None]] | None
+
 
 def build_plan(
     inputs: Inputs,
@@ -47,14 +51,16 @@ def build_plan(
     scenario: str | None,
     break_even: dict[int, list],
     curves: dict[int, dict],
+    known_rejections: Known = None,
 ) -> Plan:
     """The plan of the cleaned shares: records, spend, bindings, relaxation, diagnosis, assumptions.
-    break_even (per workload) and curves (compounding, per multi-turn workload) come from insight."""
+    break_even (per workload) and curves (compounding, per multi-turn workload) come from insight;
+    known_rejections (a what-if scenario's, warm.py) gives rejection records already made."""
     ws, catalog = inputs.workloads, inputs.catalog
     total = dot(lp.spend, share)
     relaxation = _relaxations(lp, share, result.slack, total) if result.slack is not None else []
     diagnosis = [r.meaning for r in relaxation]
-    workloads = _workload_plans(inputs, pairs, lp, share, break_even, _rejections(pairs), curves)
+    workloads = _workload_plans(inputs, pairs, lp, share, break_even, _rejections(pairs, known_rejections), curves)
     alone = np.flatnonzero(pairs.eligible_count == 0)
     for w in alone:
         diagnosis.append(f"workload '{pairs.workloads.ids[w]}': {workloads[w].diagnosis.summary}")
@@ -231,9 +237,10 @@ def _workload_plans(
     return out
 
 
-def _rejections(pairs: Pairs, limit: int = REJECTIONS) -> list[list[Rejection]]:
+def _rejections(pairs: Pairs, known: Known = None, limit: int = REJECTIONS) -> list[list[Rejection]]:
     """Per workload, up to `limit` ineligible options, cheapest first (then faster, then catalog order),
-    each with its reasons."""
+    each with its reasons. known(rw, ro): per pair, a record already made for it (equal to the one
+    made here), or None."""
     W, O = pairs.shape
     cost = np.where(pairs.eligible, np.inf, pairs.cost_per_task)
     if O > limit:  # only options up to each row's limit-th cheapest cost can make its list
@@ -245,10 +252,19 @@ def _rejections(pairs: Pairs, limit: int = REJECTIONS) -> list[list[Rejection]]:
     rw, ro = rw[order], ro[order]
     keep = np.arange(len(rw)) - np.searchsorted(rw, rw) < limit
     rw, ro = rw[keep], ro[keep]
+    records = [None] * len(rw) if known is None else known(rw, ro)
+    new = [i for i, r in enumerate(records) if r is None]
+    for i, r in zip(new, _new_rejections(pairs, rw[new], ro[new])):
+        records[i] = r
+    ends = np.searchsorted(rw, np.arange(W + 1)).tolist()  # rw is sorted: each workload's records are a run
+    return [records[a:b] for a, b in zip(ends[:-1], ends[1:])]
+
+
+def _new_rejections(pairs: Pairs, rw: np.ndarray, ro: np.ndarray) -> list[Rejection]:
     ids, modes = pairs.options.offering_id, pairs.options.mode
     cap = pairs.capability[rw, ro]
     cap = np.where(np.isnan(cap), None, cap).tolist()  # floats, None where there is no score
-    records = [
+    return [
         trusted(
             Rejection,
             {
@@ -268,8 +284,6 @@ def _rejections(pairs: Pairs, limit: int = REJECTIONS) -> list[list[Rejection]]:
             cap,
         )
     ]
-    ends = np.searchsorted(rw, np.arange(W + 1)).tolist()  # rw is sorted: each workload's records are a run
-    return [records[a:b] for a, b in zip(ends[:-1], ends[1:])]
 
 
 def _near(pairs: Pairs, w: int, o: int) -> NearMiss:

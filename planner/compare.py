@@ -4,6 +4,8 @@ what-if scenario against its base)."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from pydantic import BaseModel
 
 from .plan import Plan, trusted
@@ -70,22 +72,40 @@ class Comparison(BaseModel):
         return [self.workloads[i] for i in keep]
 
 
+def routings(plan: Plan) -> dict[str, list[str]]:
+    """Each workload's routing as a comparison shows it ("offering@mode 70%", largest share first)."""
+    return {w.id: _routing(w) for w in plan.workloads}
+
+
 def _routing(w) -> list[str]:
     allocations = (
         w.allocations if len(w.allocations) < 2 else sorted(w.allocations, key=lambda a: (-a.share, a.offering, a.mode))
     )
-    return [f"{a.offering}{'' if a.mode == 'default' else '@' + a.mode} {a.share:.0%}" for a in allocations]
+    return [_route(a.offering, a.mode, a.share) for a in allocations]
 
 
-def compare_plans(old: Plan, new: Plan, label_before: str = "before", label_after: str = "after") -> Comparison:
-    """Cost change in total, by workload and vendor; routing changes; bindings; price and speed changes."""
+@lru_cache(maxsize=65536)
+def _route(offering: str, mode: str, share: float) -> str:
+    return f"{offering}{'' if mode == 'default' else '@' + mode} {share:.0%}"
+
+
+def compare_plans(
+    old: Plan,
+    new: Plan,
+    label_before: str = "before",
+    label_after: str = "after",
+    old_routing: dict[str, list[str]] | None = None,
+) -> Comparison:
+    """Cost change in total, by workload and vendor; routing changes; bindings; price and speed changes.
+    old_routing: routings(old), when many plans are compared with the same one (a what-if batch)."""
     old_w = {w.id: w for w in old.workloads}
     new_w = {w.id: w for w in new.workloads}
+    old_routing = routings(old) if old_routing is None else old_routing
     ids = [w.id for w in old.workloads] + [w.id for w in new.workloads if w.id not in old_w]
     workloads = []
     for i in ids:
         a, b = old_w.get(i), new_w.get(i)
-        ra = _routing(a) if a else []
+        ra = old_routing[i] if a else []
         rb = _routing(b) if b else []
         workloads.append(
             trusted(

@@ -101,6 +101,7 @@ def _solve(
             scenario=scenario,
             break_even=break_even,
             curves=curves,
+            known_rejections=start.known_rejections(changed) if start else None,
         )
     if review:
         with stage("baselines"):

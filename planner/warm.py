@@ -7,7 +7,9 @@ A scenario usually edits a few offerings of the same files. Then:
 - pruning is decided per group of options (a workload, or a workload and vendor), so groups that
   no changed option touches keep the base's candidates;
 - the base's routing is a good guess of the scenario's optimal columns: the LP is solved by
-  sifting from it (solver.solve_sifted), which certifies the whole LP's optimum.
+  sifting from it (solver.solve_sifted), which certifies the whole LP's optimum;
+- a rejected pair whose option the edit leaves alone gets the base's record for that pair: its
+  reasons and figures depend on its workload and its option only.
 
 Each is keyed on values: the workloads compared field by field, offerings by content, the routing
 by (workload id, offering id, mode). Nothing depends on which Python objects are shared.
@@ -22,7 +24,7 @@ import numpy as np
 from .load import Inputs
 from .lp import LinearProgram
 from .pairs import Pairs, build_options, build_pairs, changed_options, repriced_pairs
-from .plan import Plan
+from .plan import Plan, Rejection
 from .prune import candidates
 from .schema import Catalog, WorkloadSet
 from .timing import log
@@ -37,11 +39,20 @@ class WarmStart:
     pairs: Pairs
     candidates: np.ndarray  # W x O bool, pruning's answer for the base
     routing: tuple[tuple[str, str, str], ...]  # (workload id, offering id, mode) of every allocation
+    rejections: tuple[Rejection, ...] = ()  # the base plan's rejection records ...
+    rejected_at: np.ndarray | None = None  # ... and, W x O, where each pair's is among them (-1: none)
 
     @classmethod
     def of(cls, inputs: Inputs, pairs: Pairs, cand: np.ndarray, plan: Plan) -> WarmStart:
+        """The start a solve of `inputs` leaves: its pair table, pruning and plan (solve.solve_base)."""
         routing = tuple((w.id, a.offering, a.mode) for w in plan.workloads for a in w.allocations)
-        return cls(inputs.workloads, inputs.catalog, pairs, cand, routing)
+        option = _option_index(pairs)
+        records = [(w, option[r.offering, r.mode], r) for w, wp in enumerate(plan.workloads) for r in wp.rejected]
+        rejected_at = np.full(pairs.shape, -1)
+        if records:
+            rw, ro, _ = zip(*records)
+            rejected_at[list(rw), list(ro)] = np.arange(len(records))
+        return cls(inputs.workloads, inputs.catalog, pairs, cand, routing, tuple(r for *_, r in records), rejected_at)
 
     def pairs_for(self, inputs: Inputs) -> tuple[Pairs, np.ndarray | None]:
         """The scenario's pair table, and which of its options differ from the base's (None when it
@@ -64,6 +75,18 @@ class WarmStart:
         reuse = None if changed is None else (self.candidates, self.pairs.eligible, changed)
         return candidates(inputs.workloads, inputs.catalog, pairs, reuse=reuse)
 
+    def known_rejections(self, changed: np.ndarray | None):
+        """For a scenario whose pairs are the base's but for the options `changed` (pairs_for): a lookup
+        (rw, ro) -> the base's record of each rejected pair whose option is unchanged, else None."""
+        if changed is None or self.rejected_at is None:
+            return None
+        at, records = self.rejected_at, self.rejections
+
+        def known(rw: np.ndarray, ro: np.ndarray) -> list[Rejection | None]:
+            return [None if k < 0 else records[k] for k in np.where(changed[ro], -1, at[rw, ro]).tolist()]
+
+        return known
+
     def columns(self, pairs: Pairs, lp: LinearProgram) -> np.ndarray:
         """Per LP column, whether the base routed that (workload, option) pair."""
         return routed_pairs(self.routing, pairs)[lp.var_w, lp.var_o]
@@ -72,11 +95,15 @@ class WarmStart:
 def routed_pairs(routing, pairs: Pairs) -> np.ndarray:
     """W x O bool: the pairs a routing allocates, matched by workload id, offering id and mode."""
     out = np.zeros(pairs.shape, dtype=bool)
-    opts = pairs.options
-    option = {key: o for o, key in enumerate(zip(opts.offering_id, opts.mode))}
+    option = _option_index(pairs)
     row = {wid: w for w, wid in enumerate(pairs.workloads.ids)}
     for wid, offering, mode in routing:
         w, o = row.get(wid), option.get((offering, mode))
         if w is not None and o is not None:
             out[w, o] = True
     return out
+
+
+def _option_index(pairs: Pairs) -> dict[tuple[str, str], int]:
+    """(offering id, mode) -> option index."""
+    return {key: o for o, key in enumerate(zip(pairs.options.offering_id, pairs.options.mode))}

@@ -15,10 +15,10 @@ import os
 import secrets
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from .compare import Comparison, compare_plans
+from .compare import Comparison, compare_plans, routings
 from .files import discard, stage
 from .load import Inputs
 from .plan import Plan
@@ -51,6 +51,10 @@ class Batch:
     review: bool
     paths: list[Path] | None = None
     tag: str = ""
+    routing: dict[str, list[str]] = field(default_factory=dict)  # the base's, shown beside each scenario's
+
+    def __post_init__(self) -> None:
+        self.routing = routings(self.base)
 
     def solve(self, i: int) -> ScenarioOutcome:
         from .solve import solve_inputs
@@ -69,7 +73,7 @@ class Batch:
                 plan.status,
                 plan.total_cost,
                 list(plan.diagnosis),
-                compare_plans(self.base, plan, "base", scenario.name),
+                compare_plans(self.base, plan, "base", scenario.name, self.routing),
                 staged,
             )
         except BaseException:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import logging
 from contextlib import contextmanager
@@ -69,9 +70,11 @@ def planner_log():
 
 def routing_start(inputs: Inputs, base_plan):
     """A WarmStart made of the inputs' own pair table and pruning, with another plan's routing: a solve
-    of the inputs from it sifts from that routing and reuses nothing else."""
+    of the inputs from it sifts from that routing and reuses nothing else (no rejection records: those
+    of base_plan belong to other inputs)."""
     pairs = build_pairs(inputs.workloads, inputs.catalog)
-    return WarmStart.of(inputs, pairs, candidates(inputs.workloads, inputs.catalog, pairs), base_plan)
+    start = WarmStart.of(inputs, pairs, candidates(inputs.workloads, inputs.catalog, pairs), base_plan)
+    return dataclasses.replace(start, rejections=(), rejected_at=None)
 
 
 def offering(

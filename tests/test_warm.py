@@ -163,13 +163,24 @@ def test_a_start_knows_its_routing_and_the_lp_columns_it_routed():
 
 def test_a_start_built_from_the_base_of_other_inputs_holds_those_inputs():
     ws, cat = four_offerings()
+    ws["workloads"][1]["capability"] = {"min": 85}  # the agent has one option (b1@high): the rest are rejected
     inputs = make_inputs(ws, cat)
     plan = solve_inputs(inputs, "highs")
     pairs = build_pairs(inputs.workloads, inputs.catalog)
     cand = candidates(inputs.workloads, inputs.catalog, pairs)
     start = WarmStart.of(inputs, pairs, cand, plan)
     assert start.pairs is pairs and start.candidates is cand
-    assert start == WarmStart(inputs.workloads, inputs.catalog, pairs, cand, start.routing)
+    assert start.workloads == inputs.workloads and start.catalog == inputs.catalog
+    assert start.routing == tuple((w.id, a.offering, a.mode) for w in plan.workloads for a in w.allocations)
+    # every rejection record of the plan, found at its (workload, option) pair
+    opts = pairs.options
+    found = {
+        (pairs.workloads.ids[w], opts.offering_id[o], opts.mode[o]): start.rejections[k]
+        for (w, o), k in np.ndenumerate(start.rejected_at)
+        if k >= 0
+    }
+    assert found == {(w.id, r.offering, r.mode): r for w in plan.workloads for r in w.rejected}
+    assert len(found) == sum(len(w.rejected) for w in plan.workloads) > 0
 
 
 EDITS = {
