@@ -5,6 +5,7 @@ Exit codes: 0 done; 1 internal error; 2 bad input or usage; 3 no feasible plan.
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Callable
 from enum import Enum
@@ -98,14 +99,27 @@ def main_options(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> None:
     _state["debug"] = debug
-    if verbose:
-        import logging
+    _verbose(verbose)
 
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(message)s"))
-        log = logging.getLogger("planner")
-        log.addHandler(handler)
-        log.setLevel(logging.INFO)
+
+class _Stderr(logging.Handler):
+    """Log lines on the stderr of the moment (a test runner swaps it between runs)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        print(record.getMessage(), file=sys.stderr)
+
+
+_STAGES = _Stderr()
+
+
+def _verbose(on: bool) -> None:
+    """Stage timings (logged at INFO by the pipeline) on stderr, or not: one handler, however many
+    runs share this process."""
+    log = logging.getLogger("planner")
+    log.removeHandler(_STAGES)
+    log.setLevel(logging.INFO if on else logging.NOTSET)
+    if on:
+        log.addHandler(_STAGES)
 
 
 @app.command()

@@ -321,6 +321,9 @@ def test_verbose_prints_each_stage_time_on_stderr_and_changes_nothing_else(tiny,
         return re.sub(r"constraints, [0-9.]+ s\.", "", (tiny / folder / "tiny.html").read_text())
 
     assert report("loud") == report("quiet")
+    again = run("-v", "solve", tiny / "tiny-workloads.yaml", "--out", tiny / "loud", "--format", "csv")
+    assert len(again.stderr.splitlines()) == len(stages)  # one handler, however many runs in a process
+    assert run("solve", tiny / "tiny-workloads.yaml", "--out", tiny / "quiet").stderr == ""
 
 
 def test_python_m_planner_is_the_command_line(tiny):
