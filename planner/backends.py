@@ -123,43 +123,46 @@ def highs_model(lp: LinearProgram, *, integer: bool = True, elastic: bool = Fals
     Columns: the share variables, then the binaries, then one slack per relaxable row. Returns the
     Highs object and the slack column of each relaxed row."""
     import highspy
-    import scipy.sparse as sp
 
     n = len(lp.var_w)
     groups = lp.max_options if integer else []
     n_y = sum(len(cols) for _, cols, _ in groups)
     inf = highspy.kHighsInf
+    row_of, row_cols, row_coefs = lp.matrix
+    rows_i, cols_j, vals = [row_of], [row_cols], [row_coefs]
     sense, rhs = lp.senses  # 0 "<=", 1 ">=", 2 "=="
     lower = np.where(sense == 0, -inf, rhs).tolist()
     upper = np.where(sense == 1, inf, rhs).tolist()
     relaxed = _relaxed_rows(lp, elastic)
-    slack_of: dict[int, int] = dict(zip(relaxed, (n + n_y + np.arange(len(relaxed))).tolist()))
-    n_cols = n + n_y + len(relaxed)
-    # the LP's rows, each with its slack (if relaxed) after its own entries; the binaries' columns empty
-    slacks = sp.csr_array(
-        (
-            np.array([-1.0 if lp.rows[r].sense == "<=" else 1.0 for r in relaxed], dtype=float),
-            (np.asarray(relaxed, dtype=int), np.arange(len(relaxed))),
-        ),
-        shape=(len(lp.rows), len(relaxed)),
-    )
-    parts = [sp.hstack([lp.matrix, sp.csr_array((len(lp.rows), n_y)), slacks], format="csr")]
+    slack_cols = n + n_y + np.arange(len(relaxed))
+    slack_of: dict[int, int] = dict(zip(relaxed, slack_cols.tolist()))
+    if relaxed:
+        rows_i.append(np.array(relaxed))
+        cols_j.append(slack_cols)
+        vals.append(np.array([-1.0 if lp.rows[r].sense == "<=" else 1.0 for r in relaxed]))
+    r = len(lp.rows)
     y = n
-    for _, cols, k in groups:  # x_j - y_j <= 0 for each option of the group; sum y <= k
+    for _, cols, k in groups:  # x_j - y_j <= 0; sum y <= k
         ys = np.arange(y, y + len(cols))
-        links = np.repeat(np.arange(len(cols)), 2)
-        parts.append(
-            sp.csr_array(
-                (np.tile([1.0, -1.0], len(cols)), (links, np.column_stack([cols, ys]).ravel())),
-                shape=(len(cols), n_cols),
-            )
-        )
-        parts.append(sp.csr_array((np.ones(len(ys)), (np.zeros(len(ys), dtype=int), ys)), shape=(1, n_cols)))
-        lower += [-inf] * len(cols) + [-inf]
-        upper += [0.0] * len(cols) + [float(k)]
+        rows_i.append(np.repeat(np.arange(r, r + len(cols)), 2))
+        cols_j.append(np.column_stack([cols, ys]).ravel())
+        vals.append(np.tile([1.0, -1.0], len(cols)))
+        lower += [-inf] * len(cols)
+        upper += [0.0] * len(cols)
+        r += len(cols)
+        rows_i.append(np.full(len(ys), r))
+        cols_j.append(ys)
+        vals.append(np.ones(len(ys)))
+        lower.append(-inf)
+        upper.append(float(k))
+        r += 1
         y += len(cols)
-    matrix = sp.vstack(parts, format="csr") if len(parts) > 1 else parts[0]
-    r = matrix.shape[0]
+    n_cols = n + n_y + len(relaxed)
+    ri = np.concatenate(rows_i)
+    cj = np.concatenate(cols_j).astype(int)
+    va = np.concatenate(vals)
+    # row-wise: the rows' own entries, in row order (lp.matrix already is, when nothing was added)
+    order = np.argsort(ri, kind="stable") if len(rows_i) > 1 else slice(None)
     model = highspy.HighsLp()
     model.num_col_ = n_cols
     model.num_row_ = r
@@ -175,9 +178,9 @@ def highs_model(lp: LinearProgram, *, integer: bool = True, elastic: bool = Fals
     model.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
     model.a_matrix_.num_col_ = n_cols
     model.a_matrix_.num_row_ = r
-    model.a_matrix_.start_ = matrix.indptr.astype(np.int32)
-    model.a_matrix_.index_ = matrix.indices.astype(np.int32)
-    model.a_matrix_.value_ = matrix.data
+    model.a_matrix_.start_ = np.r_[0, np.cumsum(np.bincount(ri, minlength=r))].astype(np.int32)
+    model.a_matrix_.index_ = cj[order].astype(np.int32)
+    model.a_matrix_.value_ = va[order]
     if n_y:
         model.integrality_ = (
             [highspy.HighsVarType.kContinuous] * n
@@ -213,17 +216,13 @@ def run_settled(h) -> None:
 def add_columns(h, lp: LinearProgram, new: np.ndarray, cost: np.ndarray, upper: np.ndarray) -> None:
     """Append the LP's columns `new` (ascending) to a HiGHS model of some of its columns, with their
     entries in the LP's rows: the model's basis is kept, so the next run goes on from where it stopped."""
-    sub = lp.columns[:, new]
-    h.addCols(
-        len(new),
-        cost,
-        np.zeros(len(new)),
-        upper,
-        sub.nnz,
-        sub.indptr[:-1].astype(np.int32),
-        sub.indices.astype(np.int32),
-        sub.data,
-    )
+    row_of, cols, coefs = lp.matrix
+    pick = np.zeros(len(lp.var_w), dtype=bool)
+    pick[new] = True
+    at = np.flatnonzero(pick[cols])  # their entries, column by column
+    at = at[np.argsort(cols[at], kind="stable")]
+    starts = np.searchsorted(cols[at], new).astype(np.int32)
+    h.addCols(len(new), cost, np.zeros(len(new)), upper, len(at), starts, row_of[at].astype(np.int32), coefs[at])
 
 
 class HighsModel:

@@ -169,24 +169,18 @@ class LinearProgram:
         return bool(self.max_options)
 
     @cached_property
-    def matrix(self):
-        """The rows as a scipy.sparse CSR array (rows x columns), each row's entries in the order built."""
-        import scipy.sparse as sp
-
+    def matrix(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The rows as one coordinate list: (row index, column, coefficient) per entry."""
         if not self.rows:
-            row_of, cols, coefs = np.zeros(0, dtype=int), np.zeros(0, dtype=int), np.zeros(0)
-        elif isinstance(self.rows, Rows):
-            row_of, cols, coefs = self.rows.entries()
-        else:
-            row_of = np.repeat(np.arange(len(self.rows)), [len(r.cols) for r in self.rows])
-            cols = np.concatenate([r.cols for r in self.rows]).astype(int)
-            coefs = np.concatenate([r.coefs for r in self.rows]).astype(float)
-        return sp.csr_array((coefs, (row_of, cols)), shape=(len(self.rows), len(self.var_w)))
-
-    @cached_property
-    def columns(self):
-        """The same matrix column by column (CSC), for adding columns to a solver's model."""
-        return self.matrix.tocsc()
+            return np.zeros(0, dtype=int), np.zeros(0, dtype=int), np.zeros(0)
+        if isinstance(self.rows, Rows):
+            return self.rows.entries()
+        row_of = np.repeat(np.arange(len(self.rows)), [len(r.cols) for r in self.rows])
+        return (
+            row_of,
+            np.concatenate([r.cols for r in self.rows]).astype(int),
+            np.concatenate([r.coefs for r in self.rows]).astype(float),
+        )
 
     @cached_property
     def senses(self) -> tuple[np.ndarray, np.ndarray]:
@@ -205,18 +199,24 @@ class LinearProgram:
 
     def activities(self, share: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Every row's activity and gross activity (sum of |coefficient x share|) at once."""
-        return self.matrix @ share, abs(self.matrix) @ np.abs(share)
+        row_of, cols, coefs = self.matrix
+        terms = coefs * share[cols]
+        n = len(self.rows)
+        return np.bincount(row_of, terms, minlength=n), np.bincount(row_of, np.abs(terms), minlength=n)
 
     def reduced_costs(self, cost: np.ndarray, duals: np.ndarray) -> np.ndarray:
         """cost - A'y for every column (y: a dual per row, the solver's sign): pricing for sifting."""
-        return cost - self.matrix.T @ duals
+        row_of, cols, coefs = self.matrix
+        return cost - np.bincount(cols, coefs * duals[row_of], minlength=len(self.var_w))
 
     def restrict(self, keep: np.ndarray, held: Iterable[int] = ()) -> LinearProgram:
         """The same problem over the columns `keep` (ascending indices) only: the others are fixed at zero.
         Rows in `held` become equalities (held at their bound)."""
         pos = np.full(len(self.var_w), -1)
         pos[keep] = np.arange(len(keep))
-        matrix = self.matrix[:, keep]
+        row_of, cols, coefs = self.matrix
+        kept = pos[cols] >= 0
+        row_of, cols, coefs = row_of[kept], pos[cols[kept]], coefs[kept]
         held = sorted(set(held))
         sense, rhs = self.senses
         if held:
@@ -229,11 +229,11 @@ class LinearProgram:
             self.spend[keep],
             self.objective[keep],
             self.scale,
-            _RestrictedRows(self.rows, matrix, set(held)),
+            _RestrictedRows(self.rows, row_of, cols, coefs, set(held)),
             max_options,
             self.latency_weight[keep],
         )
-        sub.__dict__["matrix"] = matrix  # already at hand
+        sub.__dict__["matrix"] = (row_of, cols, coefs)  # already at hand
         sub.__dict__["senses"] = (sense, rhs)
         return sub
 
@@ -244,13 +244,14 @@ SENSE_CODE = {"<=": 0, ">=": 1, "==": 2}
 class _RestrictedRows(Sequence):
     """The rows of a restricted LP, made when first read: a solve needs only the arrays (matrix, senses)."""
 
-    def __init__(self, rows: list[Row], matrix, held: set[int]):
-        self._source, self._matrix, self._held = rows, matrix, held
+    def __init__(self, rows: list[Row], row_of: np.ndarray, cols: np.ndarray, coefs: np.ndarray, held: set[int]):
+        self._source, self._entries, self._held = rows, (row_of, cols, coefs), held
         self._rows: list[Row] | None = None
 
     def _all(self) -> list[Row]:
         if self._rows is None:
-            cols, coefs, ends = self._matrix.indices, self._matrix.data, self._matrix.indptr.tolist()
+            row_of, cols, coefs = self._entries
+            ends = np.searchsorted(row_of, np.arange(len(self._source) + 1)).tolist()  # entries stay in row order
             self._rows = [
                 Row(
                     r.name,

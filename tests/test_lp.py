@@ -238,9 +238,5 @@ def test_row_blocks_give_the_rows_and_arrays_built_row_by_row():
             )
             assert r.coefs.tolist() == want
     by_rows = LinearProgram(lp.var_w, lp.var_o, lp.spend, lp.objective, lp.scale, rows)
-    a, b = lp.matrix, by_rows.matrix  # the same entries, in the same order within each row
-    assert a.shape == b.shape and all(
-        np.array_equal(x, y) for x, y in zip((a.indptr, a.indices, a.data), (b.indptr, b.indices, b.data))
-    )
-    for x, y in zip(lp.senses, by_rows.senses):
-        assert np.array_equal(x, y)
+    for a, b in zip(lp.matrix + lp.senses, by_rows.matrix + by_rows.senses):
+        assert np.array_equal(a, b)
