@@ -52,15 +52,18 @@ def build_plan(
     break_even: dict[int, list],
     curves: dict[int, dict],
     known_rejections: Known = None,
+    known_records: dict[int, WorkloadPlan] | None = None,
 ) -> Plan:
     """The plan of the cleaned shares: records, spend, bindings, relaxation, diagnosis, assumptions.
     break_even (per workload) and curves (compounding, per multi-turn workload) come from insight;
-    known_rejections (a what-if scenario's, warm.py) gives rejection records already made."""
+    known_rejections and known_records (a what-if scenario's, warm.py) give records already made."""
     ws, catalog = inputs.workloads, inputs.catalog
     total = dot(lp.spend, share)
     relaxation = _relaxations(lp, share, result.slack, total) if result.slack is not None else []
     diagnosis = [r.meaning for r in relaxation]
-    workloads = _workload_plans(inputs, pairs, lp, share, break_even, _rejections(pairs, known_rejections), curves)
+    workloads = _workload_plans(
+        inputs, pairs, lp, share, break_even, _rejections(pairs, known_rejections), curves, known_records or {}
+    )
     alone = np.flatnonzero(pairs.eligible_count == 0)
     for w in alone:
         diagnosis.append(f"workload '{pairs.workloads.ids[w]}': {workloads[w].diagnosis.summary}")
@@ -117,8 +120,12 @@ def build_plan(
 def main_options(pairs: Pairs, lp: LinearProgram, share: np.ndarray) -> np.ndarray:
     """Per workload, the option carrying its largest share (the first of equals), or -1."""
     used = np.flatnonzero(share > 0)
-    u_w, u_o, u_s = lp.var_w[used], lp.var_o[used], share[used]
-    main = np.full(pairs.shape[0], -1)
+    return largest(pairs.shape[0], lp.var_w[used], lp.var_o[used], share[used])
+
+
+def largest(n_w: int, u_w: np.ndarray, u_o: np.ndarray, u_s: np.ndarray) -> np.ndarray:
+    """Per workload, the option of the largest share among allocation entries (the first of equals), or -1."""
+    main = np.full(n_w, -1)
     if len(u_w):
         top = np.lexsort((np.arange(len(u_w)), -u_s, u_w))
         firsts = top[np.r_[True, u_w[top][1:] != u_w[top][:-1]]]
@@ -134,13 +141,19 @@ def _workload_plans(
     break_even: dict[int, list],
     rejected: list[list[Rejection]],
     curves: dict[int, dict],
+    known: dict[int, WorkloadPlan],
 ) -> list[WorkloadPlan]:
-    """Every workload's part of the plan, built from the arrays as typed records (plan.trusted)."""
+    """Every workload's part of the plan, built from the arrays as typed records (plan.trusted);
+    a workload in `known` takes that record (equal to the one made here) with these rejections."""
     from pydantic import TypeAdapter
 
     wa, opts = pairs.workloads, pairs.options
     ws = inputs.workloads
     used = np.flatnonzero(share > 0)
+    if known:
+        is_known = np.zeros(pairs.shape[0], dtype=bool)
+        is_known[list(known)] = True
+        used = used[~is_known[lp.var_w[used]]]
     u_w, u_o, u_s = lp.var_w[used], lp.var_o[used], share[used]
     u_tasks = u_s * wa.tasks[u_w]
     u_cpt = pairs.cost_per_task[u_w, u_o]
@@ -200,6 +213,9 @@ def _workload_plans(
     assumed = wa.peak_assumed.tolist()
     out = []
     for w, wl in enumerate(ws.workloads):
+        if w in known:
+            out.append(trusted(WorkloadPlan, {**known[w].__dict__, "rejected": rejected[w]}))
+            continue
         allocs = allocs_of[w]
         curve = curves.get(w) if allocs else None
         out.append(

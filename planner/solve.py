@@ -88,7 +88,15 @@ def _solve(
             if review and result.slack is None and len(lp.var_w)
             else {}
         )
-        curves = insight.compounding_many(pairs, main_options(pairs, lp, share))
+        main, standard = main_options(pairs, lp, share), insight.standard_options(pairs)
+        known = {} if start is None else start.known_records(pairs, changed, lp, share, main, standard)
+        known = {w: r for w, r in known.items() if w not in break_even}
+        if start is not None:
+            log.debug("plan: %d of %d workload records taken from the start", len(known), pairs.shape[0])
+        if known:  # their compounding curves are the base's
+            main = main.copy()
+            main[list(known)] = -1
+        curves = insight.compounding_many(pairs, main, standard)
     with stage("plan"):
         plan = build_plan(
             inputs,
@@ -102,6 +110,7 @@ def _solve(
             break_even=break_even,
             curves=curves,
             known_rejections=start.known_rejections(changed) if start else None,
+            known_records=known,
         )
     if review:
         with stage("baselines"):

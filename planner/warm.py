@@ -9,7 +9,11 @@ A scenario usually edits a few offerings of the same files. Then:
 - the base's routing is a good guess of the scenario's optimal columns: the LP is solved by
   sifting from it (solver.solve_sifted), which certifies the whole LP's optimum;
 - a rejected pair whose option the edit leaves alone gets the base's record for that pair: its
-  reasons and figures depend on its workload and its option only.
+  reasons and figures depend on its workload and its option only;
+- a workload whose allocation entries (option and share, bit for bit) are the base's, on options
+  the edit leaves alone, with the same eligible count and, when it loops, the same compounding
+  options, gets the base's workload record (with its own rejections): every figure of it is
+  computed from those alone.
 
 Each is keyed on values: the workloads compared field by field, offerings by content, the routing
 by (workload id, offering id, mode). Nothing depends on which Python objects are shared.
@@ -21,10 +25,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .assemble import largest
+from .insight import standard_options
 from .load import Inputs
 from .lp import LinearProgram
 from .pairs import Pairs, build_options, build_pairs, changed_options, repriced_pairs
-from .plan import Plan, Rejection
+from .plan import Plan, Rejection, WorkloadPlan, trusted
 from .prune import candidates
 from .schema import Catalog, WorkloadSet
 from .timing import log
@@ -41,18 +47,47 @@ class WarmStart:
     routing: tuple[tuple[str, str, str], ...]  # (workload id, offering id, mode) of every allocation
     rejections: tuple[Rejection, ...] = ()  # the base plan's rejection records ...
     rejected_at: np.ndarray | None = None  # ... and, W x O, where each pair's is among them (-1: none)
+    records: tuple[WorkloadPlan, ...] = ()  # the base plan's workload records (without lists of others) ...
+    entries: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # ... its allocations (w, o, share) ...
+    compounding: tuple[np.ndarray, np.ndarray] | None = None  # ... and per workload its main and standard option
 
     @classmethod
     def of(cls, inputs: Inputs, pairs: Pairs, cand: np.ndarray, plan: Plan) -> WarmStart:
         """The start a solve of `inputs` leaves: its pair table, pruning and plan (solve.solve_base)."""
-        routing = tuple((w.id, a.offering, a.mode) for w in plan.workloads for a in w.allocations)
+        routing = _routing(plan)
         option = _option_index(pairs)
         records = [(w, option[r.offering, r.mode], r) for w, wp in enumerate(plan.workloads) for r in wp.rejected]
         rejected_at = np.full(pairs.shape, -1)
         if records:
             rw, ro, _ = zip(*records)
             rejected_at[list(rw), list(ro)] = np.arange(len(records))
-        return cls(inputs.workloads, inputs.catalog, pairs, cand, routing, tuple(r for *_, r in records), rejected_at)
+        allocated = [
+            (w, option[a.offering, a.mode], a.share) for w, wp in enumerate(plan.workloads) for a in wp.allocations
+        ]
+        aw, ao, ash = (np.array(x) for x in zip(*allocated)) if allocated else (np.zeros(0, int),) * 2 + (np.zeros(0),)
+        main = largest(pairs.shape[0], aw, ao, ash)
+        return cls(
+            inputs.workloads,
+            inputs.catalog,
+            pairs,
+            cand,
+            routing,
+            tuple(r for *_, r in records),
+            rejected_at,
+            tuple(trusted(WorkloadPlan, {**w.__dict__, "rejected": [], "break_even": []}) for w in plan.workloads),
+            (aw, ao, ash),
+            (main, standard_options(pairs)),
+        )
+
+    @classmethod
+    def from_routing(cls, inputs: Inputs, plan: Plan) -> WarmStart:
+        """A start for `inputs` from another plan's routing alone: the pair table and pruning are the
+        inputs' own, and no record of that plan is taken (its figures belong to other inputs)."""
+        pairs = build_pairs(inputs.workloads, inputs.catalog)
+        routing = tuple((w.id, a.offering, a.mode) for w in plan.workloads for a in w.allocations)
+        return cls(
+            inputs.workloads, inputs.catalog, pairs, candidates(inputs.workloads, inputs.catalog, pairs), routing
+        )
 
     def pairs_for(self, inputs: Inputs) -> tuple[Pairs, np.ndarray | None]:
         """The scenario's pair table, and which of its options differ from the base's (None when it
@@ -87,6 +122,38 @@ class WarmStart:
 
         return known
 
+    def known_records(
+        self,
+        pairs: Pairs,
+        changed: np.ndarray | None,
+        lp: LinearProgram,
+        share: np.ndarray,
+        main: np.ndarray,
+        standard: np.ndarray,
+    ) -> dict[int, WorkloadPlan]:
+        """For a scenario whose pairs are the base's but for the options `changed` (pairs_for), solved to
+        `share`: the base's record of each workload it would make equal, without break-even entries."""
+        if changed is None or self.entries is None or self.compounding is None:
+            return {}
+        W, O = pairs.shape
+        used = np.flatnonzero(share > 0)
+        now = (lp.var_w[used], lp.var_o[used], share[used])
+        fresh = np.zeros(W, dtype=bool)
+        for (aw, ao, a_s), (bw, bo, b_s) in ((now, self.entries), (self.entries, now)):
+            key_a, key_b = aw * O + ao, bw * O + bo  # (ascending: workload, then option order)
+            if len(key_b) == 0:
+                fresh[aw] = True
+                continue
+            at = np.minimum(np.searchsorted(key_b, key_a), len(key_b) - 1)
+            fresh[aw[(key_b[at] != key_a) | (b_s[at] != a_s)]] = True  # an entry without its twin in the other
+        fresh[now[0][changed[now[1]]]] = True
+        fresh |= (pairs.eligible_count != self.pairs.eligible_count) | (pairs.eligible_count == 0)
+        base_main, base_standard = self.compounding
+        multi = pairs.workloads.turns > 1
+        fresh |= multi & (main != base_main)
+        fresh |= multi & ((standard != base_standard) | ((standard >= 0) & changed[np.maximum(standard, 0)]))
+        return {w: self.records[w] for w in np.flatnonzero(~fresh).tolist()}
+
     def columns(self, pairs: Pairs, lp: LinearProgram) -> np.ndarray:
         """Per LP column, whether the base routed that (workload, option) pair."""
         return routed_pairs(self.routing, pairs)[lp.var_w, lp.var_o]
@@ -102,6 +169,10 @@ def routed_pairs(routing, pairs: Pairs) -> np.ndarray:
         if w is not None and o is not None:
             out[w, o] = True
     return out
+
+
+def _routing(plan: Plan) -> tuple[tuple[str, str, str], ...]:
+    return tuple((w.id, a.offering, a.mode) for w in plan.workloads for a in w.allocations)
 
 
 def _option_index(pairs: Pairs) -> dict[tuple[str, str], int]:

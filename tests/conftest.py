@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 import logging
 from contextlib import contextmanager
@@ -13,8 +12,6 @@ import pytest
 import yaml
 
 from planner.load import Inputs, check_workloads, validate
-from planner.pairs import build_pairs
-from planner.prune import candidates
 from planner.schema import Catalog, WorkloadSet
 from planner.solve import solve_inputs
 from planner.warm import WarmStart
@@ -69,12 +66,9 @@ def planner_log():
 
 
 def routing_start(inputs: Inputs, base_plan):
-    """A WarmStart made of the inputs' own pair table and pruning, with another plan's routing: a solve
-    of the inputs from it sifts from that routing and reuses nothing else (no rejection records: those
-    of base_plan belong to other inputs)."""
-    pairs = build_pairs(inputs.workloads, inputs.catalog)
-    start = WarmStart.of(inputs, pairs, candidates(inputs.workloads, inputs.catalog, pairs), base_plan)
-    return dataclasses.replace(start, rejections=(), rejected_at=None)
+    """A WarmStart of the inputs' own pair table and pruning, with another plan's routing: a solve of
+    the inputs from it sifts from that routing and reuses nothing else."""
+    return WarmStart.from_routing(inputs, base_plan)
 
 
 def offering(

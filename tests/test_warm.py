@@ -242,3 +242,38 @@ def test_a_start_reused_for_any_offering_edit_gives_the_plan_without_reuse(portf
     recomputed = [m for m in messages if m.startswith("pairs: ")]
     assert len(recomputed) == 1 and recomputed[0].endswith("options recomputed, the others taken from the start")
     event(f"edits: {sorted({k for k, _, _ in edits})}; status {reused.status}")
+
+
+def test_a_scenario_takes_the_records_its_edit_leaves_alone_and_makes_the_others():
+    """A price rise on b2: the workloads routed as before on unchanged options keep the base's
+    records, with their own rejections (b2's rejection figures change); the others are made afresh."""
+    ws, cat = four_offerings()
+    ws["workloads"].append(workload("pricey", tasks=1e4, capability={"min": 85}))  # only b1@high qualifies
+    base_inputs = make_inputs(ws, cat)
+    base, start = solve_base(base_inputs, "highs")
+    edited = copy.deepcopy(cat)
+    edited["offerings"][3]["price"] = {"input": 8, "output": 8}  # b2
+    inputs = with_catalog(base_inputs, ws, edited)
+    with planner_log() as messages:
+        lean = solve_inputs(inputs, "highs", start=start, review=False, resilience=False)
+    fresh = solve_inputs(inputs, "highs", start=routing_start(inputs, base), review=False, resilience=False)
+    assert plan_bytes(lean) == plan_bytes(fresh)
+    kept = [
+        w.id
+        for w, before in zip(lean.workloads, base.workloads)
+        if w.allocations == before.allocations and all(a.offering != "b2" for a in w.allocations)
+    ]
+    assert "pricey" in kept and len(kept) < len(ws["workloads"])  # b2 carried some traffic before the rise
+    taken = [m for m in messages if m.startswith("plan: ")]
+    assert taken == [f"plan: {len(kept)} of {len(ws['workloads'])} workload records taken from the start"]
+    before, after = (
+        {r.offering: r for r in p.workload("pricey").rejected} for p in (base, lean)
+    )  # b2's rejection figures moved with its price, the others' did not
+    assert after["b2"].cost_per_task == 2 * before["b2"].cost_per_task
+    assert all(after[o] == before[o] for o in before if o != "b2")
+    # with the review figures (break-even prices), every record is made afresh
+    with planner_log() as messages:
+        solve_inputs(inputs, "highs", start=start)
+    assert [m for m in messages if m.startswith("plan: ")] == [
+        f"plan: 0 of {len(ws['workloads'])} workload records taken from the start"
+    ]
