@@ -61,3 +61,14 @@ def test_a_solve_without_review_leaves_the_review_figures_out(tiny_workloads, ti
     assert full.baselines and full.resilience and any(w.break_even for w in full.workloads)
     assert lean.baselines == [] and lean.resilience == [] and all(w.break_even == [] for w in lean.workloads)
     assert [w.allocations for w in lean.workloads] == [w.allocations for w in full.workloads]
+
+
+def test_break_even_of_an_integer_workload_keeps_the_used_option_out_of_its_re_solve():
+    """max_options: the used option's headroom is the re-solve without it. j (cheap, fast) carries the
+    workload; without it k costs three times as much, so j's prices can rise by 200% (both solvers)."""
+    cat = catalog_of(offering("j", price_in=1, price_out=1, tps=500), offering("k", price_in=3, price_out=3, tps=50))
+    ws = workloads_of(workload("w", max_options=1))
+    for solver in ("highs", "cbc"):
+        plan = solve_inputs(make_inputs(ws, cat), solver, prune=False)  # (pruning would drop k)
+        used = [(b.offering, b.price_change) for b in plan.workload("w").break_even if b.used]
+        assert used == [("j", pytest.approx(2.0))], solver
