@@ -53,6 +53,9 @@ class SolverModel(Protocol):
     def slacks(self) -> np.ndarray:
         """Per LP row, its slack's value (zero for rows without one)."""
 
+    def slack_values(self) -> np.ndarray:
+        """The slack columns' values, in the order of the relaxable rows."""
+
     def duals(self) -> tuple[dict[int, float], np.ndarray] | None:
         """(dual per LP row in the solver's sign, reduced cost per share column), or None (integer)."""
 

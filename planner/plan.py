@@ -24,8 +24,8 @@ class PlanModel(BaseModel):
 def trusted(cls: type[BaseModel], values: dict[str, Any]) -> Any:
     """An instance of `cls` from values the planner computed itself: every field, in declaration
     order, already of its declared type (nested models as instances). What pydantic's model_construct
-    does, without its per-field loop: a large plan has thousands of these, and validating them cost
-    more than solving. Tests check that such plans equal their validated JSON round trip."""
+    does, without its per-field loop: a large plan has thousands of these (benchmarks/RESULTS.md).
+    Tests check that such plans equal their validated JSON round trip."""
     obj = _new(cls)
     _set(obj, "__dict__", values)
     _set(obj, "__pydantic_fields_set__", set(values))
@@ -256,7 +256,7 @@ class Plan(PlanModel):
 
     def to_json(self) -> str:
         """The plan file's text: pydantic's serializer (Rust), 2-space indent, stable field order (without
-        its type-check warnings, a fifth of its time: every field was validated when the plan was built)."""
+        its type checks: every field was validated or computed when the plan was built)."""
         return self.model_dump_json(indent=2, warnings=False) + "\n"
 
     def workload(self, wid: str) -> WorkloadPlan:

@@ -1,4 +1,4 @@
-"""One LP re-solved many times in HiGHS (frontier points, vendor outages), and sifting.
+"""Sifting, and one LP re-solved many times in HiGHS (frontier points, vendor outages).
 
 Sweeps change only column bounds of the same problem, so they keep one model and re-run it
 warm: each point costs a few simplex iterations instead of a rebuild from the files.
@@ -6,6 +6,7 @@ warm: each point costs a few simplex iterations instead of a rebuild from the fi
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -14,6 +15,7 @@ import numpy as np
 from .arrays import dot, per_workload
 from .backends import add_columns, highs_model, run_settled
 from .lp import TIED_DJ, LinearProgram, clean_shares
+from .solver import SolveResult, settle_ties
 from .timing import log
 
 
@@ -87,8 +89,8 @@ class SiftedResolver(Resolver):
     earlier point and each workload's cheapest allowed column, every allowed column priced with its
     duals, those with a negative reduced cost added, until none is left; then the point is optimal for
     the whole LP. The model only grows, so later points start warm from a few thousand columns
-    instead of re-running HiGHS over every one (a run costs milliseconds per ten thousand columns even
-    with nothing to pivot). Capacity, spend-share and other relaxable rows get a slack column at a
+    instead of re-running HiGHS over every one (a run over every column costs time even with nothing to
+    pivot). Capacity, spend-share and other relaxable rows get a slack column at a
     high cost in the small model, so that it always has a plan and duals to price with; a point that
     ends with a slack in use is solved whole (it may be infeasible). Plain LPs only."""
 
@@ -155,3 +157,46 @@ class SiftedResolver(Resolver):
             if len(new):
                 self._add(new)
         return point
+
+
+def solve_sifted(lp: LinearProgram, start: np.ndarray) -> SolveResult | None:
+    """The LP (HiGHS, no integer groups) solved from a guess of its optimal columns (sifting): solve
+    the LP over the guessed columns and each workload's cheapest, price every other column with that
+    solution's duals, add those with a negative reduced cost, repeat. When none is left the restricted
+    optimum is optimal for the whole LP (its duals are feasible for every column), so the answer, its
+    duals and the reduced costs over all columns are those of the whole LP; the tie-break pass then
+    runs on the whole LP's optimal face. None when the guess gives no feasible restricted LP or the
+    rounds run out: the caller solves the whole LP."""
+    n = len(lp.var_w)
+    keep = start | _cheapest_columns(lp)  # every workload has a column
+    cost = lp.cost
+    started = time.perf_counter()
+    idx = np.flatnonzero(keep)  # the model's columns, in the model's order
+    h, _ = highs_model(lp.restrict(idx), integer=False)
+    h.changeColsCost(len(idx), np.arange(len(idx), dtype=np.int32), cost[idx])
+
+    def add(new: np.ndarray) -> None:  # later rounds add a few columns: the simplex goes on from where it stopped
+        nonlocal idx
+        add_columns(h, lp, new, cost[new], np.ones(len(new)))
+        idx = np.r_[idx, new]
+
+    settled = sift(h, lp, cost, ~keep, add)
+    if settled is None:
+        return None
+    sol, y, dj = settled
+    share = np.zeros(n)
+    share[idx] = np.array(sol.col_value[: len(idx)])
+    dj[idx] = np.array(sol.col_dual[: len(idx)])  # the solver's own, where it has them
+    result = SolveResult(
+        True, "Optimal", share, {i: float(y[i]) for i in range(len(lp.rows))}, dj, 0.0, None, n, len(lp.rows)
+    )
+    result.share = settle_ties(lp, "highs", result)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _cheapest_columns(lp: LinearProgram) -> np.ndarray:
+    """Per workload, its cheapest column(s)."""
+    if not len(lp.var_w):
+        return np.zeros(0, dtype=bool)
+    return lp.spend <= per_workload(np.minimum, lp.spend, lp.var_w)

@@ -17,7 +17,8 @@ from .lp import LinearProgram, build_problem, check_rows, clean_shares
 from .pairs import Pairs, build_pairs
 from .plan import Plan
 from .prune import candidates
-from .solver import SolveResult, relax_lp, solve_lp, solve_sifted
+from .resolve import solve_sifted
+from .solver import SolveResult, relax_lp, solve_lp
 from .timing import log, stage
 from .warm import WarmStart
 
@@ -89,8 +90,7 @@ def _solve(
             else {}
         )
         main, standard = main_options(pairs, lp, share), insight.standard_options(pairs)
-        known = {} if start is None else start.known_records(pairs, changed, lp, share, main, standard)
-        known = {w: r for w, r in known.items() if w not in break_even}
+        known = {} if start is None else start.known_records(pairs, changed, lp, share, main, standard, break_even)
         if start is not None:
             log.debug("plan: %d of %d workload records taken from the start", len(known), pairs.shape[0])
         if known:  # their compounding curves are the base's

@@ -54,7 +54,7 @@ def solve_lp(
     second = _cost_pass(lp, solver, lower, upper, latency_cap=cap * (1 + TIE_COST_TOL) + 1e-12)
     if second.ok:
         other = _fix_choice(lp, solver, second, lower, upper)
-        if _better_or_same(lp, chosen.share, other.share) is other.share:  # (the size reported: the problem's)
+        if _second_is_better(lp, chosen.share, other.share):  # (the size reported: the problem's)
             chosen = replace(other, n_vars=chosen.n_vars, n_rows=chosen.n_rows)
     return chosen
 
@@ -95,9 +95,9 @@ def _cost_pass(
     else:
         model.set_costs(lp.cost)
     result = _result(lp, model, model.run())
-    if result.ok and latency_cap is None and _faster_tie(lp, result.share, result.dj):
+    if result.ok and latency_cap is None:
         started = time.perf_counter()
-        result.share = _tie_pass(lp, solver, result, lower, upper)
+        result.share = settle_ties(lp, solver, result, lower, upper)
         result.seconds += time.perf_counter() - started
     return result
 
@@ -119,6 +119,14 @@ def _bounds(n: int, lower, upper) -> tuple[np.ndarray, np.ndarray]:
     )
 
 
+def settle_ties(lp: LinearProgram, solver: str, result: SolveResult, lower=None, upper=None) -> np.ndarray:
+    """An LP optimum's shares after the latency tie-break pass, when another plan of the same cost could
+    be faster (else the shares as they are)."""
+    if not _faster_tie(lp, result.share, result.dj):
+        return result.share
+    return _tie_pass(lp, solver, result, lower, upper)
+
+
 def _tie_pass(lp: LinearProgram, solver: str, result: SolveResult, lower=None, upper=None) -> np.ndarray:
     """The lexicographic tie-break on the optimal face: the least task-weighted latency among the plans
     of optimal cost, solved as a new (small) LP over the face's columns with every row of non-zero
@@ -137,7 +145,7 @@ def _tie_pass(lp: LinearProgram, solver: str, result: SolveResult, lower=None, u
         return share
     second = np.zeros(len(share))
     second[keep] = model.shares()
-    return _better_or_same(lp, share, second)
+    return second if _second_is_better(lp, share, second) else share
 
 
 def _fix_choice(lp: LinearProgram, solver: str, result: SolveResult, lower, upper) -> SolveResult:
@@ -169,16 +177,14 @@ def _least_relaxation(least: float, weights: np.ndarray, values: np.ndarray) -> 
     return least + 1e-7 * abs(least) + FEAS_TOL * float(weights[values > 0].sum()) + 1e-9
 
 
-def _better_or_same(lp: LinearProgram, first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """The tie-break pass's answer only when it is as cheap and as feasible as the first (solver
-    tolerances can let a second pass drift on badly scaled rows)."""
+def _second_is_better(lp: LinearProgram, first: np.ndarray, second: np.ndarray) -> bool:
+    """Take the tie-break pass's answer only when it differs and is as cheap and as feasible as the first
+    (solver tolerances can let a second pass drift on badly scaled rows)."""
     a, b = clean_shares(lp, first.copy()), clean_shares(lp, second.copy())
     if np.array_equal(a, b):  # the pass confirmed the first plan
-        return first
+        return False
     cost_a, cost_b = dot(lp.spend, a), dot(lp.spend, b)
-    if cost_b <= cost_a * (1 + TIE_COST_TOL) + 1e-12 and len(check_rows(lp, b)) <= len(check_rows(lp, a)):
-        return second
-    return first
+    return cost_b <= cost_a * (1 + TIE_COST_TOL) + 1e-12 and len(check_rows(lp, b)) <= len(check_rows(lp, a))
 
 
 def _cost_cap(lp: LinearProgram, share: np.ndarray) -> float:
@@ -210,50 +216,3 @@ def _faster_tie(lp: LinearProgram, share: np.ndarray, dj: np.ndarray | None) -> 
     used = share > SHARE_EPS
     slowest = per_workload(np.maximum, np.where(used, lp.latency_weight, -np.inf), lp.var_w)
     return bool(np.any(_optimal_face(share, dj) & (lp.latency_weight < slowest)))
-
-
-def solve_sifted(lp: LinearProgram, start: np.ndarray) -> SolveResult | None:
-    """The LP (HiGHS, no integer groups) solved from a guess of its optimal columns (sifting): solve
-    the LP over the guessed columns and each workload's cheapest, price every other column with that
-    solution's duals, add those with a negative reduced cost, repeat. When none is left the restricted
-    optimum is optimal for the whole LP (its duals are feasible for every column), so the answer, its
-    duals and the reduced costs over all columns are those of the whole LP; the tie-break pass then
-    runs on the whole LP's optimal face. None when the guess gives no feasible restricted LP or the
-    rounds run out: the caller solves the whole LP."""
-    from .backends import add_columns, highs_model
-    from .resolve import sift
-
-    n = len(lp.var_w)
-    keep = start | _cheapest_columns(lp)  # every workload has a column
-    cost = lp.cost
-    started = time.perf_counter()
-    idx = np.flatnonzero(keep)  # the model's columns, in the model's order
-    h, _ = highs_model(lp.restrict(idx), integer=False)
-    h.changeColsCost(len(idx), np.arange(len(idx), dtype=np.int32), cost[idx])
-
-    def add(new: np.ndarray) -> None:  # later rounds add a few columns: the simplex goes on from where it stopped
-        nonlocal idx
-        add_columns(h, lp, new, cost[new], np.ones(len(new)))
-        idx = np.r_[idx, new]
-
-    settled = sift(h, lp, cost, ~keep, add)
-    if settled is None:
-        return None
-    sol, y, dj = settled
-    share = np.zeros(n)
-    share[idx] = np.array(sol.col_value[: len(idx)])
-    dj[idx] = np.array(sol.col_dual[: len(idx)])  # the solver's own, where it has them
-    result = SolveResult(
-        True, "Optimal", share, {i: float(y[i]) for i in range(len(lp.rows))}, dj, 0.0, None, n, len(lp.rows)
-    )
-    if _faster_tie(lp, share, dj):
-        result.share = _tie_pass(lp, "highs", result)
-    result.seconds = time.perf_counter() - started
-    return result
-
-
-def _cheapest_columns(lp: LinearProgram) -> np.ndarray:
-    """Per workload, its cheapest column(s)."""
-    if not len(lp.var_w):
-        return np.zeros(0, dtype=bool)
-    return lp.spend <= per_workload(np.minimum, lp.spend, lp.var_w)

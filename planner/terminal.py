@@ -154,8 +154,8 @@ def print_frontier(result: Frontier, name: str, workload: str | None, html: Path
     table = _table(f"{name}: cost of speed{' for ' + workload if workload else ' (all budgets scaled)'}")
     for col in ("budget", f"cost/{result.period}", "chosen"):
         table.add_column(col)
-    for p in result.latency:
-        if p.breakpoint or p is result.latency[0] or p is result.latency[-1]:
+    for k, p in enumerate(result.latency):
+        if p.breakpoint or k in (0, len(result.latency) - 1):
             table.add_row(
                 p.label,
                 money(p.cost, result.currency) if p.feasible else "infeasible",

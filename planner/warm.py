@@ -7,13 +7,16 @@ A scenario usually edits a few offerings of the same files. Then:
 - pruning is decided per group of options (a workload, or a workload and vendor), so groups that
   no changed option touches keep the base's candidates;
 - the base's routing is a good guess of the scenario's optimal columns: the LP is solved by
-  sifting from it (solver.solve_sifted), which certifies the whole LP's optimum;
+  sifting from it (resolve.solve_sifted), which certifies the whole LP's optimum;
 - a rejected pair whose option the edit leaves alone gets the base's record for that pair: its
   reasons and figures depend on its workload and its option only;
 - a workload whose allocation entries (option and share, bit for bit) are the base's, on options
   the edit leaves alone, with the same eligible count and, when it loops, the same compounding
-  options, gets the base's workload record (with its own rejections): every figure of it is
-  computed from those alone.
+  options, and without break-even entries, gets the base's workload record (with its own
+  rejections): every figure of it is computed from those alone.
+
+Records taken from the base are shared by its plan and the scenario's: plan records are never
+changed once made.
 
 Each is keyed on values: the workloads compared field by field, offerings by content, the routing
 by (workload id, offering id, mode). Nothing depends on which Python objects are shared.
@@ -36,7 +39,7 @@ from .schema import Catalog, WorkloadSet
 from .timing import log
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class WarmStart:
     """A solved base: its files, pair table, pruning and routing."""
 
@@ -77,16 +80,6 @@ class WarmStart:
             tuple(trusted(WorkloadPlan, {**w.__dict__, "rejected": [], "break_even": []}) for w in plan.workloads),
             (aw, ao, ash),
             (main, standard_options(pairs)),
-        )
-
-    @classmethod
-    def from_routing(cls, inputs: Inputs, plan: Plan) -> WarmStart:
-        """A start for `inputs` from another plan's routing alone: the pair table and pruning are the
-        inputs' own, and no record of that plan is taken (its figures belong to other inputs)."""
-        pairs = build_pairs(inputs.workloads, inputs.catalog)
-        routing = tuple((w.id, a.offering, a.mode) for w in plan.workloads for a in w.allocations)
-        return cls(
-            inputs.workloads, inputs.catalog, pairs, candidates(inputs.workloads, inputs.catalog, pairs), routing
         )
 
     def pairs_for(self, inputs: Inputs) -> tuple[Pairs, np.ndarray | None]:
@@ -130,9 +123,11 @@ class WarmStart:
         share: np.ndarray,
         main: np.ndarray,
         standard: np.ndarray,
+        break_even: dict[int, list],
     ) -> dict[int, WorkloadPlan]:
         """For a scenario whose pairs are the base's but for the options `changed` (pairs_for), solved to
-        `share`: the base's record of each workload it would make equal, without break-even entries."""
+        `share`: the base's record (without its rejections and break-even entries) of each workload it
+        would make equal; a workload with break-even entries in this plan is made afresh."""
         if changed is None or self.entries is None or self.compounding is None:
             return {}
         W, O = pairs.shape
@@ -152,6 +147,7 @@ class WarmStart:
         multi = pairs.workloads.turns > 1
         fresh |= multi & (main != base_main)
         fresh |= multi & ((standard != base_standard) | ((standard >= 0) & changed[np.maximum(standard, 0)]))
+        fresh[list(break_even)] = True
         return {w: self.records[w] for w in np.flatnonzero(~fresh).tolist()}
 
     def columns(self, pairs: Pairs, lp: LinearProgram) -> np.ndarray:

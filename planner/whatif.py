@@ -51,7 +51,7 @@ class Batch:
     review: bool
     paths: list[Path] | None = None
     tag: str = ""
-    routing: dict[str, list[str]] = field(default_factory=dict)  # the base's, shown beside each scenario's
+    routing: dict[str, list[str]] = field(init=False)  # the base's, shown beside each scenario's
 
     def __post_init__(self) -> None:
         self.routing = routings(self.base)

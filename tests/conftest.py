@@ -12,6 +12,8 @@ import pytest
 import yaml
 
 from planner.load import Inputs, check_workloads, validate
+from planner.pairs import build_pairs
+from planner.prune import candidates
 from planner.schema import Catalog, WorkloadSet
 from planner.solve import solve_inputs
 from planner.warm import WarmStart
@@ -68,7 +70,10 @@ def planner_log():
 def routing_start(inputs: Inputs, base_plan):
     """A WarmStart of the inputs' own pair table and pruning, with another plan's routing: a solve of
     the inputs from it sifts from that routing and reuses nothing else."""
-    return WarmStart.from_routing(inputs, base_plan)
+    ws, catalog = inputs.workloads, inputs.catalog
+    pairs = build_pairs(ws, catalog)
+    routing = tuple((w.id, a.offering, a.mode) for w in base_plan.workloads for a in w.allocations)
+    return WarmStart(ws, catalog, pairs, candidates(ws, catalog, pairs), routing)
 
 
 def offering(

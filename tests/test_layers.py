@@ -50,7 +50,11 @@ def _is_module(name: str) -> bool:
 
 def _imports(path: Path) -> set[str]:
     """The planner modules a file imports (as the contract names them)."""
-    tree = ast.parse(path.read_text(), str(path))
+    return _imports_of(path.read_text(), path)
+
+
+def _imports_of(source: str, path: Path) -> set[str]:
+    tree = ast.parse(source, str(path))
     package = path.relative_to(PACKAGE).parent.parts  # () for planner/, ("report",) for planner/report/
     out = set()
     for node in ast.walk(tree):
@@ -66,6 +70,8 @@ def _imports(path: Path) -> set[str]:
                     names = ["planner." + ".".join(target)] + (
                         [] if node.module else ["planner." + ".".join(target + [a.name]) for a in node.names]
                     )
+            elif node.module == "planner":  # from planner import x: x is the module
+                names = ["planner." + a.name for a in node.names]
             else:
                 names = [node.module or ""]
         else:
@@ -130,3 +136,7 @@ def test_the_contract_sees_imports():
     assert {"lp", "backends"} <= graph["solver"]
     assert {"fmt", "plan"} <= graph["report"]  # from ..fmt / ..plan inside planner/report/
     assert "report" in graph["commands"]
+    source = "from planner import lp\nimport planner.pairs\nfrom planner.plan import Plan\nfrom . import fmt\n"
+    probe = PACKAGE / "solve.py"  # any file of the top package: relative imports resolve against planner/
+    tree_imports = _imports_of(source, probe)
+    assert tree_imports == {"lp", "pairs", "plan", "fmt"}

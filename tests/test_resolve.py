@@ -1,18 +1,20 @@
 """Re-solves (planner.resolve): one LP kept in HiGHS while options are switched on and off, solved whole
-(Resolver) or by sifting (SiftedResolver), as frontier points and vendor outages are."""
+(Resolver) or by sifting (SiftedResolver), as frontier points and vendor outages are; and an LP solved
+by sifting from a guess of its optimal columns (solve_sifted), as a what-if scenario is."""
 
 import logging
 
 import numpy as np
 import pytest
-from conftest import catalog_of, make_inputs, offering, planner_log, workload, workloads_of
+from conftest import catalog_of, load_dict, make_inputs, offering, planner_log, workload, workloads_of
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from strategies import EXPLORE, portfolios, with_fallback
 
-from planner.lp import build_problem
+from planner.lp import build_problem, clean_shares
 from planner.pairs import build_pairs
-from planner.resolve import Resolver, SiftedResolver
+from planner.resolve import Resolver, SiftedResolver, solve_sifted
+from planner.solver import solve_lp
 
 FELL_BACK = "re-solve: point solved over the whole LP"
 
@@ -95,3 +97,78 @@ def test_points_solved_by_sifting_match_whole_solves(portfolio, seed, p_on):
                 assert np.all(a.share[upper == 0] == 0)
     fell_back = messages.count(FELL_BACK)
     event(f"points solved whole: {min(fell_back, 2)}{'+' if fell_back > 2 else ''}")
+
+
+# ----------------------------------------------------------------------------- sifting from a guess (solve_sifted)
+
+
+def lp_and_pairs(inputs):
+    """The unpruned LP over every workload with an eligible option, and its pair table."""
+    pairs = build_pairs(inputs.workloads, inputs.catalog)
+    return build_problem(inputs.workloads, inputs.catalog, pairs, np.flatnonzero(pairs.eligible_count > 0)), pairs
+
+
+def sifting_case():
+    """Four offerings of two vendors, a capacity row and a vendor cap that bind after b1's price cut."""
+    cat = catalog_of(
+        offering("a1", vendor="a", price_in=1, price_out=2, tps=80),
+        offering("a2", vendor="a", price_in=2, price_out=2, tps=900, capacity={"tokens_per_minute": 40_000}),
+        offering("b1", vendor="b", price_in=0.5, price_out=1.0, tps=60),
+        offering("b2", vendor="b", price_in=4, price_out=4, tps=1000),
+    )
+    ws = workloads_of(
+        workload("chat", tasks=2e6, latency={"budget_s": 10.0, "within_budget_share": 0.5}),
+        workload("agent", tasks=3e5, turns=4),
+        workload("batch", tasks=1e5),
+        policy={"vendor_share": {"b": 0.4}},
+    )
+    return make_inputs(ws, cat)
+
+
+def test_sifting_from_a_feasible_guess_gives_the_whole_lps_optimum():
+    """solve_sifted adds the columns that price out until none is left. Guessing every subset of
+    chat's four columns (agent's and batch's all in): the restricted LP has a plan only when it has
+    a2 and b2 (the latency share needs more than a2's capacity), and from each such guess the plan
+    and the binding rows are those of the whole LP solved at once, even when the guess left out a
+    column the optimum uses (chat's a1)."""
+    lp, pairs = lp_and_pairs(sifting_case())
+    whole = solve_lp(lp, "highs")
+    best = clean_shares(lp, whole.share)
+
+    def held(result):
+        return {lp.rows[i].name for i, y in result.pi.items() if abs(y) > 1e-9}
+
+    assert {"vendor_share:b", "tokens_per_minute:a2"} <= held(whole)
+    chat = np.flatnonzero(lp.var_w == pairs.workloads.ids.index("chat"))
+    assert [pairs.options.offering_id[o] for o in lp.var_o[chat]] == ["a1", "a2", "b1", "b2"]
+    assert best[chat[0]] > 0.3  # a1 carries part of chat
+    settled = []
+    for k in range(16):
+        start = np.ones(len(lp.var_w), dtype=bool)
+        start[chat] = [(k >> i) & 1 for i in range(4)]
+        result = solve_sifted(lp, start)
+        if result is None:
+            continue
+        settled.append(k)
+        assert result.ok and np.allclose(clean_shares(lp, result.share), best, atol=1e-9), k
+        assert held(result) == held(whole), k
+    assert settled == [0b1010, 0b1011, 0b1110, 0b1111]  # a2 and b2 in; a1 (bit 0) out in two of them
+
+
+def test_sifting_from_a_guess_with_no_feasible_restriction_gives_no_answer():
+    """Started on vendor a's options only, a 50% cap on a leaves the restricted LP infeasible:
+    solve_sifted gives no answer (the caller then solves the whole LP, which has one)."""
+    cat = catalog_of(
+        offering("a", vendor="a", price_in=1, price_out=1), offering("b", vendor="b", price_in=2, price_out=2)
+    )
+    lp, _ = lp_and_pairs(make_inputs(workloads_of(workload("w"), policy={"vendor_share": {"a": 0.5}}), cat))
+    assert solve_sifted(lp, lp.var_o == 0) is None
+    whole = solve_lp(lp, "highs")
+    assert whole.ok and np.allclose(clean_shares(lp, whole.share), [2 / 3, 1 / 3])  # equal spend on a and b
+
+
+def test_sifting_settles_on_the_tiny_portfolio():
+    lp, _ = lp_and_pairs(make_inputs(load_dict("tiny-workloads.yaml"), load_dict("tiny-catalog.yaml")))
+    result = solve_sifted(lp, np.zeros(len(lp.var_w), dtype=bool))
+    assert result is not None and result.ok
+    assert np.array_equal(clean_shares(lp, result.share), clean_shares(lp, solve_lp(lp, "highs").share))

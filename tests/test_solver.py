@@ -1,14 +1,14 @@
 """The solver's passes (planner.solver): the cost pass and its latency tie-break, HiGHS and CBC alike,
-the max_options integer pass, the smallest relaxation, the duals and reduced costs, and sifting."""
+the max_options integer pass, the smallest relaxation, the duals and reduced costs."""
 
 import numpy as np
 import pytest
-from conftest import catalog_of, load_dict, make_inputs, offering, solve_dicts, workload, workloads_of
+from conftest import catalog_of, make_inputs, offering, solve_dicts, workload, workloads_of
 
 from planner.insight import full_problem, reduced_costs
 from planner.lp import build_problem, clean_shares
 from planner.pairs import build_pairs
-from planner.solver import relax_lp, solve_lp, solve_sifted
+from planner.solver import relax_lp, solve_lp
 
 T = 1000.0  # tasks per period in every case; 1,000 input + 1,000 output tokens per task
 
@@ -220,70 +220,13 @@ def test_a_relaxation_an_integer_pass_finds_a_hair_short_still_gets_its_cheapest
         assert plan.total_cost == 0.0  # on o1, free, once the share is relaxed
 
 
-# ----------------------------------------------------------------------------- sifting
-
-
-def sifting_case():
-    """Four offerings of two vendors, a capacity row and a vendor cap that bind after b1's price cut."""
-    cat = catalog_of(
-        offering("a1", vendor="a", price_in=1, price_out=2, tps=80),
-        offering("a2", vendor="a", price_in=2, price_out=2, tps=900, capacity={"tokens_per_minute": 40_000}),
-        offering("b1", vendor="b", price_in=0.5, price_out=1.0, tps=60),
-        offering("b2", vendor="b", price_in=4, price_out=4, tps=1000),
-    )
-    ws = workloads_of(
-        workload("chat", tasks=2e6, latency={"budget_s": 10.0, "within_budget_share": 0.5}),
-        workload("agent", tasks=3e5, turns=4),
-        workload("batch", tasks=1e5),
-        policy={"vendor_share": {"b": 0.4}},
-    )
-    return make_inputs(ws, cat)
-
-
-def test_sifting_from_a_feasible_guess_gives_the_whole_lps_optimum():
-    """solve_sifted adds the columns that price out until none is left. Guessing every subset of
-    chat's four columns (agent's and batch's all in): the restricted LP has a plan only when it has
-    a2 and b2 (the latency share needs more than a2's capacity), and from each such guess the plan
-    and the binding rows are those of the whole LP solved at once, even when the guess left out a
-    column the optimum uses (chat's a1)."""
-    lp, pairs = lp_of(sifting_case())
-    whole = solve_lp(lp, "highs")
-    best = clean_shares(lp, whole.share)
-
-    def held(result):
-        return {lp.rows[i].name for i, y in result.pi.items() if abs(y) > 1e-9}
-
-    assert {"vendor_share:b", "tokens_per_minute:a2"} <= held(whole)
-    chat = np.flatnonzero(lp.var_w == pairs.workloads.ids.index("chat"))
-    assert [pairs.options.offering_id[o] for o in lp.var_o[chat]] == ["a1", "a2", "b1", "b2"]
-    assert best[chat[0]] > 0.3  # a1 carries part of chat
-    settled = []
-    for k in range(16):
-        start = np.ones(len(lp.var_w), dtype=bool)
-        start[chat] = [(k >> i) & 1 for i in range(4)]
-        result = solve_sifted(lp, start)
-        if result is None:
-            continue
-        settled.append(k)
-        assert result.ok and np.allclose(clean_shares(lp, result.share), best, atol=1e-9), k
-        assert held(result) == held(whole), k
-    assert settled == [0b1010, 0b1011, 0b1110, 0b1111]  # a2 and b2 in; a1 (bit 0) out in two of them
-
-
-def test_sifting_from_a_guess_with_no_feasible_restriction_gives_no_answer():
-    """Started on vendor a's options only, a 50% cap on a leaves the restricted LP infeasible:
-    solve_sifted gives no answer (the caller then solves the whole LP, which has one)."""
-    cat = catalog_of(
-        offering("a", vendor="a", price_in=1, price_out=1), offering("b", vendor="b", price_in=2, price_out=2)
-    )
-    lp, _ = lp_of(make_inputs(workloads_of(workload("w"), policy={"vendor_share": {"a": 0.5}}), cat))
-    assert solve_sifted(lp, lp.var_o == 0) is None
-    whole = solve_lp(lp, "highs")
-    assert whole.ok and np.allclose(clean_shares(lp, whole.share), [2 / 3, 1 / 3])  # equal spend on a and b
-
-
-def test_sifting_settles_on_the_tiny_portfolio():
-    lp, _ = lp_of(make_inputs(load_dict("tiny-workloads.yaml"), load_dict("tiny-catalog.yaml")))
-    result = solve_sifted(lp, np.zeros(len(lp.var_w), dtype=bool))
-    assert result is not None and result.ok
-    assert np.array_equal(clean_shares(lp, result.share), clean_shares(lp, solve_lp(lp, "highs").share))
+def test_the_tie_break_pass_keeps_the_bounds_it_was_given():
+    """Two options of equal cost: the tie-break sends the workload to the faster one, unless that one is
+    switched off (upper bound 0), with either solver. (HiGHS's tie-break pass used to drop the bounds.)"""
+    cat = catalog_of(offering("slow", tps=50), offering("fast", tps=500))
+    lp, pairs = lp_of(make_inputs(workloads_of(workload("w")), cat))
+    assert [pairs.options.offering_id[o] for o in lp.var_o] == ["slow", "fast"]
+    for solver in ("highs", "cbc"):
+        assert clean_shares(lp, solve_lp(lp, solver).share).tolist() == [0.0, 1.0], solver
+        off = solve_lp(lp, solver, upper=np.array([1.0, 0.0]))
+        assert off.ok and clean_shares(lp, off.share).tolist() == [1.0, 0.0], solver

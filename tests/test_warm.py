@@ -5,6 +5,7 @@ Whatever is reused, the plan is the one solved from the variant's own tables."""
 import copy
 import dataclasses
 import logging
+import pickle
 
 import numpy as np
 import pytest
@@ -277,3 +278,24 @@ def test_a_scenario_takes_the_records_its_edit_leaves_alone_and_makes_the_others
     assert [m for m in messages if m.startswith("plan: ")] == [
         f"plan: 0 of {len(ws['workloads'])} workload records taken from the start"
     ]
+
+
+def test_a_start_and_inputs_pickled_apart_give_the_same_plan_and_the_same_reuse():
+    """Reuse is decided by value: a start and scenario inputs that each went through pickle (distinct
+    objects now, as in a worker that did not fork) give the plan the originals give, byte for byte, and
+    take the same figures and records from the start."""
+    ws, cat = four_offerings()
+    base_inputs = make_inputs(ws, cat)
+    base, start = solve_base(base_inputs, "highs")
+    edited = copy.deepcopy(cat)
+    EDITS["price"](edited["offerings"][1], 0.5)
+    inputs = with_catalog(base_inputs, ws, edited)
+    copied_start, copied_inputs = pickle.loads(pickle.dumps(start)), pickle.loads(pickle.dumps(inputs))
+    assert copied_inputs.workloads is not copied_start.workloads
+    plans, reuse = [], []
+    for s, i in ((start, inputs), (copied_start, copied_inputs)):
+        with planner_log() as messages:
+            plans.append(plan_bytes(solve_inputs(i, "highs", start=s, review=False, resilience=False)))
+        reuse.append([m for m in messages if m.startswith(("pairs:", "plan:", "solve:"))])
+    assert plans[0] == plans[1]
+    assert reuse[0] == reuse[1] and "pairs: 1 of 5 options recomputed, the others taken from the start" in reuse[0]
