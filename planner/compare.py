@@ -106,7 +106,7 @@ def compare_plans(
     for i in ids:
         a, b = old_w.get(i), new_w.get(i)
         ra = old_routing[i] if a else []
-        rb = _routing(b) if b else []
+        rb = ra if a and b and b.allocations == a.allocations else _routing(b) if b else []  # (equal allocations)
         workloads.append(
             trusted(
                 WorkloadChange,

@@ -15,13 +15,13 @@ import os
 import secrets
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .compare import Comparison, compare_plans, routings
+from .compare import Comparison, WorkloadChange, compare_plans, routings
 from .files import discard, stage
 from .load import Inputs
-from .plan import Plan
+from .plan import Plan, trusted
 from .schema import Scenario
 from .warm import WarmStart
 
@@ -52,9 +52,17 @@ class Batch:
     paths: list[Path] | None = None
     tag: str = ""
     routing: dict[str, list[str]] = field(init=False)  # the base's, shown beside each scenario's
+    kept: list[WorkloadChange] = field(init=False)  # per base workload, its comparison row when a plan keeps it
+    kept_rows: list[tuple] = field(init=False)  # the same as values
 
     def __post_init__(self) -> None:
         self.routing = routings(self.base)
+        self.kept = [
+            trusted(WorkloadChange, dict(zip(_ROW, (w.id, w.status, w.status, w.cost, w.cost, r, r, False))))
+            for w in self.base.workloads
+            for r in [self.routing[w.id]]
+        ]
+        self.kept_rows = [tuple(w.__dict__.values()) for w in self.kept]
 
     def solve(self, i: int) -> ScenarioOutcome:
         from .solve import solve_inputs
@@ -90,9 +98,28 @@ def _init_worker(batch: Batch) -> None:
     _batch = batch
 
 
-def _solve_in_worker(i: int) -> ScenarioOutcome:
+_ROW = list(WorkloadChange.model_fields)
+
+
+def _solve_in_worker(i: int) -> tuple[ScenarioOutcome, dict, list[tuple | None]]:
+    """A scenario solved in a worker; its comparison goes back as plain values: its workload rows as
+    tuples, None for a row equal to the base workload's kept row (Batch.kept). Making a thousand row
+    models per scenario in the parent took its CPU from the workers on a two-core machine."""
     assert _batch is not None
-    return _batch.solve(i)
+    outcome = _batch.solve(i)
+    head = {k: v for k, v in outcome.comparison.__dict__.items() if k != "workloads"}
+    kept = _batch.kept_rows
+    rows = [tuple(w.__dict__.values()) for w in outcome.comparison.workloads]
+    rows = [None if k < len(kept) and row == kept[k] else row for k, row in enumerate(rows)]
+    return replace(outcome, comparison=None), head, rows
+
+
+def _comparison(head: dict, rows: list[tuple | None], kept: list[WorkloadChange]) -> Comparison:
+    """The comparison a worker sent as values (_solve_in_worker), as the typed records it was."""
+    workloads = [
+        kept[k] if row is None else trusted(WorkloadChange, dict(zip(_ROW, row))) for k, row in enumerate(rows)
+    ]
+    return trusted(Comparison, {k: workloads if k == "workloads" else head[k] for k in Comparison.model_fields})
 
 
 def _can_fork() -> bool:
@@ -136,7 +163,8 @@ def solve_scenarios(
         ) as pool:
             futures = {pool.submit(_solve_in_worker, i): i for i in range(len(applied))}
             for future in as_completed(futures):
-                results[futures[future]] = future.result()  # a worker's error is raised here
+                outcome, head, rows = future.result()  # a worker's error is raised here
+                results[futures[future]] = replace(outcome, comparison=_comparison(head, rows, batch.kept))
                 progress()
         return [results[i] for i in range(len(applied))]
     except BaseException:
