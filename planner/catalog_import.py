@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import InputError
+from .files import read_input
 
 KINDS = ("litellm", "openrouter", "aa")
 FAST_TPS = 500.0
@@ -230,8 +231,9 @@ def read_openrouter(path: Path) -> list[Price]:
 
 
 def read_aa(path: Path) -> list[AARow]:
+    text = read_input(path, "a CSV file").removeprefix("\ufeff")
     try:
-        with open(path, newline="", encoding="utf-8-sig") as fh:
+        with io.StringIO(text, newline="") as fh:
             reader = csv.DictReader(fh)
             need = {"host_name", "model_name", "median_output_speed", "median_ttft"}
             missing = need - set(reader.fieldnames or [])
@@ -272,23 +274,18 @@ def read_aa(path: Path) -> list[AARow]:
                     )
                 )
             return rows
-    except FileNotFoundError:
-        raise InputError.single(str(path), "", "file not found") from None
-    except UnicodeDecodeError as exc:
-        raise InputError.single(str(path), "", f"not UTF-8 text ({exc.reason})") from None
     except csv.Error as exc:
         raise InputError.single(str(path), "", f"not a CSV file: {exc}") from None
 
 
 def _json(path: Path):
+    text = read_input(path, "a JSON file")
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError.single(str(path), "", "file not found") from None
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError.single(str(path), "", f"not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None
-    except UnicodeDecodeError as exc:
-        raise InputError.single(str(path), "", f"not UTF-8 text ({exc.reason})") from None
+    except RecursionError:
+        raise InputError.single(str(path), "", "not valid JSON: nested too deeply") from None
 
 
 def _aa_as_of(path: Path) -> str | None:

@@ -4,11 +4,61 @@ beside its target and is renamed into place."""
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from .errors import InputError
+
+MAX_MB_DEFAULT = 64  # input files larger than this are refused; PLANNER_MAX_FILE_MB raises the limit
+
+
+def max_input_bytes() -> int:
+    """The largest input file read: PLANNER_MAX_FILE_MB megabytes (default 64)."""
+    raw = os.environ.get("PLANNER_MAX_FILE_MB", "")
+    try:
+        mb = float(raw) if raw.strip() else MAX_MB_DEFAULT
+    except ValueError:
+        raise InputError.single(
+            "PLANNER_MAX_FILE_MB", "", f"expected a number of megabytes, found {raw[:40]!r}"
+        ) from None
+    return int(mb * 1024 * 1024)
+
+
+def read_input(path: str | Path, what: str = "a file") -> str:
+    """An input file's text, read only when it is a regular file within the size limit (never a
+    directory, FIFO or device, which could block or never end) and UTF-8."""
+    path = Path(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise InputError.single(str(path), "", "file not found") from None
+    except OSError as exc:
+        raise InputError.single(str(path), "", f"cannot be read: {exc.strerror}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError.single(str(path), "", f"is a directory, expected {what}")
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError.single(str(path), "", f"is not a regular file (a device, FIFO or socket), expected {what}")
+    limit = max_input_bytes()
+    too_big = InputError.single(
+        str(path),
+        "",
+        f"is larger than the {limit / 2**20:g} MB limit for input files (set PLANNER_MAX_FILE_MB to raise it)",
+    )
+    if st.st_size > limit:
+        raise too_big
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise InputError.single(str(path), "", f"cannot be read: {exc.strerror}") from None
+    if len(data) > limit:  # it grew while being read
+        raise too_big
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError.single(str(path), "", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
 def file_stem(name: str) -> str:

@@ -12,6 +12,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from .errors import InputError, Problem
+from .files import read_input
 from .schema import Catalog, Scenario, WorkloadSet
 
 M = TypeVar("M", bound=BaseModel)
@@ -123,37 +124,92 @@ class Positions:
         return self._build()[loc]
 
 
+MAX_NODES = 1_000_000  # values a document may hold once its aliases are expanded
+
+
 def read_yaml(path: str | Path) -> tuple[Any, Positions]:
-    """Parse one YAML document safely; return the data and the positions of its fields."""
-    path = Path(path)
-    if not path.exists():
-        raise InputError.single(str(path), "", "file not found")
-    if path.is_dir():
-        raise InputError.single(str(path), "", "is a directory, expected a YAML file")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError.single(str(path), "", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except OSError as exc:
-        raise InputError.single(str(path), "", f"cannot be read: {exc.strerror}") from None
+    """Parse one YAML file safely (files.read_input's checks, then parse_yaml's)."""
+    return parse_yaml(read_input(path, "a YAML file"), str(path))
+
+
+def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
+    """Parse one YAML document safely; return the data and the positions of its fields. The node graph
+    is checked before any Python object is made: a recursive alias, or aliases that would expand the
+    document past MAX_NODES values (a "billion laughs" file), is an input error."""
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
+        if node is not None:
+            _check_expansion(node, file)
         data = _construct(loader, node) if node is not None else None
     except _DuplicateKey as dup:
         raise InputError.single(
-            str(path), "", f"duplicate key '{dup.key}' (first on line {dup.first})", dup.line, dup.column
+            file, "", f"duplicate key '{dup.key}' (first on line {dup.first})", dup.line, dup.column
         ) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         what = " ".join(x for x in (exc.context, exc.problem) if x)
         line, col = (mark.line + 1, mark.column + 1) if mark else (None, None)
-        raise InputError.single(str(path), "", f"YAML syntax error: {what}", line, col) from None
+        raise InputError.single(file, "", f"YAML syntax error: {what}", line, col) from None
     except yaml.YAMLError as exc:
-        raise InputError.single(str(path), "", f"YAML error: {exc}") from None
+        raise InputError.single(file, "", f"YAML error: {exc}") from None
     finally:
         loader.dispose()
     return data, Positions(node)
+
+
+def parse_value(text: str, source: str) -> Any:
+    """A value given on the command line, read as YAML (a number, null, a list...) with a file's checks;
+    text that is not valid YAML stays text."""
+    try:
+        yaml.compose(text, Loader=_Loader)
+    except yaml.YAMLError:
+        return text
+    return parse_yaml(text, source)[0]
+
+
+def _check_expansion(root: yaml.Node, file: str) -> None:
+    """Count the values the document expands to, on the node graph (an alias is a shared node), in time
+    proportional to the file; refuse a recursive alias or an expansion past MAX_NODES."""
+    size: dict[int, int] = {}  # a node's expanded size, by the node (the graph's own identity)
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            open_nodes.discard(key)
+            children = _children(node)
+            total = 1 + sum(size[id(c)] for c in children)
+            if total > MAX_NODES:
+                mark = node.start_mark
+                raise InputError.single(
+                    file,
+                    "",
+                    f"aliases expand this document past {MAX_NODES:,} values (a YAML alias bomb?)",
+                    mark.line + 1,
+                    mark.column + 1,
+                )
+            size[key] = total
+            continue
+        if key in size:
+            continue
+        if key in open_nodes:
+            mark = node.start_mark
+            raise InputError.single(
+                file, "", "a recursive YAML alias (a node that contains itself)", mark.line + 1, mark.column + 1
+            )
+        open_nodes.add(key)
+        stack.append((node, True))
+        stack.extend((c, False) for c in _children(node) if id(c) not in size)
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
 
 
 def _walk(node: yaml.Node, loc: tuple, positions: dict) -> None:

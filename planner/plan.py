@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import InputError
+from .files import read_input
 
 PLAN_VERSION = 1
 
@@ -265,14 +266,13 @@ class Plan(PlanModel):
 
 def read_plan(path: str | Path) -> Plan:
     path = Path(path)
-    if not path.exists():
-        raise InputError.single(str(path), "", "file not found")
+    text = read_input(path, "a plan file")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError.single(str(path), "", f"not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None
-    except (UnicodeDecodeError, OSError) as exc:
-        raise InputError.single(str(path), "", f"cannot be read: {exc}") from None
+    except RecursionError:
+        raise InputError.single(str(path), "", "not a plan file: nested too deeply") from None
     if not isinstance(data, dict) or "plan_version" not in data:
         raise InputError.single(str(path), "plan_version", "not a planner plan file (no plan_version)")
     if data.get("plan_version") != PLAN_VERSION:

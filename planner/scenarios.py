@@ -14,11 +14,10 @@ import re
 import typing
 from typing import Any
 
-import yaml
 from pydantic import BaseModel
 
 from .errors import InputError
-from .load import Inputs, _unwrap, check_workloads, validate
+from .load import Inputs, _unwrap, check_workloads, parse_value, validate
 from .schema import (
     Catalog,
     CatalogEdit,
@@ -172,10 +171,7 @@ def scenario_from_sets(expressions: list[str], name: str = "set") -> Scenario:
                 "or policy.FIELD=VALUE (VALUE: a number, *k, +k, -k, null)",
             )
         kind, glob, is_policy, field, raw = m.groups()
-        try:
-            value = yaml.safe_load(raw) if raw.strip() else None
-        except yaml.YAMLError:
-            value = raw
+        value = parse_value(raw, f"--set {expr[:60]}") if raw.strip() else None
         if is_policy:
             policy[field] = value
         elif kind == "offerings":

@@ -69,5 +69,5 @@ def test_read_plan_errors_name_the_file_and_field(tmp_path, content, where, word
 def test_read_plan_of_a_file_that_is_not_utf8(tmp_path):
     path = tmp_path / "p.json"
     path.write_bytes(b'{"plan_version": "\xff"}')
-    with pytest.raises(InputError, match="cannot be read"):
+    with pytest.raises(InputError, match="not UTF-8 text"):
         read_plan(path)

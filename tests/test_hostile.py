@@ -1,0 +1,103 @@
+"""Hostile and broken files (issue 14, the file-reading classes): every case ends in exit 2 with one
+line naming the file, in well under two seconds, with nothing written."""
+
+import os
+import shutil
+import time
+
+import pytest
+from conftest import DATA
+from typer.testing import CliRunner
+
+from planner.cli import app
+
+runner = CliRunner()
+
+BOMB = "".join(
+    f"{name}: &{name} [{', '.join(['*' + prev] * 9 if prev else ['lol'] * 9)}]\n"
+    for prev, name in zip(["", "a", "b", "c", "d", "e", "f", "g"], ["a", "b", "c", "d", "e", "f", "g", "h"])
+)  # 9^8 values once expanded, in under 1 KB
+
+
+def run(*args):
+    started = time.perf_counter()
+    result = runner.invoke(app, [str(a) for a in args])
+    return result, time.perf_counter() - started
+
+
+def refused(result, seconds, file, words):
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2, result.output
+    assert len(lines) == 1 and lines[0].startswith(str(file)) and words in lines[0], lines
+    assert "Traceback" not in result.output
+    assert seconds < 2.0, seconds
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    shutil.copy(DATA / "tiny-catalog.yaml", tmp_path / "tiny-catalog.yaml")
+    shutil.copy(DATA / "tiny-workloads.yaml", tmp_path / "tiny-workloads.yaml")
+    return tmp_path
+
+
+def with_lines(path, text):
+    path.write_text(text + path.read_text())
+    return path
+
+
+@pytest.mark.parametrize("target", ["tiny-workloads.yaml", "tiny-catalog.yaml"])
+def test_an_alias_bomb_is_refused_while_parsing(tiny, target):
+    with_lines(tiny / target, BOMB)
+    result, seconds = run("solve", tiny / "tiny-workloads.yaml", "--out", tiny / "out")
+    refused(result, seconds, tiny / target, "alias")
+    assert not (tiny / "out").exists()
+
+
+def test_a_recursive_alias_is_refused(tiny):
+    with_lines(tiny / "tiny-workloads.yaml", "description: &r [x, *r]\n")
+    result, seconds = run("solve", tiny / "tiny-workloads.yaml", "--out", tiny / "out")
+    refused(result, seconds, tiny / "tiny-workloads.yaml", "recursive YAML alias")
+
+
+def test_an_alias_bomb_in_a_scenario_and_in_a_set_value_is_refused(tiny):
+    scenario = tiny / "bomb.yaml"
+    scenario.write_text(BOMB + "name: bomb\n")
+    result, seconds = run("whatif", tiny / "tiny-workloads.yaml", scenario, "--out", tiny / "out")
+    refused(result, seconds, scenario, "alias")
+    result, seconds = run(
+        "whatif", tiny / "tiny-workloads.yaml", "--set", "policy.budget=&r [1, *r]", "--out", tiny / "o"
+    )
+    refused(result, seconds, "--set", "recursive YAML alias")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "directory"])
+def test_a_catalog_that_is_not_a_regular_file_is_refused_without_reading_it(tiny, kind):
+    target = {"fifo": tiny / "fifo.yaml", "device": "/dev/zero", "directory": tiny}[kind]
+    if kind == "fifo":
+        os.mkfifo(target)
+    result, seconds = run("solve", tiny / "tiny-workloads.yaml", "--catalog", target, "--out", tiny / "out")
+    refused(result, seconds, target, "is a directory" if kind == "directory" else "not a regular file")
+
+
+def test_a_file_over_the_size_limit_is_refused_and_the_limit_can_be_raised(tiny, monkeypatch):
+    monkeypatch.setenv("PLANNER_MAX_FILE_MB", "0.0005")  # about 500 bytes: the tiny catalog is larger
+    result, seconds = run("catalog", "validate", tiny / "tiny-catalog.yaml")
+    refused(result, seconds, tiny / "tiny-catalog.yaml", "MB limit")
+    monkeypatch.setenv("PLANNER_MAX_FILE_MB", "1")
+    assert run("catalog", "validate", tiny / "tiny-catalog.yaml")[0].exit_code == 0
+    monkeypatch.setenv("PLANNER_MAX_FILE_MB", "lots")
+    result, seconds = run("catalog", "validate", tiny / "tiny-catalog.yaml")
+    refused(result, seconds, "PLANNER_MAX_FILE_MB", "expected a number")
+
+
+def test_plan_and_source_files_go_through_the_same_checks(tiny):
+    fifo = tiny / "plan.json"
+    os.mkfifo(fifo)
+    result, seconds = run("compare", fifo, fifo, "--out", tiny / "out")
+    refused(result, seconds, fifo, "not a regular file")
+    result, seconds = run("catalog", "import", "litellm", "/dev/zero", "--out", tiny / "c.yaml")
+    refused(result, seconds, "/dev/zero", "not a regular file")
+    deep = tiny / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    result, seconds = run("catalog", "import", "litellm", deep, "--out", tiny / "c.yaml")
+    refused(result, seconds, deep, "nested too deeply")
