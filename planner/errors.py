@@ -4,6 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+PATH_MAX = 100  # characters of a file name or field path shown in a message
+MESSAGE_MAX = 400  # characters of a message (values in it are already cut to about 60)
+
+
+def visible(text: str, limit: int | None = None) -> str:
+    """Text from an input as a terminal shows it safely: control characters (escape sequences, new
+    lines, NUL) written as escapes, and cut to `limit` characters."""
+    out = "".join(
+        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in str(text)[: (limit or 10**9) + 1]
+    )
+    if limit is not None and len(out) > limit:
+        out = out[: limit - 3] + "..."
+    return out
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -29,15 +43,23 @@ class InputError(Exception):
         return cls(str(file), [Problem(path, message, line, column)])
 
     def lines(self) -> list[str]:
-        out = []
-        for p in self.problems:
-            where = self.file
-            if p.line is not None:
-                where += f":{p.line}"
-                if p.column is not None:
-                    where += f":{p.column}"
-            out.append(f"{where}: {p.path}: {p.message}" if p.path else f"{where}: {p.message}")
-        return out
+        """The message: one line, for the first problem (file:line:column: field path: what is wrong),
+        with the number of further problems in the same file. Text from the input is shown as text:
+        control characters escaped, long values cut."""
+        if not self.problems:
+            return [visible(self.file)]
+        p = self.problems[0]
+        where = visible(self.file, PATH_MAX)
+        if p.line is not None:
+            where += f":{p.line}"
+            if p.column is not None:
+                where += f":{p.column}"
+        line = f"{where}: {visible(p.path, PATH_MAX)}: " if p.path else f"{where}: "
+        line += visible(p.message, MESSAGE_MAX)
+        if len(self.problems) > 1:
+            more = len(self.problems) - 1
+            line += f" (and {more} more problem{'s' if more > 1 else ''} in this file)"
+        return [line]
 
     def __str__(self) -> str:
         return "\n".join(self.lines())

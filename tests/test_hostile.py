@@ -101,3 +101,29 @@ def test_plan_and_source_files_go_through_the_same_checks(tiny):
     deep.write_text("[" * 100_000 + "]" * 100_000)
     result, seconds = run("catalog", "import", "litellm", deep, "--out", tiny / "c.yaml")
     refused(result, seconds, deep, "nested too deeply")
+
+
+def test_a_huge_key_gives_a_short_message(tiny):
+    catalog = tiny / "tiny-catalog.yaml"
+    catalog.write_text(catalog.read_text() + "? " + "k" * 5_000_000 + "\n: 1\n")  # (an explicit key: any length)
+    result, seconds = run("catalog", "validate", catalog)
+    refused(result, seconds, catalog, "unknown key")
+    assert len(result.stderr) < 600
+
+
+def test_a_file_of_many_wrong_lines_gives_one_line_and_quotes_none_of_the_rest(tiny):
+    """Like `catalog: /etc/shadow`: every line an unknown key. One line names the first and counts
+    the others; the other lines' text is not echoed."""
+    secret = tiny / "shadow"
+    secret.write_text("".join(f"user{i}: $6$salt$hash{i}\n" for i in range(40)))
+    result, seconds = run("solve", tiny / "tiny-workloads.yaml", "--catalog", secret, "--out", tiny / "out")
+    refused(result, seconds, secret, "more problems in this file")
+    assert "user39" not in result.stderr and "hash" not in result.stderr
+
+
+def test_control_characters_from_a_file_reach_the_terminal_escaped(tiny):
+    catalog = tiny / "tiny-catalog.yaml"
+    catalog.write_text(catalog.read_text() + '"\\e[31mred\\e[0m": 1\n')
+    result, seconds = run("catalog", "validate", catalog)
+    refused(result, seconds, catalog, "unknown key")
+    assert "\x1b" not in result.stderr and "\\x1b[31mred" in result.stderr
