@@ -42,6 +42,7 @@ from pathlib import Path
 
 from .errors import InputError
 from .files import read_input
+from .fmt import csv_row
 
 KINDS = ("litellm", "openrouter", "aa")
 FAST_TPS = 500.0
@@ -467,5 +468,5 @@ def import_catalog(
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["source", "name", "reason"])
-    writer.writerows(result.left_out)
+    writer.writerows(csv_row(r) for r in result.left_out)
     return text, buf.getvalue(), result

@@ -159,7 +159,9 @@ def whatif(
         "V a number, *k, +k, -k or null.",
     ),
     without: list[str] | None = typer.Option(
-        None, "--without-vendor", help="A scenario without this vendor (repeatable: one scenario each)."
+        None,
+        "--without-vendor",
+        help="A scenario without this vendor, given by its name (not a pattern; repeatable: one scenario each).",
     ),
     catalog: Path | None = typer.Option(None, "--catalog", help="Catalog file; overrides the workloads file's."),
     out: Path = typer.Option(Path("reports"), "--out", help="Folder for the scenario plans and the what-if report."),

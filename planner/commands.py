@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .errors import InputError
 from .files import discard, file_stem, write_all
+from .fmt import visible
 from .load import load_catalog, load_inputs, load_scenario
 from .timing import stage
 
@@ -207,7 +208,7 @@ def catalog_show(catalog: Path, fmt: str) -> int:
 def catalog_validate(catalog: Path) -> int:
     cat = load_catalog(catalog)
     modes = sum(len(o.modes) for o in cat.offerings)
-    print(
+    _say(
         f"{catalog}: ok: {len(cat.offerings)} offerings, {len(cat.offerings) + modes} options, "
         f"{len({o.vendor for o in cat.offerings})} vendors"
     )
@@ -221,7 +222,7 @@ def catalog_import(kind: str, files: list[str], out: Path, name: str | None, as_
     text, left_csv, result = import_catalog(kind, files, out, name, as_of)
     left = out.with_name(out.name.split(".")[0] + ".left-out.csv")
     write_all({out: text, left: left_csv})
-    print(
+    _say(
         f"{out}: {len(result.offerings)} offerings (as of {result.as_of or 'unknown'}); "
         f"{len(result.left_out)} left out, listed in {left}"
     )
@@ -229,7 +230,7 @@ def catalog_import(kind: str, files: list[str], out: Path, name: str | None, as_
     for src, _, reason in result.left_out:
         by_reason[(src, reason)] = by_reason.get((src, reason), 0) + 1
     for (src, reason), n in sorted(by_reason.items(), key=lambda kv: -kv[1]):
-        print(f"  left out: {n} from {src}: {reason}", file=sys.stderr)
+        _say(f"  left out: {n} from {src}: {reason}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -240,7 +241,7 @@ def catalog_diff(old: Path, new: Path, fmt: str) -> int:
     rows = diff_catalogs(load_catalog(old), load_catalog(new))
     if fmt == "table":
         counts = {k: sum(1 for r in rows if r["change"] == k) for k in ("added", "removed", "changed")}
-        print(
+        _say(
             f"{old} -> {new}: {counts['added']} added, {counts['removed']} removed, "
             f"{len({r['offering'] for r in rows if r['change'] == 'changed'})} changed "
             f"({counts['changed']} figures)"
@@ -268,7 +269,7 @@ def export(plan_path: Path, to: str, out: Path | None) -> int:
         config, guessed = to_openrouter(plan)
         text = json.dumps(config, indent=2) + "\n"
     if guessed:
-        print(
+        _say(
             f"note: no {to} model id in the catalog for {', '.join(guessed)}; used <host>/<model> "
             f"(set the offering's gateway.{to} field)",
             file=sys.stderr,
@@ -277,7 +278,7 @@ def export(plan_path: Path, to: str, out: Path | None) -> int:
         sys.stdout.write(text)
     else:
         write_all({Path(out): text})
-        print(f"wrote {out}", file=sys.stderr)
+        _say(f"wrote {out}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -291,3 +292,8 @@ def _out_folder(out: Path) -> Path:
     except OSError as exc:
         raise InputError.single(str(out), "--out", f"cannot be written: {exc.strerror or exc}") from None
     return out
+
+
+def _say(*parts, file=None) -> None:
+    """A line for the terminal with text from the inputs in it (names, paths, reasons), shown as text."""
+    print(*(visible(str(p)) for p in parts), file=file)

@@ -4,19 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .fmt import visible
+
 PATH_MAX = 100  # characters of a file name or field path shown in a message
 MESSAGE_MAX = 400  # characters of a message (values in it are already cut to about 60)
-
-
-def visible(text: str, limit: int | None = None) -> str:
-    """Text from an input as a terminal shows it safely: control characters (escape sequences, new
-    lines, NUL) written as escapes, and cut to `limit` characters."""
-    out = "".join(
-        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in str(text)[: (limit or 10**9) + 1]
-    )
-    if limit is not None and len(out) > limit:
-        out = out[: limit - 3] + "..."
-    return out
 
 
 @dataclass(frozen=True)

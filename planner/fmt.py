@@ -91,3 +91,29 @@ def cell(v: Any) -> str:
     if isinstance(v, list):
         return "; ".join(str(x) for x in v)
     return str(v)
+
+
+def visible(text: str, limit: int | None = None) -> str:
+    """Text from an input as a terminal shows it safely: control characters (escape sequences, new
+    lines, NUL) written as escapes, and cut to `limit` characters."""
+    out = "".join(
+        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in str(text)[: (limit or 10**9) + 1]
+    )
+    if limit is not None and len(out) > limit:
+        out = out[: limit - 3] + "..."
+    return out
+
+
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(value: Any) -> Any:
+    """A CSV cell a spreadsheet will not run: text starting with = + - @, a tab or a carriage return
+    gets a leading apostrophe (OWASP's rule for CSV injection); numbers stay numbers."""
+    if isinstance(value, str) and value.startswith(_FORMULA):
+        return "'" + value
+    return value
+
+
+def csv_row(values) -> list:
+    return [csv_safe(v) for v in values]

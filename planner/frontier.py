@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import InputError
+from .fmt import csv_safe
 from .load import Inputs, validate
 from .lp import build_problem
 from .pairs import Pairs, build_pairs
@@ -54,12 +55,12 @@ class Frontier:
             writer.writerow(
                 [
                     p.sweep,
-                    self.workload or "(portfolio)",
-                    "" if p.value is None else f"{p.value:.6g}",
-                    p.label,
+                    csv_safe(self.workload or "(portfolio)"),
+                    "" if p.value is None else f"{p.value:.6g}",  # a number, whatever its sign
+                    csv_safe(p.label),
                     p.feasible,
                     "" if p.cost is None else f"{p.cost:.6f}",
-                    p.chosen,
+                    csv_safe(p.chosen) if p.feasible else "",  # (no routing where there is no plan)
                     p.breakpoint,
                 ]
             )

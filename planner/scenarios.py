@@ -184,5 +184,7 @@ def scenario_from_sets(expressions: list[str], name: str = "set") -> Scenario:
 def without_vendor(vendor: str) -> Scenario:
     name = "without-" + re.sub(r"[^A-Za-z0-9._@/:-]", "_", vendor)
     return Scenario(
-        name=name, description=f"{vendor} is unavailable", catalog=[CatalogEdit(remove=Match(vendor=vendor))]
+        name=name,
+        description=f"{vendor} is unavailable",
+        catalog=[CatalogEdit(remove=Match(vendor=re.sub(r"([*?\[])", r"[\1]", vendor)))],  # the name, not a glob
     )

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .fmt import csv_safe
 from .load import Inputs
 from .pairs import build_options, build_pairs
 from .plan import Plan
@@ -64,7 +65,7 @@ def rows_csv(rows: list[dict[str, Any]], fields: list[str] | None = None) -> str
     if rows or fields:
         writer = csv.DictWriter(buf, fieldnames=fields or list(rows[0]), lineterminator="\n")
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({k: csv_safe(v) for k, v in r.items()} for r in rows)
     return buf.getvalue()
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .compare import Comparison
-from .fmt import cell, money, seconds
+from .fmt import cell, money, seconds, visible
 from .frontier import Frontier
 from .plan import Plan
 from .tables import allocations_csv, rows_csv, rows_json
@@ -17,15 +17,28 @@ TABLE_ROWS = 25  # terminal tables show at most this many rows; files carry ever
 
 
 def console():
+    """A console that reads no markup: names and reasons from input files are printed as they are."""
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=False, width=max(100, shutil.get_terminal_size((120, 24)).columns))
+    width = max(100, shutil.get_terminal_size((120, 24)).columns)
+    return Console(highlight=False, soft_wrap=False, markup=False, width=width)
 
 
 def _table(title: str):
     from rich.table import Table
 
-    return Table(title=title, title_justify="left")
+    return Table(title=visible(title), title_justify="left")
+
+
+def _row(table, *cells) -> None:
+    """A table row of text from the inputs: control characters shown as escapes, never as markup."""
+    table.add_row(*(c if not isinstance(c, str) else visible(c) for c in cells))
+
+
+def _styled(text: str, style: str):
+    from rich.text import Text
+
+    return Text(visible(text), style=style)
 
 
 def print_plan(plan: Plan, fmt: str, paths: dict[str, Path]) -> None:
@@ -53,13 +66,14 @@ def print_plan(plan: Plan, fmt: str, paths: dict[str, Path]) -> None:
         shown = [w for w in shown if w.id in keep]
     for w in shown:
         if w.status != "ok":
-            table.add_row(w.id, "[red]infeasible[/red]", "-", seconds(w.budget_s), "-", "-")
+            _row(table, w.id, _styled("infeasible", "red"), "-", seconds(w.budget_s), "-", "-")
             continue
         route = ", ".join(
             f"{a.offering}{'' if a.mode == 'default' else '@' + a.mode} {a.share:.0%}"
             for a in sorted(w.allocations, key=lambda a: -a.share)
         )
-        table.add_row(
+        _row(
+            table,
             w.id,
             route,
             seconds(w.latency_s.max),
@@ -72,11 +86,11 @@ def print_plan(plan: Plan, fmt: str, paths: dict[str, Path]) -> None:
     out = console()
     out.print(table)
     for line in plan.diagnosis[:TABLE_ROWS]:
-        out.print(f"[yellow]! {line}[/yellow]", markup=True)
+        out.print(_styled(f"! {line}", "yellow"))
     for b in sorted(plan.binding, key=lambda b: -(b.shadow_price or 0))[:TABLE_ROWS]:
         if b.shadow_price:
-            out.print(f"binding: {b.constraint}: {b.meaning}")
-    out.print(f"plan:   {paths['plan']}\nreport: {paths['report']}")
+            out.print(visible(f"binding: {b.constraint}: {b.meaning}"))
+    out.print(visible(f"plan:   {paths['plan']}") + "\n" + visible(f"report: {paths['report']}"))
 
 
 def print_rows(rows: list[dict[str, Any]], fmt: str, title: str = "") -> None:
@@ -91,7 +105,7 @@ def print_rows(rows: list[dict[str, Any]], fmt: str, title: str = "") -> None:
     for col in rows[0] if rows else {}:
         table.add_column(col)
     for r in rows:
-        table.add_row(*[cell(v) for v in r.values()])
+        _row(table, *[cell(v) for v in r.values()])
     console().print(table)
 
 
@@ -110,7 +124,8 @@ def print_explain(rows: list[dict[str, Any]], title: str, currency: str = "USD")
     table.add_column("why not", ratio=1)
     for r in rows:
         where = r["vendor"] if r["host"] == r["vendor"] else f"{r['vendor']} · {r['host']}"
-        table.add_row(
+        _row(
+            table,
             r["option"],
             f"{where} · {r['tier']}",
             seconds(r["latency_s"]),
@@ -137,7 +152,8 @@ def print_whatif(base: Plan, results, report: Path) -> None:
     for sc, plan, cmp in results:
         delta = plan.total_cost - base.total_cost
         rerouted = ", ".join(w.id for w in cmp.workloads if w.changed) or "-"
-        table.add_row(
+        _row(
+            table,
             sc.name,
             plan.status,
             money(plan.total_cost, cur),
@@ -146,7 +162,7 @@ def print_whatif(base: Plan, results, report: Path) -> None:
         )
     out = console()
     out.print(table)
-    out.print(f"report: {report}")
+    out.print(visible(f"report: {report}"))
 
 
 def print_frontier(result: Frontier, name: str, workload: str | None, html: Path, csv_path: Path) -> None:
@@ -156,14 +172,15 @@ def print_frontier(result: Frontier, name: str, workload: str | None, html: Path
         table.add_column(col)
     for k, p in enumerate(result.latency):
         if p.breakpoint or k in (0, len(result.latency) - 1):
-            table.add_row(
+            _row(
+                table,
                 p.label,
                 money(p.cost, result.currency) if p.feasible else "infeasible",
                 p.chosen if workload else ("routing changes" if p.breakpoint else ""),
             )
     out = console()
     out.print(table)
-    out.print(f"report: {html}\ncsv:    {csv_path}")
+    out.print(visible(f"report: {html}") + "\n" + visible(f"csv:    {csv_path}"))
 
 
 def print_compare(cmp: Comparison, html: Path) -> None:
@@ -172,15 +189,18 @@ def print_compare(cmp: Comparison, html: Path) -> None:
     delta = cmp.total_after - cmp.total_before
     out = console()
     out.print(
-        f"{cmp.label_before} -> {cmp.label_after}: {money(cmp.total_before, cur)} -> "
-        f"{money(cmp.total_after, cur)} per {cmp.period} ({'+' if delta >= 0 else ''}{money(delta, cur)})"
+        visible(
+            f"{cmp.label_before} -> {cmp.label_after}: {money(cmp.total_before, cur)} -> "
+            f"{money(cmp.total_after, cur)} per {cmp.period} ({'+' if delta >= 0 else ''}{money(delta, cur)})"
+        )
     )
     table = _table("by workload")
     for col in ("workload", "before", "after", "change", "routing"):
         table.add_column(col)
     for w in cmp.workloads:
         change = None if w.cost_before is None or w.cost_after is None else w.cost_after - w.cost_before
-        table.add_row(
+        _row(
+            table,
             w.id,
             money(w.cost_before, cur),
             money(w.cost_after, cur),
@@ -189,8 +209,8 @@ def print_compare(cmp: Comparison, html: Path) -> None:
         )
     out.print(table)
     for c in cmp.offering_changes:
-        out.print(f"{c.id}: {c.field} {c.before:g} -> {c.after:g}")
-    out.print(f"report: {html}")
+        out.print(visible(f"{c.id}: {c.field} {c.before:g} -> {c.after:g}"))
+    out.print(visible(f"report: {html}"))
 
 
 def progress(total: int, label: str):

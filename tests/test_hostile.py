@@ -1,11 +1,13 @@
 """Hostile and broken files (issue 14, the file-reading classes): every case ends in exit 2 with one
 line naming the file, in well under two seconds, with nothing written."""
 
+import csv
 import os
 import shutil
 import time
 
 import pytest
+import yaml
 from conftest import DATA
 from typer.testing import CliRunner
 
@@ -127,3 +129,52 @@ def test_control_characters_from_a_file_reach_the_terminal_escaped(tiny):
     result, seconds = run("catalog", "validate", catalog)
     refused(result, seconds, catalog, "unknown key")
     assert "\x1b" not in result.stderr and "\\x1b[31mred" in result.stderr
+
+
+MARKUP = "[/x][link=https://example.invalid]evil[/link]\x1b[31m"
+
+
+def test_names_with_markup_and_escapes_are_printed_as_text(tiny):
+    """A vendor, host, tier or model name with rich markup or an escape sequence: every command
+    that prints it exits as usual and shows it as text, the escape written out."""
+    catalog = tiny / "tiny-catalog.yaml"
+    data = yaml.safe_load(catalog.read_text())
+    data["offerings"][0].update(vendor="v" + MARKUP, model="m" + MARKUP, tier="t" + MARKUP, host="h" + MARKUP)
+    catalog.write_text(yaml.safe_dump(data, sort_keys=False))
+    workloads = tiny / "tiny-workloads.yaml"
+    first = yaml.safe_load(workloads.read_text())["workloads"][0]["id"]
+    for args in (
+        ("solve", workloads, "--out", tiny / "out"),
+        ("explain", workloads, "--workload", first),
+        ("catalog", "show", catalog),
+        ("catalog", "diff", DATA / "tiny-catalog.yaml", catalog),
+    ):
+        result, _ = run(*args)
+        assert result.exit_code in (0, 3), (args, result.output)
+        assert "\x1b" not in result.stdout and "Traceback" not in result.output, args
+    assert "[/x]" in run("catalog", "show", catalog)[0].stdout
+
+
+def test_without_vendor_takes_a_name_not_a_pattern(tiny):
+    result, seconds = run("whatif", tiny / "tiny-workloads.yaml", "--without-vendor", "*", "--out", tiny / "out")
+    refused(result, seconds, "--without-vendor", "no vendor '*'")
+
+
+def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised_and_numbers_stay_numbers(tiny):
+    """OWASP's rule: text starting with = + - @, a tab or a carriage return gets a leading apostrophe."""
+    catalog = tiny / "tiny-catalog.yaml"
+    data = yaml.safe_load(catalog.read_text())
+    data["offerings"][0]["model"] = '=HYPERLINK("http://example.invalid","x")'
+    data["offerings"][1]["vendor"] = "+cmd|' /C calc'!A0"
+    catalog.write_text(yaml.safe_dump(data, sort_keys=False))
+    shown = run("catalog", "show", catalog, "--format", "csv")[0].stdout
+    assert "'=HYPERLINK(" in shown and "'+cmd|" in shown
+    assert ",=HYPERLINK" not in shown and ",+cmd" not in shown
+    rows = list(csv.DictReader(shown.splitlines()))
+    assert all(float(r["output_per_mtok"]) >= 0 for r in rows)  # numbers are written as numbers
+    frontier = run("frontier", tiny / "tiny-workloads.yaml", "--out", tiny / "f", "--points", "5")[0]
+    assert frontier.exit_code == 0, frontier.output
+    text = next((tiny / "f").glob("*.frontier.csv")).read_text()
+    for row in csv.reader(text.splitlines()[1:]):
+        assert not row[3].startswith(("-", "+")), row  # labels such as "-20 points" are neutralised
+        assert row[2] == "" or float(row[2]) == float(row[2])  # a number, even a negative one ("": no budget)
