@@ -6,6 +6,7 @@ Exit codes: 0 done; 1 internal error; 2 bad input or usage; 3 no feasible plan.
 from __future__ import annotations
 
 import logging
+import signal
 import sys
 from collections.abc import Callable
 from enum import Enum
@@ -300,7 +301,20 @@ def main() -> None:
     # collector's default first threshold (700) rescans them thousands of times over a large solve.
     # Collect far less often instead (measured in benchmarks/RESULTS.md).
     gc.set_threshold(GC_THRESHOLD, 50, 100)
+    # SIGTERM and SIGINT end a run the same way: the exception unwinds through the commands' cleanup
+    # (no staged file left in --out, no worker left running), then the exit code says which signal.
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
     app()
+
+
+class Stopped(SystemExit):
+    """The run was stopped by a signal (exit 128 + its number)."""
+
+
+def _stop(signum, frame) -> None:
+    print("stopped", file=sys.stderr)
+    raise Stopped(128 + signum)
 
 
 if __name__ == "__main__":

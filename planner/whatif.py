@@ -13,6 +13,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import secrets
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -96,6 +97,9 @@ _batch: Batch | None = None  # a worker's batch, set by the pool's initializer
 def _init_worker(batch: Batch) -> None:
     global _batch
     _batch = batch
+    # a worker is stopped by its parent (terminate: SIGTERM) and leaves Ctrl-C to it
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 _ROW = list(WorkloadChange.model_fields)
@@ -161,11 +165,17 @@ def solve_scenarios(
         with ProcessPoolExecutor(
             jobs, mp_context=multiprocessing.get_context("fork"), initializer=_init_worker, initargs=(batch,)
         ) as pool:
-            futures = {pool.submit(_solve_in_worker, i): i for i in range(len(applied))}
-            for future in as_completed(futures):
-                outcome, head, rows = future.result()  # a worker's error is raised here
-                results[futures[future]] = replace(outcome, comparison=_comparison(head, rows, batch.kept))
-                progress()
+            try:
+                futures = {pool.submit(_solve_in_worker, i): i for i in range(len(applied))}
+                for future in as_completed(futures):
+                    outcome, head, rows = future.result()  # a worker's error is raised here
+                    results[futures[future]] = replace(outcome, comparison=_comparison(head, rows, batch.kept))
+                    progress()
+            except BaseException:  # an error, or a signal: no worker outlives the batch
+                pool.shutdown(wait=False, cancel_futures=True)
+                for child in multiprocessing.active_children():
+                    child.terminate()
+                raise
         return [results[i] for i in range(len(applied))]
     except BaseException:
         for path in paths or ():  # the staged files of every scenario, finished or not

@@ -4,11 +4,15 @@ line naming the file, in well under two seconds, with nothing written."""
 import csv
 import os
 import shutil
+import signal
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 import yaml
-from conftest import DATA
+from conftest import DATA, ROOT
 from typer.testing import CliRunner
 
 from planner.cli import app
@@ -178,3 +182,55 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised_and_numbers_stay
     for row in csv.reader(text.splitlines()[1:]):
         assert not row[3].startswith(("-", "+")), row  # labels such as "-20 points" are neutralised
         assert row[2] == "" or float(row[2]) == float(row[2])  # a number, even a negative one ("": no budget)
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_stops_a_whatif_batch_cleanly(tmp_path, sig, code):
+    """SIGTERM or SIGINT to `planner whatif` while its workers run: exit 128 + the signal, no hidden
+    staged file in --out (which held a file before and keeps it), no process left behind."""
+    scenarios = tmp_path / "sc"
+    scenarios.mkdir()
+    for i in range(300):
+        (scenarios / f"s{i:03d}.yaml").write_text(
+            f"name: s{i:03d}\ncatalog:\n  - match: {{vendor: vendor{i % 3}}}\n"
+            f"    set: {{price.output: '*{0.5 + i / 1000:.3f}'}}\n"
+        )
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    argv = [
+        sys.executable,
+        "-m",
+        "planner",
+        "whatif",
+        str(ROOT / "tests/golden/inputs/bench-200x50.yaml"),
+        *sorted(str(p) for p in scenarios.iterdir()),
+        "--out",
+        str(out),
+        "--jobs",
+        "2",
+    ]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not any(p.name.startswith(".") for p in out.iterdir()):  # a worker has staged a plan file
+        assert proc.poll() is None and time.monotonic() < deadline, "the batch ended before it could be stopped"
+        time.sleep(0.01)
+    proc.send_signal(sig)
+    stderr = proc.communicate(timeout=30)[1]
+    assert proc.returncode == code, stderr
+    assert "Traceback" not in stderr
+    assert [p.name for p in out.iterdir()] == ["keep.txt"]
+    time.sleep(0.2)
+    assert _processes_naming(str(out)) == []
+
+
+def _processes_naming(text: str) -> list[str]:
+    """The pids of running processes whose command line holds `text` (forked workers keep the parent's)."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if text in cmdline.read_bytes().decode(errors="replace"):
+                found.append(cmdline.parent.name)
+        except OSError:  # it ended meanwhile
+            pass
+    return found
