@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from .errors import InputError
-from .files import discard, file_stem, write_all
+from .files import check_targets, discard, file_stem, write_all
 from .fmt import visible
 from .load import load_catalog, load_inputs, load_scenario
 from .timing import stage
@@ -24,10 +24,12 @@ def solve(workloads: Path, catalog: Path | None, out: Path, solver: str, fmt: st
 
     with stage("load"):
         inputs = load_inputs(workloads, catalog)
-    plan = solve_inputs(inputs, solver)
-    out = _out_folder(out)
-    stem = file_stem(plan.name)
+    stem = file_stem(inputs.name, str(workloads))  # the outputs are checked before the solve
+    out = Path(out)
     paths = {"plan": out / f"{stem}.plan.json", "report": out / f"{stem}.html"}
+    check_targets(paths.values(), out)
+    plan = solve_inputs(inputs, solver)
+    _out_folder(out)
     with stage("write"):
         write_all({paths["plan"]: plan.to_json(), paths["report"]: render_plan_report(plan)})
     print_plan(plan, fmt, paths)
@@ -88,11 +90,12 @@ def whatif(
         )
     _check_scenario_names(scenarios)
     applied = [(sc, apply_scenario(inputs, sc, file)) for sc, file in scenarios]  # every error before any solve
-    base, start = solve_base(inputs, solver)
     out = Path(out)
-    stem = file_stem(base.name)
-    paths = [out / f"{stem}.{file_stem(sc.name)}.plan.json" for sc, _ in applied]
+    stem = file_stem(inputs.name, str(workloads))
+    paths = [out / f"{stem}.{file_stem(sc.name)}.plan.json" for sc, _ in applied]  # (names checked above)
     report = out / f"{stem}.whatif.html"
+    check_targets([*paths, report], out)
+    base, start = solve_base(inputs, solver)
     made_out = not out.exists()
     _out_folder(out)
     outcomes: list = []
@@ -121,7 +124,7 @@ def _check_scenario_names(scenarios: list) -> None:
     """Two scenarios may not share a plan file name."""
     seen: dict[str, tuple[str, str]] = {}  # plan file name -> (scenario name, file)
     for sc, file in scenarios:
-        other = seen.get(file_stem(sc.name))
+        other = seen.get(file_stem(sc.name, file))
         if other is not None:
             same = other[0] == sc.name
             raise InputError.single(
@@ -153,12 +156,15 @@ def frontier(workloads: Path, catalog: Path | None, workload: str | None, points
     from .terminal import print_frontier, progress
 
     inputs = load_inputs(workloads, catalog)
+    out = Path(out)
+    stem = file_stem(inputs.name, str(workloads)) + (
+        f".{file_stem(workload, str(workloads), '--workload')}" if workload else ""
+    )
+    html, csv_path = out / f"{stem}.frontier.html", out / f"{stem}.frontier.csv"
+    check_targets([html, csv_path], out)
     bar, step = progress(2 * points, "frontier")
     with bar:
         result = sweep(inputs, workload, points, progress=step)
-    out = Path(out)
-    stem = file_stem(inputs.name) + (f".{file_stem(workload)}" if workload else "")
-    html, csv_path = out / f"{stem}.frontier.html", out / f"{stem}.frontier.csv"
     write_all({csv_path: result.to_csv(), html: render_frontier_report(result)})
     print_frontier(result, inputs.name, workload, html, csv_path)
     return EXIT_OK
@@ -172,7 +178,7 @@ def compare(old_path: Path, new_path: Path, out: Path, fmt: str) -> int:
 
     old, new = read_plan(old_path), read_plan(new_path)
     cmp = compare_plans(old, new, Path(old_path).name, Path(new_path).name)
-    html = Path(out) / f"{file_stem(new.name)}.compare.html"
+    html = Path(out) / f"{file_stem(new.name, str(new_path))}.compare.html"
     write_all({html: render_compare_report(cmp)})
     if fmt == "json":
         sys.stdout.write(cmp.model_dump_json(indent=2) + "\n")

@@ -61,9 +61,18 @@ def read_input(path: str | Path, what: str = "a file") -> str:
         raise InputError.single(str(path), "", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
 
 
-def file_stem(name: str) -> str:
-    """A plan or scenario name made safe as one file-name component."""
-    return name.replace("/", "_").replace(":", "_")
+def file_stem(name: str, source: str = "", field: str = "name") -> str:
+    """A plan or scenario name made one file-name component ('/' and ':' become '_'); a name that
+    would give an empty, hidden or unprintable file name is an input error naming where it came from."""
+    stem = name.replace("/", "_").replace(":", "_").replace("\\", "_")
+    if not stem or stem.startswith(".") or not stem.isprintable():
+        shown = repr(name[:60])
+        raise InputError.single(
+            source or "name",
+            field,
+            f"{shown} cannot name an output file (empty, hidden or unprintable); expected letters, digits and . _ - @",
+        )
+    return stem
 
 
 def stage(path: str | Path, content: str | bytes, tag: str = "") -> str:
@@ -107,8 +116,20 @@ def _umask() -> int:
     return mask
 
 
+def check_targets(paths, out: Path | None = None) -> None:
+    """Before any work or write: --out is a folder (or can be made one) and no folder stands where an
+    output file goes."""
+    if out is not None and out.exists() and not out.is_dir():
+        raise InputError.single(str(out), "--out", "exists and is not a folder")
+    for path in paths:
+        if Path(path).is_dir():
+            raise InputError.single(str(path), "--out", "a folder stands where this file goes; move it or choose --out")
+
+
 def write_all(files: dict[Path, Any]) -> None:
-    """Write several outputs so that none is half-written: render all first, then rename each."""
+    """Write several outputs so that none is half-written: render all first, check that every target
+    can be a file, then rename each into place."""
+    check_targets(files)
     for path, content in files.items():
         try:
             write_atomic(path, content)

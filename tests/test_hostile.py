@@ -2,6 +2,7 @@
 line naming the file, in well under two seconds, with nothing written."""
 
 import csv
+import json
 import os
 import shutil
 import signal
@@ -234,3 +235,29 @@ def _processes_naming(text: str) -> list[str]:
         except OSError:  # it ended meanwhile
             pass
     return found
+
+
+def test_names_that_cannot_name_a_file_are_input_errors(tiny):
+    hidden = tiny / ".hidden.yaml"  # the default name is the file's name before its first dot: ""
+    shutil.copy(tiny / "tiny-workloads.yaml", hidden)
+    data = yaml.safe_load(hidden.read_text())
+    data.pop("name", None)
+    hidden.write_text(yaml.safe_dump(data, sort_keys=False))
+    result, seconds = run("solve", hidden, "--out", tiny / "out")
+    refused(result, seconds, hidden, "cannot name an output file")
+    assert not (tiny / "out").exists()
+    plan = json.loads(run("solve", tiny / "tiny-workloads.yaml", "--out", tiny / "o", "--format", "json")[0].stdout)
+    for bad in ("", "a\x00b", "..", "\x1b[31m"):
+        path = tiny / "bad.plan.json"
+        path.write_text(json.dumps({**plan, "name": bad}))
+        result, seconds = run("compare", tiny / "o" / "tiny.plan.json", path, "--out", tiny / "c")
+        refused(result, seconds, path, "cannot name an output file")
+        assert "\x00" not in result.stderr and "\x1b" not in result.stderr
+    assert not (tiny / "c").exists()
+
+
+def test_a_folder_where_the_report_goes_is_found_before_any_work(tiny):
+    (tiny / "out" / "tiny.html").mkdir(parents=True)
+    result, seconds = run("solve", tiny / "tiny-workloads.yaml", "--out", tiny / "out")
+    refused(result, seconds, tiny / "out" / "tiny.html", "a folder stands where this file goes")
+    assert sorted(p.name for p in (tiny / "out").iterdir()) == ["tiny.html"]  # no plan file written
