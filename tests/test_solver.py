@@ -230,3 +230,18 @@ def test_the_tie_break_pass_keeps_the_bounds_it_was_given():
         assert clean_shares(lp, solve_lp(lp, solver).share).tolist() == [0.0, 1.0], solver
         off = solve_lp(lp, solver, upper=np.array([1.0, 0.0]))
         assert off.ok and clean_shares(lp, off.share).tolist() == [1.0, 0.0], solver
+
+
+def test_the_smallest_relaxation_weighs_a_mean_capability_point_as_one():
+    """A mean floor of 80 costs 0.4667 per task (two thirds on smart); the budget is 1% short. Lowering
+    the floor to fit would take 0.35 points (weight 0.35); raising the budget by 1% weighs 0.01: the
+    relaxation raises the budget, and keeps the floor."""
+    cat = catalog_of(offering("plain", capability=60), offering("smart", price_in=3, price_out=3, capability=90))
+    needed = T * (2 / 3 * per_task(3, 3) + 1 / 3 * per_task(1, 1))
+    ws = workloads_of(workload("w", capability={"mean_min": 80}), policy={"budget": 0.99 * needed})
+    for solver in ("highs", "cbc"):
+        plan = solve_dicts(ws, cat, solver)
+        assert plan.status == "infeasible", solver
+        assert [r.constraint for r in plan.relaxation] == ["budget"], (solver, plan.relaxation)
+        assert plan.relaxation[0].needed == pytest.approx(needed, rel=1e-6)
+        assert plan.workload("w").capability_mean == pytest.approx(80.0)
