@@ -35,6 +35,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 import statistics
 from dataclasses import dataclass, field
@@ -160,20 +161,33 @@ class ImportResult:
 
 
 def _num(text) -> float | None:
-    if text is None:
+    """A finite number, or None (missing, not a number, NaN or infinite)."""
+    if text is None or isinstance(text, bool):
         return None
     if isinstance(text, (int, float)):
-        return float(text)
-    text = str(text).strip()
-    if not text or text.lower() in ("nan", "none", "null"):
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        return None
+        value = float(text)
+    else:
+        try:
+            value = float(str(text).strip())
+        except ValueError:
+            return None
+    return value if math.isfinite(value) else None
 
 
-def read_litellm(path: Path) -> list[Price]:
+def _count(text) -> int | None:
+    """A positive whole count such as a context window, or None."""
+    value = _num(text)
+    return int(value) if value is not None and 0 < value <= 1e12 else None
+
+
+def _why_no_price(*values) -> str:
+    shown = ", ".join(repr(v)[:40] for v in values)
+    return f"no usable input and output price (found {shown})"
+
+
+def read_litellm(path: Path, left: list | None = None) -> list[Price]:
+    """litellm's chat entries with both prices; the others with a price problem go to `left`."""
+    left = [] if left is None else left
     data = _json(path)
     if not isinstance(data, dict):
         raise InputError.single(str(path), "", "expected litellm's price table: a JSON object of model entries")
@@ -181,13 +195,15 @@ def read_litellm(path: Path) -> list[Price]:
     for key, v in data.items():
         if not isinstance(v, dict) or v.get("mode") != "chat" or key == "sample_spec":
             continue
-        pin, pout = _num(v.get("input_cost_per_token")), _num(v.get("output_cost_per_token"))
-        if pin is None or pout is None:
+        raw_in, raw_out = v.get("input_cost_per_token"), v.get("output_cost_per_token")
+        pin, pout = _num(raw_in), _num(raw_out)
+        if pin is None or pout is None or pin < 0 or pout < 0:
+            left.append(("litellm", str(key), _why_no_price(raw_in, raw_out)))
             continue
         provider = str(v.get("litellm_provider") or "")
         provider = LITELLM_PROVIDER_ALIASES.get(provider, provider)
         cached = _num(v.get("cache_read_input_token_cost"))
-        ctx = _num(v.get("max_input_tokens"))
+        ctx = _count(v.get("max_input_tokens"))
         out.append(
             Price(
                 key,
@@ -196,42 +212,51 @@ def read_litellm(path: Path) -> list[Price]:
                 pin * 1e6,
                 pout * 1e6,
                 None if cached is None else cached * 1e6,
-                int(ctx) if ctx and ctx > 0 else None,
+                ctx,
             )
         )
     return out
 
 
-def read_openrouter(path: Path) -> list[Price]:
+def read_openrouter(path: Path, left: list | None = None) -> list[Price]:
+    """OpenRouter's models with both prices; the others go to `left` with the reason."""
+    left = [] if left is None else left
     data = _json(path)
     models = data.get("data") if isinstance(data, dict) else None
     if not isinstance(models, list):
         raise InputError.single(str(path), "data", 'expected an OpenRouter /api/v1/models response: {"data": [...]}')
     out = []
-    for m in models:
-        if not isinstance(m, dict) or not m.get("id"):
+    for i, m in enumerate(models):
+        if not isinstance(m, dict) or m.get("id") in (None, ""):
+            left.append(("openrouter", f"data[{i}]", "not a model entry with an id"))
             continue
-        pricing = m.get("pricing") or {}
+        mid = str(m["id"])
+        pricing = m.get("pricing")
+        if not isinstance(pricing, dict):
+            left.append(("openrouter", mid, f"pricing is not an object (found {repr(pricing)[:40]})"))
+            continue
         pin, pout = _num(pricing.get("prompt")), _num(pricing.get("completion"))
         if pin is None or pout is None or pin < 0 or pout < 0:
+            left.append(("openrouter", mid, _why_no_price(pricing.get("prompt"), pricing.get("completion"))))
             continue
         cached = _num(pricing.get("input_cache_read"))
-        ctx = _num(m.get("context_length"))
         out.append(
             Price(
-                m["id"],
+                mid,
                 "openrouter",
-                m["id"],
+                mid,
                 pin * 1e6,
                 pout * 1e6,
-                None if cached is None else cached * 1e6,
-                int(ctx) if ctx and ctx > 0 else None,
+                None if cached is None or cached < 0 else cached * 1e6,
+                _count(m.get("context_length")),
             )
         )
     return out
 
 
-def read_aa(path: Path) -> list[AARow]:
+def read_aa(path: Path, left: list | None = None) -> list[AARow]:
+    """The Artificial Analysis table's rows; a row too short to name its host and model goes to `left`."""
+    left = [] if left is None else left
     text = read_input(path, "a CSV file").removeprefix("\ufeff")
     try:
         with io.StringIO(text, newline="") as fh:
@@ -246,6 +271,10 @@ def read_aa(path: Path) -> list[AARow]:
                 )
             rows = []
             for i, r in enumerate(reader, start=2):
+                host, model = r.get("host_name"), r.get("model_name")
+                if not isinstance(host, str) or not isinstance(model, str) or not host.strip() or not model.strip():
+                    left.append(("aa", f"row {i}", "short row: no host_name or model_name"))
+                    continue
                 caps = {}
                 ii = _num(r.get("model_intelligence_index"))
                 if ii is not None:
@@ -258,17 +287,19 @@ def read_aa(path: Path) -> list[AARow]:
                     x = _num(r.get(col))
                     if x is not None:
                         caps[metric] = round(100 * x if x <= 1 else x, 4)
-                ctx = _num(r.get("context_window_if_different_to_model")) or _num(r.get("model_context_window_tokens"))
+                ctx = _count(r.get("context_window_if_different_to_model")) or _count(
+                    r.get("model_context_window_tokens")
+                )
                 rows.append(
                     AARow(
-                        r["host_name"].strip(),
-                        r["model_name"].strip(),
+                        host.strip(),
+                        model.strip(),
                         _num(r.get("price_1m_input_tokens")),
                         _num(r.get("price_1m_output_tokens")),
                         _num(r.get("cache_hit_discount_percent")),
                         _num(r.get("median_output_speed")),
                         _num(r.get("median_ttft")),
-                        int(ctx) if ctx and ctx > 0 else None,
+                        ctx,
                         caps,
                         str(r.get("deleted", "")).strip().lower() == "true",
                         i,
@@ -305,15 +336,17 @@ def build_catalog(files: list[tuple[str, Path]], name: str, as_of: str | None = 
     aa_rows: list[tuple[AARow, Path]] = []
     litellm: list[Price] = []
     openrouter: list[Price] = []
+    skipped: list[tuple[str, str, str]] = []  # entries no reader could use, with the reason
     for kind, path in files:
         if kind == "aa":
-            aa_rows += [(r, path) for r in read_aa(path)]
+            aa_rows += [(r, path) for r in read_aa(path, skipped)]
             as_of = as_of or _aa_as_of(path)
         elif kind == "litellm":
-            litellm += read_litellm(path)
+            litellm += read_litellm(path, skipped)
         elif kind == "openrouter":
-            openrouter += read_openrouter(path)
+            openrouter += read_openrouter(path, skipped)
     result = ImportResult([], as_of=as_of)
+    result.left_out += skipped
     by_host_model: dict[tuple[str, str], Price] = {}
     for p in sorted(litellm, key=lambda p: (len(p.key), p.key)):  # shortest key first: the plain list price
         by_host_model.setdefault((p.provider, normalize_model(p.model)), p)
@@ -412,8 +445,30 @@ def build_catalog(files: list[tuple[str, Path]], name: str, as_of: str | None = 
         if p.context:
             offering["context_window"] = p.context
         result.offerings.append(offering)
+    result.offerings = _plausible(result)
     catalog = {"catalog": name, "as_of": as_of, "currency": "USD", "offerings": result.offerings}
     return catalog, result
+
+
+def _plausible(result: ImportResult) -> list[dict]:
+    """The offerings the catalog schema accepts; one with a figure out of range (SPEC's plausibility
+    limits) is left out and listed with the field and the value, and the rest still import."""
+    from pydantic import ValidationError
+
+    from .schema import Offering
+
+    kept = []
+    for offering in result.offerings:
+        try:
+            Offering.model_validate(offering)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(p) for p in err["loc"])
+            found = repr(err.get("input"))[:40]
+            result.left_out.append(("import", str(offering.get("id", "?")), f"{where}: {err['msg']} (found {found})"))
+            continue
+        kept.append(offering)
+    return kept
 
 
 def _unique(ids: dict[str, int], base: str) -> str:

@@ -196,3 +196,48 @@ def test_whole_source_files_import_and_match_the_shipped_catalog(tmp_path):
     ):
         alone = build_catalog([(kind, FULL / name)], "x")[1]
         assert alone.offerings == [] and len(alone.left_out) > 100  # no speeds in price tables: nothing invented
+
+
+def test_bad_entries_are_left_out_and_listed_and_the_rest_imports(tmp_path):
+    """A short Artificial Analysis row, litellm's Infinity and null prices, an OpenRouter numeric id,
+    string pricing and negative prices, a 1e400 context length and a price out of range: none stops
+    the import; each is listed with its reason, and every good entry still imports."""
+    import json
+
+    aa = (SMALL / "aa_small.csv").read_text().splitlines()
+    columns = aa[0].split(",")
+    big = aa[1].split(",")
+    big[columns.index("median_output_speed")] = "2e7"  # over SPEC's 10^7 tokens/s
+    short = "only,two"
+    (tmp_path / "aa.csv").write_text("\n".join([aa[0], *aa[2:], ",".join(big), short]) + "\n")
+    lite = json.loads((SMALL / "litellm_small.json").read_text())
+    lite["bad/infinite"] = {"mode": "chat", "input_cost_per_token": float("inf"), "output_cost_per_token": 1e-6}
+    lite["bad/null"] = {"mode": "chat", "input_cost_per_token": None, "output_cost_per_token": None}
+    lite["bad/context"] = {
+        "mode": "chat",
+        "input_cost_per_token": 1e-6,
+        "output_cost_per_token": 2e-6,
+        "max_input_tokens": 1e400,
+    }  # json writes inf as Infinity
+    (tmp_path / "lite.json").write_text(json.dumps(lite))
+    router = json.loads((SMALL / "openrouter_small.json").read_text())
+    router["data"] += [
+        {"id": 12345, "pricing": {"prompt": "x", "completion": "y"}},
+        {"id": "a/string-pricing", "pricing": "free"},
+        {"id": "a/variable", "pricing": {"prompt": "-1", "completion": "-1"}},
+    ]
+    (tmp_path / "router.json").write_text(json.dumps(router))
+    files = [("aa", tmp_path / "aa.csv"), ("litellm", tmp_path / "lite.json"), ("openrouter", tmp_path / "router.json")]
+    catalog, result = build_catalog(files, "t")
+    why = {(s, n): r for s, n, r in result.left_out}
+    assert why[("aa", f"row {len(aa) + 1}")] == "short row: no host_name or model_name"
+    assert "no usable input and output price" in why[("litellm", "bad/infinite")]
+    assert "no usable input and output price" in why[("litellm", "bad/null")]
+    assert "no usable input and output price" in why[("openrouter", "12345")]
+    assert "pricing is not an object" in why[("openrouter", "a/string-pricing")]
+    assert "no usable input and output price" in why[("openrouter", "a/variable")]
+    over = [r for (s, _), r in why.items() if s == "import"]
+    assert len(over) == 1 and over[0].startswith("speed.output_tps:"), over
+    validate(Catalog, catalog, "catalog")  # what imported is a valid catalog
+    good, _ = build_catalog([("aa", SMALL / "aa_small.csv")], "t")
+    assert len(catalog["offerings"]) == len(good["offerings"])  # every good row still imported (the big one replaced)
