@@ -261,3 +261,22 @@ def test_a_folder_where_the_report_goes_is_found_before_any_work(tiny):
     result, seconds = run("solve", tiny / "tiny-workloads.yaml", "--out", tiny / "out")
     refused(result, seconds, tiny / "out" / "tiny.html", "a folder stands where this file goes")
     assert sorted(p.name for p in (tiny / "out").iterdir()) == ["tiny.html"]  # no plan file written
+
+
+def test_an_alias_bomb_stays_small_in_a_process_of_its_own(tiny):
+    """The whole command, as a user runs it: exit 2 in under two seconds (start-up included) and well
+    under 500 MB at its peak."""
+    with_lines(tiny / "tiny-workloads.yaml", BOMB)
+    command = [sys.executable, "-m", "planner", "solve", str(tiny / "tiny-workloads.yaml"), "--out", str(tiny / "out")]
+    # a parent of its own, so that its children's peak memory is this command's alone
+    probe = (
+        "import resource, subprocess, sys, time; t = time.perf_counter(); "
+        "p = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+        "print(p.returncode, time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); "
+        "sys.stderr.write(p.stderr)"
+    )
+    proc = subprocess.run([sys.executable, "-c", probe, *command], capture_output=True, text=True, timeout=30)
+    code, seconds, peak_kb = proc.stdout.split()
+    peak_mb = int(peak_kb) / 1024
+    assert code == "2" and "alias" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert float(seconds) < 2.0 and peak_mb < 500, (seconds, peak_mb)
