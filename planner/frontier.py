@@ -67,16 +67,20 @@ class Frontier:
         return buf.getvalue()
 
 
-def _relaxed(inputs: Inputs, targets: set[int], drop: str) -> Pairs:
-    """Pairs with the swept rule (latency or capability floor) removed for the target workloads."""
+def _relaxed(inputs: Inputs, targets: set[int], drop: str, keep: np.ndarray | None = None) -> Pairs:
+    """Pairs with the swept rule (latency or capability floor) removed for the target workloads; the
+    workloads in `keep` (bool per workload) keep their rows (a share within budget, a mean floor),
+    which the sweep moves point by point."""
     data = inputs.workloads.model_dump(mode="json")
     for w in targets:
         wl = data["workloads"][w]
         if drop == "latency":
-            wl["latency"] = {"streaming": wl["latency"]["streaming"]}
+            if keep is None or not keep[w]:
+                wl["latency"] = {"streaming": wl["latency"]["streaming"]}
         else:
             wl["capability"]["min"] = None
-            wl["capability"]["mean_min"] = None
+            if keep is None or not keep[w]:
+                wl["capability"]["mean_min"] = None
     return build_pairs(validate(WorkloadSet, data, inputs.workloads_file), inputs.catalog)
 
 
@@ -92,6 +96,7 @@ def _sweep(
     progress,
     extra: np.ndarray,
     prune: bool,
+    adjust: Callable | None = None,
 ) -> list:
     W = pairs.shape[0]
     mask = np.zeros(W, dtype=bool)
@@ -100,13 +105,16 @@ def _sweep(
     in_lp = np.flatnonzero(cand.any(axis=1))
     lp = build_problem(inputs.workloads, inputs.catalog, pairs, in_lp, cand)
     missing = W - len(in_lp)
-    resolver = Resolver(lp) if lp.integer else SiftedResolver(lp)
+    moves = adjust(lp) if adjust else None  # rows the sweep moves: one model, solved whole at each point
+    resolver = Resolver(lp) if lp.integer or moves else SiftedResolver(lp)
     target_in_lp = np.array(sorted(set(targets) & set(in_lp.tolist())), dtype=int)
     points = []
     previous = None
     for value, label in zip(values, labels):
         upper = upper_for(value, lp)
         resolver.set_upper(upper)
+        if moves:
+            moves(resolver.h, value)
         # a target workload with every option switched off cannot be planned at this point
         on = np.bincount(lp.var_w, weights=upper, minlength=W)
         empty = bool(np.any(on[target_in_lp] == 0))
@@ -128,6 +136,43 @@ def _sweep(
             previous = summary
         progress()
     return points
+
+
+def _share_rows(lp, pairs: Pairs, budget: np.ndarray):
+    """The latency-share rows of a portfolio latency sweep, moved to the scaled budget at each point:
+    a column counts toward its workload's share when its latency is within budget x factor (every
+    column without budgets). None when the LP has no such row."""
+    rows = [i for i, f in enumerate(lp.families) if f == "latency_share"]
+    if not rows:
+        return None
+    row_of = {lp.rows[i].name.split(":", 1)[1]: i for i in rows}
+    ids = pairs.workloads.ids
+    cols = [(row_of[ids[w]], np.flatnonzero(lp.var_w == w), w) for w in np.unique(lp.var_w) if ids[w] in row_of]
+    lat = [pairs.latency_s[w, lp.var_o[c]] for _, c, w in cols]
+    inside = [pairs.within_budget[w, lp.var_o[c]].copy() for _, c, w in cols]  # as the LP was built
+
+    def move(h, factor) -> None:
+        for k, (row, c, w) in enumerate(cols):
+            now = np.ones(len(c), dtype=bool) if factor is None else lat[k] <= budget[w] * factor
+            for j in np.flatnonzero(now != inside[k]).tolist():
+                h.changeCoeff(row, int(c[j]), 1.0 if now[j] else 0.0)
+            inside[k] = now
+
+    return move
+
+
+def _mean_rows(lp):
+    """The mean-capability rows of a portfolio floor sweep, moved with the floors (mean + shift)."""
+    rows = [i for i, f in enumerate(lp.families) if f == "mean_capability"]
+    if not rows:
+        return None
+    import highspy
+
+    def move(h, shift) -> None:
+        for i in rows:
+            h.changeRowBounds(i, (lp.rows[i].limit + shift) / 100.0, highspy.kHighsInf)
+
+    return move
 
 
 def frontier(
@@ -157,9 +202,12 @@ def frontier(
             return top.get(next(iter(targets)), "-")
         return " ".join(f"{ids[w]}:{top[w]}" for w in sorted(top))
 
-    # latency sweep
-    lat_pairs = _relaxed(inputs, targets, "latency")
+    # latency sweep; with the whole portfolio, a workload that needs only a share of its tasks within
+    # budget keeps that row, over the options within the scaled budget
     wa = base.workloads
+    shared = (wa.within_budget_share < 1) & ~np.isnan(wa.budget_s) if workload_id is None else None
+    lat_pairs = _relaxed(inputs, targets, "latency", shared)
+    lat_adjust = None
     if workload_id is not None:
         w = next(iter(targets))
         lat = lat_pairs.latency_s[w, lat_pairs.eligible[w]]
@@ -193,15 +241,31 @@ def frontier(
         def upper_lat(f, lp):
             if f is None:
                 return np.ones(len(lp.var_w))
-            budget = np.where(has, wa.budget_s * (f if f else 1.0), np.inf)
+            budget = np.where(has & ~shared, wa.budget_s * (f if f else 1.0), np.inf)
             return (lat_pairs.latency_s[lp.var_w, lp.var_o] <= budget[lp.var_w]).astype(float)
 
+        def lat_adjust(lp):
+            return _share_rows(lp, lat_pairs, wa.budget_s)
+
     result.latency = _sweep(
-        inputs, lat_pairs, targets, upper_lat, values, labels, "latency", chosen, progress, -lat_pairs.latency_s, prune
+        inputs,
+        lat_pairs,
+        targets,
+        upper_lat,
+        values,
+        labels,
+        "latency",
+        chosen,
+        progress,
+        -lat_pairs.latency_s,
+        prune,
+        lat_adjust,
     )
 
-    # capability sweep
-    cap_pairs = _relaxed(inputs, targets, "capability")
+    # capability sweep; with the whole portfolio, a mean floor moves with the others
+    means = ~np.isnan(wa.cap_mean_min) if workload_id is None else None
+    cap_pairs = _relaxed(inputs, targets, "capability", means)
+    cap_adjust = None
     if workload_id is not None:
         w = next(iter(targets))
         caps = cap_pairs.capability[w, cap_pairs.eligible[w]]
@@ -225,6 +289,9 @@ def frontier(
             score = cap_pairs.capability[lp.var_w, lp.var_o]
             return (score >= base_floor[lp.var_w] + d).astype(float)
 
+        def cap_adjust(lp):
+            return _mean_rows(lp)
+
     result.capability = _sweep(
         inputs,
         cap_pairs,
@@ -237,6 +304,7 @@ def frontier(
         progress,
         np.nan_to_num(cap_pairs.capability, nan=-1.0),
         prune,
+        cap_adjust,
     )
     result.seconds = time.perf_counter() - started
     return result

@@ -1,6 +1,8 @@
 """Cost frontiers (planner.frontier): the minimum cost as a latency budget or a capability floor sweeps,
 with and without sweep-safe pruning, and `planner frontier`."""
 
+import dataclasses
+
 import pytest
 from conftest import ROOT, make_inputs, two_vendors
 from hypothesis import HealthCheck, given, settings
@@ -11,6 +13,9 @@ from typer.testing import CliRunner
 from planner.cli import app
 from planner.errors import InputError
 from planner.frontier import frontier
+from planner.load import load_inputs, validate
+from planner.schema import WorkloadSet
+from planner.solve import solve_inputs
 
 runner = CliRunner()
 SUPPORT = ROOT / "workloads" / "support.yaml"
@@ -68,3 +73,49 @@ def test_frontier_pruning_keeps_every_point(portfolio, one_workload):
         assert a.feasible == b.feasible, (a, b)
         if a.feasible:
             assert a.cost == pytest.approx(b.cost, rel=1e-6, abs=1e-6), (a, b)
+
+
+def _scaled(inputs, factor=None, shift=None, no_budgets=False):
+    """The inputs with every budget scaled (or none) or every floor shifted, as a separate solve sees them."""
+    data = inputs.workloads.model_dump(mode="json")
+    thresholds = inputs.workloads.all_thresholds
+    for wl in data["workloads"]:
+        lat = wl["latency"]
+        budget = lat.get("budget_s") or (thresholds.get(lat["threshold"]) if lat.get("threshold") else None)
+        if no_budgets:
+            wl["latency"] = {"streaming": lat["streaming"]}
+        elif factor is not None and budget:
+            wl["latency"] = {**lat, "threshold": None, "budget_s": budget * factor}
+        cap = wl["capability"]
+        if shift is not None:
+            cap["min"] = None if cap.get("min") is None else cap["min"] + shift
+            cap["mean_min"] = None if cap.get("mean_min") is None else cap["mean_min"] + shift
+            if max(cap["min"] or 0, cap["mean_min"] or 0) > 100:
+                return None  # above every score: no plan
+    ws = validate(WorkloadSet, data, "w.yaml")
+    return dataclasses.replace(inputs, workloads=ws)
+
+
+@pytest.mark.parametrize("name", ["support", "coding-agent"])
+def test_every_portfolio_frontier_point_costs_what_a_separate_solve_costs(name):
+    """The portfolio sweeps keep every rule: shares within budget and mean floors move with the budgets
+    and floors, so each point (the x1 and +0 points included) is the plan of the scaled inputs."""
+    inputs = load_inputs(ROOT / "workloads" / f"{name}.yaml")
+    result = frontier(inputs, None, points=8)  # (budgets x0.1 to x10 in 7 steps: x1 among them)
+    checked = 0
+    for p in result.latency + result.capability:
+        if p.sweep == "latency":
+            scaled = _scaled(inputs, no_budgets=True) if p.value is None else _scaled(inputs, factor=p.value)
+        else:
+            scaled = _scaled(inputs, shift=p.value)
+        if scaled is None:
+            assert not p.feasible, p.label
+            continue
+        plan = solve_inputs(scaled, "highs", review=False, resilience=False)
+        assert p.feasible == (plan.status == "optimal"), (p.label, plan.status)
+        if p.feasible:
+            assert p.cost == pytest.approx(plan.total_cost, rel=1e-6), p.label
+            checked += 1
+    assert checked >= 6
+    one = [p for p in result.latency if p.value is not None and abs(p.value - 1) < 1e-9]
+    assert one and one[0].cost == pytest.approx(solve_inputs(inputs, "highs").total_cost, rel=1e-6)
