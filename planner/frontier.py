@@ -105,8 +105,8 @@ def _sweep(
     in_lp = np.flatnonzero(cand.any(axis=1))
     lp = build_problem(inputs.workloads, inputs.catalog, pairs, in_lp, cand)
     missing = W - len(in_lp)
-    moves = adjust(lp) if adjust else None  # rows the sweep moves: one model, solved whole at each point
-    resolver = Resolver(lp) if lp.integer or moves else SiftedResolver(lp)
+    moves = adjust(lp) if adjust else None  # rows the sweep moves (shares within budget, mean floors)
+    resolver = Resolver(lp) if lp.integer else SiftedResolver(lp)
     target_in_lp = np.array(sorted(set(targets) & set(in_lp.tolist())), dtype=int)
     points = []
     previous = None
@@ -114,7 +114,7 @@ def _sweep(
         upper = upper_for(value, lp)
         resolver.set_upper(upper)
         if moves:
-            moves(resolver.h, value)
+            moves(resolver, value)
         # a target workload with every option switched off cannot be planned at this point
         on = np.bincount(lp.var_w, weights=upper, minlength=W)
         empty = bool(np.any(on[target_in_lp] == 0))
@@ -149,14 +149,11 @@ def _share_rows(lp, pairs: Pairs, budget: np.ndarray):
     ids = pairs.workloads.ids
     cols = [(row_of[ids[w]], np.flatnonzero(lp.var_w == w), w) for w in np.unique(lp.var_w) if ids[w] in row_of]
     lat = [pairs.latency_s[w, lp.var_o[c]] for _, c, w in cols]
-    inside = [pairs.within_budget[w, lp.var_o[c]].copy() for _, c, w in cols]  # as the LP was built
 
-    def move(h, factor) -> None:
+    def move(resolver, factor) -> None:
         for k, (row, c, w) in enumerate(cols):
-            now = np.ones(len(c), dtype=bool) if factor is None else lat[k] <= budget[w] * factor
-            for j in np.flatnonzero(now != inside[k]).tolist():
-                h.changeCoeff(row, int(c[j]), 1.0 if now[j] else 0.0)
-            inside[k] = now
+            inside = np.ones(len(c), dtype=bool) if factor is None else lat[k] <= budget[w] * factor
+            resolver.set_coefs(row, c, inside.astype(float))
 
     return move
 
@@ -166,11 +163,10 @@ def _mean_rows(lp):
     rows = [i for i, f in enumerate(lp.families) if f == "mean_capability"]
     if not rows:
         return None
-    import highspy
 
-    def move(h, shift) -> None:
+    def move(resolver, shift) -> None:
         for i in rows:
-            h.changeRowBounds(i, (lp.rows[i].limit + shift) / 100.0, highspy.kHighsInf)
+            resolver.set_row_lower(i, (lp.rows[i].limit + shift) / 100.0)
 
     return move
 

@@ -37,6 +37,7 @@ class Resolver:
         self.n = len(lp.var_w)
         self.upper = np.ones(self.n)
         self._ok_status = highspy.HighsModelStatus.kOptimal
+        self.moved = Moved(lp)
 
     def set_upper(self, upper: np.ndarray) -> None:
         """Upper bounds of the share variables (0 removes an option from the plan)."""
@@ -46,6 +47,16 @@ class Resolver:
                 len(changed), changed.astype(np.int32), np.zeros(len(changed)), upper[changed].astype(float)
             )
             self.upper = upper.copy()
+
+    def set_coefs(self, row: int, cols: np.ndarray, values: np.ndarray) -> None:
+        """One row's coefficients on the columns `cols` (a sweep moving which options count toward it)."""
+        for j, v in self.moved.set_coefs(row, cols, values):
+            self.h.changeCoeff(row, j, v)
+
+    def set_row_lower(self, row: int, lower: float) -> None:
+        """The lower bound of a '>=' row (a sweep moving a floor)."""
+        self.moved.row_lower[row] = lower
+        self.h.changeRowBounds(row, lower, _inf())
 
     def run(self) -> Point:
         if self.lp.integer:
@@ -58,10 +69,52 @@ class Resolver:
         return Point(True, share, dot(self.lp.spend, share))
 
 
+def _inf() -> float:
+    import highspy
+
+    return highspy.kHighsInf
+
+
+class Moved:
+    """The rows a sweep moves away from the LP as built: coefficients per row (on the columns given)
+    and lower bounds. What a sifted model and its pricing need to see the LP as it now stands."""
+
+    def __init__(self, lp: LinearProgram):
+        self.lp = lp
+        self.coefs: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # row -> (cols, built, now)
+        self.row_lower: dict[int, float] = {}
+
+    def set_coefs(self, row: int, cols: np.ndarray, values: np.ndarray) -> list[tuple[int, float]]:
+        """Record the row's new coefficients; the (column, value) pairs that changed."""
+        if row not in self.coefs:
+            row_of, all_cols, coefs = self.lp.matrix
+            built = np.zeros(self.lp.var_w.shape[0])
+            at = row_of == row
+            built[all_cols[at]] = coefs[at]
+            self.coefs[row] = (cols, built[cols], built[cols].copy())
+        cols, built, now = self.coefs[row]
+        values = np.asarray(values, dtype=float)
+        changed = np.flatnonzero(values != now)
+        now[changed] = values[changed]
+        return list(zip(cols[changed].tolist(), values[changed].tolist()))
+
+    def correct(self, dj: np.ndarray, duals: np.ndarray) -> None:
+        """Reduced costs priced with the built rows, corrected to the moved ones (in place)."""
+        for row, (cols, built, now) in self.coefs.items():
+            dj[cols] -= (now - built) * duals[row]
+
+
 SIFT_ROUNDS = 30  # a sifted solve that has not settled by then is solved whole
 
 
-def sift(h, lp: LinearProgram, cost: np.ndarray, outside: np.ndarray, add: Callable[[np.ndarray], None]):
+def sift(
+    h,
+    lp: LinearProgram,
+    cost: np.ndarray,
+    outside: np.ndarray,
+    add: Callable[[np.ndarray], None],
+    moved: Moved | None = None,
+):
     """Sifting on a HiGHS model of some of lp's columns: run it, price every column with its duals
     (cost - A'y), hand the columns of `outside` (bool per column, updated) with a negative reduced
     cost to `add` (which puts them in the model), and repeat until none is left. Then the model's
@@ -76,6 +129,8 @@ def sift(h, lp: LinearProgram, cost: np.ndarray, outside: np.ndarray, add: Calla
             return None
         y = np.array(sol.row_dual[: len(lp.rows)])
         dj = lp.reduced_costs(cost, y)
+        if moved is not None:
+            moved.correct(dj, y)
         entering = np.flatnonzero(outside & (dj < -TIED_DJ))
         if not len(entering):
             return sol, y, dj
@@ -106,9 +161,25 @@ class SiftedResolver(Resolver):
         self._slacks = np.zeros(0, dtype=np.int32)
         self._model = None
         self._whole = None
+        self._where = np.full(self.n, -1, dtype=np.int64)  # each LP column's place in the small model
+        self.moved = Moved(lp)
 
     def set_upper(self, upper: np.ndarray) -> None:
         self.upper = np.asarray(upper, dtype=float).copy()
+
+    def set_coefs(self, row: int, cols: np.ndarray, values: np.ndarray) -> None:
+        for j, v in self.moved.set_coefs(row, cols, values):
+            if self._model is not None and self._where[j] >= 0:
+                self._model.changeCoeff(row, int(self._where[j]), v)
+        if self._whole is not None:
+            self._whole.set_coefs(row, cols, values)
+
+    def set_row_lower(self, row: int, lower: float) -> None:
+        self.moved.row_lower[row] = lower
+        if self._model is not None:
+            self._model.changeRowBounds(row, lower, _inf())
+        if self._whole is not None:
+            self._whole.set_row_lower(row, lower)
 
     def _add(self, new: np.ndarray) -> None:
         if self._model is None:
@@ -121,6 +192,14 @@ class SiftedResolver(Resolver):
             add_columns(self._model, self.lp, new, self.lp.objective[new], self.upper[new])
         self._idx, self._pos = np.r_[self._idx, new], np.r_[self._pos, pos]
         self._in[new] = True
+        self._where[new] = pos
+        for row, (cols, built, now) in self.moved.coefs.items():  # the new columns as the rows now stand
+            fresh = self._in[cols] & (now != built) & np.isin(cols, new)
+            for j, v in zip(cols[fresh].tolist(), now[fresh].tolist()):
+                self._model.changeCoeff(row, int(self._where[j]), v)
+        if len(new) == len(self._idx):  # the model was just made: the moved bounds too
+            for row, lower in self.moved.row_lower.items():
+                self._model.changeRowBounds(row, lower, _inf())
 
     def run(self) -> Point:
         lp = self.lp
@@ -133,7 +212,7 @@ class SiftedResolver(Resolver):
             self._add(fresh)
         h = self._model
         h.changeColsBounds(len(self._pos), self._pos, np.zeros(len(self._pos)), self.upper[self._idx])
-        settled = sift(h, lp, lp.objective, allowed & ~self._in, self._add)
+        settled = sift(h, lp, lp.objective, allowed & ~self._in, self._add, self.moved)
         if settled is None:
             return self._solve_whole()
         sol = settled[0]
@@ -150,6 +229,10 @@ class SiftedResolver(Resolver):
         log.debug("re-solve: point solved over the whole LP")
         if self._whole is None:
             self._whole = Resolver(self.lp)
+            for row, (cols, _, now) in self.moved.coefs.items():
+                self._whole.set_coefs(row, cols, now)
+            for row, lower in self.moved.row_lower.items():
+                self._whole.set_row_lower(row, lower)
         self._whole.set_upper(self.upper)
         point = self._whole.run()
         if point.ok:

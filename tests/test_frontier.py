@@ -119,3 +119,27 @@ def test_every_portfolio_frontier_point_costs_what_a_separate_solve_costs(name):
     assert checked >= 6
     one = [p for p in result.latency if p.value is not None and abs(p.value - 1) < 1e-9]
     assert one and one[0].cost == pytest.approx(solve_inputs(inputs, "highs").total_cost, rel=1e-6)
+
+
+@settings(
+    max_examples=EXPLORE or 40, derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(portfolios())
+def test_every_random_portfolio_frontier_point_is_the_plan_of_its_scaled_inputs(portfolio):
+    """Random portfolios (shares within budget, mean floors, capacities, vendor caps): each portfolio
+    frontier point, solved by sifting with its moving rows, costs what the scaled inputs' plan costs."""
+    ws, cat = portfolio
+    inputs = make_inputs(ws, with_fallback(cat))
+    result = frontier(inputs, None, points=4)
+    for p in result.latency + result.capability:
+        if p.sweep == "latency":
+            scaled = _scaled(inputs, no_budgets=True) if p.value is None else _scaled(inputs, factor=p.value)
+        else:
+            scaled = _scaled(inputs, shift=p.value)
+        if scaled is None:
+            assert not p.feasible
+            continue
+        plan = solve_inputs(scaled, "highs", review=False, resilience=False)
+        assert p.feasible == (plan.status == "optimal"), (p.label, plan.status)
+        if p.feasible:
+            assert p.cost == pytest.approx(plan.total_cost, rel=1e-6, abs=1e-9), p.label
