@@ -12,7 +12,7 @@ from .errors import InputError
 from .files import check_targets, discard, file_stem, write_all
 from .fmt import visible
 from .load import load_catalog, load_inputs, load_scenario
-from .timing import stage
+from .timing import timed
 
 EXIT_OK, EXIT_INFEASIBLE = 0, 3
 
@@ -22,7 +22,7 @@ def solve(workloads: Path, catalog: Path | None, out: Path, solver: str, fmt: st
     from .solve import solve_inputs
     from .terminal import print_plan
 
-    with stage("load"):
+    with timed("load"):
         inputs = load_inputs(workloads, catalog)
     stem = file_stem(inputs.name, str(workloads))  # the outputs are checked before the solve
     out = Path(out)
@@ -30,7 +30,7 @@ def solve(workloads: Path, catalog: Path | None, out: Path, solver: str, fmt: st
     check_targets(paths.values(), out)
     plan = solve_inputs(inputs, solver)
     _out_folder(out)
-    with stage("write"):
+    with timed("write"):
         write_all({paths["plan"]: plan.to_json(), paths["report"]: render_plan_report(plan)})
     print_plan(plan, fmt, paths)
     return EXIT_OK if plan.status == "optimal" else EXIT_INFEASIBLE

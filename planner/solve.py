@@ -19,7 +19,7 @@ from .plan import Plan
 from .prune import candidates
 from .resolve import solve_sifted
 from .solver import SolveResult, relax_lp, solve_lp
-from .timing import log, stage
+from .timing import log, timed
 from .warm import WarmStart
 
 
@@ -59,9 +59,9 @@ def _solve(
 ) -> tuple[Plan, Pairs, np.ndarray]:
     solver = pick_solver(solver)
     ws, catalog = inputs.workloads, inputs.catalog
-    with stage("pairs"):
+    with timed("pairs"):
         pairs, changed = start.pairs_for(inputs) if start else (build_pairs(ws, catalog), None)
-    with stage("prune"):
+    with timed("prune"):
         if not prune:
             cand = pairs.eligible
         elif start:
@@ -69,11 +69,11 @@ def _solve(
         else:
             cand = candidates(ws, catalog, pairs)
     in_lp = np.flatnonzero(pairs.eligible_count > 0)
-    with stage("lp"):
+    with timed("lp"):
         lp = build_problem(ws, catalog, pairs, in_lp, cand)
-    with stage("solve"):
+    with timed("solve"):
         result = _run(lp, solver, None if start is None else start.columns(pairs, lp))
-    with stage("check"):
+    with timed("check"):
         result, share, activities = _checked(lp, solver, result)
     full: LinearProgram | None = None if prune else lp
 
@@ -83,7 +83,7 @@ def _solve(
             full = insight.full_problem(inputs, pairs)
         return full
 
-    with stage("review"):
+    with timed("review"):
         break_even = (
             insight.plan_break_even(pairs, lp, full_lp, share, result, solver, in_lp)
             if review and result.slack is None and len(lp.var_w)
@@ -97,7 +97,7 @@ def _solve(
             main = main.copy()
             main[list(known)] = -1
         curves = insight.compounding_many(pairs, main, standard)
-    with stage("plan"):
+    with timed("plan"):
         plan = build_plan(
             inputs,
             pairs,
@@ -113,10 +113,10 @@ def _solve(
             known_records=known,
         )
     if review:
-        with stage("baselines"):
+        with timed("baselines"):
             plan.baselines = insight.baselines(inputs, pairs)
     if plan.status == "optimal" and resilience and int(pairs.eligible.sum()) <= insight.RESILIENCE_MAX_PAIRS:
-        with stage("outages"):
+        with timed("outages"):
             plan.resilience = insight.resilience(pairs, plan, full_lp())
     return plan, pairs, cand
 

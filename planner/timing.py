@@ -11,7 +11,7 @@ log = logging.getLogger("planner")
 
 
 @contextmanager
-def stage(name: str) -> Iterator[None]:
+def timed(name: str) -> Iterator[None]:
     """Log how long the block took, as `stage NAME: SECONDS s` at INFO level."""
     if not log.isEnabledFor(logging.INFO):
         yield
