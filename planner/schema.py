@@ -61,10 +61,29 @@ class Capacity(Strict):
     requests_per_minute: float | None = Field(None, gt=0, le=1e12, description="model calls/min")
 
 
+class Thinking(Strict):
+    """Measured hidden thinking per call, before the first answer token: its time or its tokens."""
+
+    seconds: float | None = Field(None, ge=0, le=1e5, description="thinking time per call at output_tps, s")
+    tokens: float | None = Field(None, ge=0, le=1e9, description="thinking tokens per call, billed as output")
+
+    @model_validator(mode="after")
+    def _one_of(self) -> Thinking:
+        if (self.seconds is None) == (self.tokens is None):
+            raise ValueError("give either seconds or tokens, not both and not neither")
+        return self
+
+    def tokens_at(self, output_tps: float) -> float:
+        return self.tokens if self.tokens is not None else self.seconds * output_tps
+
+
 class Mode(Strict):
     name: OfferingId
+    model: Name | None = None
     reasoning_factor: float = Field(1.0, ge=0, le=1e3, description="multiplies the workload's reasoning tokens")
     capability: dict[str, Score] | None = None
+    thinking: Thinking | None = None
+    speed: Speed | None = None
 
     _cap = field_validator("capability", mode="before")(classmethod(lambda cls, v: _capability_dict(v)))
 
@@ -81,15 +100,18 @@ class Offering(Strict):
     model: Name
     vendor: Name
     host: Name | None = None
+    creator: Name | None = None
     tier: Name = "standard"
     capability: dict[str, Score]
     price: Price
     speed: Speed
+    thinking: Thinking | None = None
     context_window: int | None = Field(None, gt=0, le=10**10, description="tokens")
     capacity: Capacity | None = None
     regions: list[Name] | None = None
     modes: list[Mode] = []
     source: str | None = None
+    estimated: list[Name] = Field([], description="fields whose figures are estimates, e.g. thinking.tokens")
     gateway: dict[Literal["litellm", "openrouter"], Name] = Field(
         {}, description="model ids for `planner export`: litellm model string, OpenRouter model id"
     )
@@ -110,11 +132,27 @@ class Offering(Strict):
     def host_name(self) -> str:
         return self.host or self.vendor
 
+    @property
+    def companies(self) -> tuple[str, ...]:
+        """Who bills it and who serves it: an outage of either takes it down."""
+        return (self.vendor,) if self.host_name == self.vendor else (self.vendor, self.host_name)
+
+
+class Metric(Strict):
+    """What a capability metric measures and on which scale, so that two catalogs can be compared."""
+
+    name: Name
+    scale: Name | None = Field(None, description="the scale's label, e.g. the index version; a new label: a rescale")
+    top: float | None = Field(None, gt=0, le=100, description="the highest score in the catalog")
+    rounding: float | None = Field(None, gt=0, le=10, description="the source publishes scores to this step")
+    source: str | None = None
+
 
 class Catalog(Strict):
     catalog: Name
     as_of: str | None = None
     currency: Annotated[str, StringConstraints(pattern=r"^[A-Za-z]{3}$")] = "USD"
+    metrics: dict[Name, Metric] = {}
     offerings: list[Offering] = Field(min_length=1)
 
     @field_validator("as_of", mode="before")
@@ -144,8 +182,12 @@ def _check_unique(ids: list[str], what: str) -> None:
 
 class Policy(Strict):
     budget: float | None = Field(None, gt=0, le=1e15, description="max total spend per period")
-    max_vendor_share: float | None = Field(None, gt=0, le=1, description="max share of spend, any vendor")
-    vendor_share: dict[Name, Share] = Field({}, description="per-vendor spend caps")
+    max_vendor_share: float | None = Field(None, gt=0, le=1, description="max share of traffic, any company")
+    vendor_share: dict[Name, Share] = Field({}, description="per-company share caps")
+    share_of: Literal["tokens", "tasks", "spend"] = Field("tokens", description="what the share caps measure")
+    vendor_spend: dict[Name, Annotated[float, Field(gt=0, le=1e15)]] = Field(
+        {}, description="per-company caps on spend per period"
+    )
     deny_vendors: list[Name] = []
     regions: list[Name] | None = None
     peak_factor: float = Field(1.0, gt=0, description="peak load / average load")
@@ -171,10 +213,18 @@ class Latency(Strict):
         return self
 
 
+class RelativeFloor(Strict):
+    """A floor stated as a named model's score, so that it survives a rescale of the metric."""
+
+    like: Name = Field(description="an offering id or a model name in the catalog")
+    mode: Name | None = None
+    times: float = Field(1.0, gt=0, le=10, description="the floor is this multiple of that score")
+
+
 class CapabilityRule(Strict):
     metric: Name = "overall"
-    min: Score | None = None
-    mean_min: Score | None = None
+    min: Score | RelativeFloor | None = None
+    mean_min: Score | RelativeFloor | None = None
 
 
 class VendorRule(Strict):
@@ -272,3 +322,31 @@ class Scenario(Strict):
     catalog: list[CatalogEdit] = []
     workloads: list[WorkloadEdit] = []
     policy: PolicyEdit | None = None
+
+
+# ----------------------------------------------------------------------------- floors
+
+
+def floor_value(rule: float | RelativeFloor | None, metric: str, catalog: Catalog) -> float:
+    """A capability floor as a number on the catalog's scale (nan: no floor).
+
+    A RelativeFloor is the named model's score on the metric (the highest, when several offerings
+    carry it) times `times`, at most 100. ValueError when the catalog has no such model or score."""
+    if rule is None:
+        return float("nan")
+    if not isinstance(rule, RelativeFloor):
+        return float(rule)
+    scores = []
+    for off in catalog.offerings:
+        rows = [(None, off.model, off.capability)] + [
+            (m.name, m.model, {**off.capability, **(m.capability or {})}) for m in off.modes
+        ]
+        for mode, model, caps in rows:
+            named = off.id == rule.like and (mode or "default") == (rule.mode or "default")
+            named = named or (model == rule.like and (rule.mode is None or (mode or "default") == rule.mode))
+            if named and metric in caps:
+                scores.append(caps[metric])
+    if not scores:
+        mode = f" in mode '{rule.mode}'" if rule.mode else ""
+        raise ValueError(f"no offering or model '{rule.like}'{mode} with a '{metric}' score in the catalog")
+    return min(100.0, max(scores) * rule.times)
