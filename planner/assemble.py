@@ -11,7 +11,7 @@ import numpy as np
 from .arrays import dot
 from .fmt import money, short
 from .load import Inputs
-from .lp import LinearProgram, Row
+from .lp import LinearProgram, Row, traffic
 from .pairs import Pairs, vendor_caps
 from .plan import (
     Allocation,
@@ -230,7 +230,7 @@ def _workload_plans(
                     "budget_s": budget_w[w],
                     "threshold": wa.threshold[w],
                     "metric": wa.metric[w],
-                    "capability_min": wl.capability.min,
+                    "capability_min": None if np.isnan(wa.cap_min[w]) else float(wa.cap_min[w]),
                     "cost": costs[w],
                     "cost_per_task": per_task[w] if allocs else None,
                     "latency_s": trusted(LatencySummary, {"mean": lat_mean[w], "max": lat_max[w]}) if allocs else None,
@@ -399,17 +399,37 @@ def _offering_uses(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.nd
 
 
 def _vendor_spend(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray) -> list[VendorSpend]:
+    """One entry per company that bills or serves an option the plan uses: spend on what it bills or
+    serves (an option billed by one company and served by another counts for both), what it bills,
+    and its share of the portfolio's traffic in the unit the share caps measure."""
     used = np.flatnonzero(share > 0)
-    names, code = np.unique(np.array(pairs.options.vendor, dtype=object), return_inverse=True)
-    of_used = code[lp.var_o[used]]
-    sums = np.bincount(of_used, lp.spend[used] * share[used], minlength=len(names)).tolist()
-    present, first = np.unique(of_used, return_index=True)
-    totals = {names[c]: sums[c] for c in present[np.argsort(first)].tolist()}  # in order of first use
-    grand = sum(totals.values())
-    caps = vendor_caps(inputs.workloads, totals)
+    ws = inputs.workloads
+    basis = ws.policy.share_of
+    weight = traffic(ws, pairs, "tokens" if basis == "spend" else basis)
+    in_lp = np.unique(lp.var_w)
+    total_traffic = float(weight[in_lp].sum()) if len(in_lp) else 0.0
+    spend = lp.spend[used] * share[used]
+    flow = weight[lp.var_w[used]] * share[used]
+    totals: dict[str, list[float]] = {}  # company -> [spend, billed, traffic], in order of first use
+    for k, o in enumerate(lp.var_o[used].tolist()):
+        for c in pairs.options.companies[o]:
+            t = totals.setdefault(c, [0.0, 0.0, 0.0])
+            t[0] += spend[k]
+            t[2] += flow[k]
+        totals[pairs.options.vendor[o]][1] += spend[k]
+    grand = float(spend.sum())
+    caps = vendor_caps(ws, totals)
     out = [
-        VendorSpend(vendor=v, spend=s, share=s / grand if grand > 0 else 0.0, cap=caps.get(v))
-        for v, s in totals.items()
+        VendorSpend(
+            vendor=c,
+            spend=t[0],
+            share=t[0] / grand if grand > 0 else 0.0,
+            cap=caps.get(c),
+            billed=t[1],
+            traffic_share=t[2] / total_traffic if total_traffic > 0 else 0.0,
+            spend_cap=ws.policy.vendor_spend.get(c),
+        )
+        for c, t in totals.items()
     ]
     out.sort(key=lambda x: (-x.spend, x.vendor))
     return out
@@ -417,7 +437,7 @@ def _vendor_spend(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.nda
 
 def _natural(row: Row, act: float, lp: LinearProgram, share: np.ndarray, total: float) -> float:
     """A row's activity in the user's units (tokens/min, share of spend, currency...)."""
-    if row.family == "vendor_share":
+    if row.family == "vendor_spend_share":
         on_v = lp.spend[row.cols] * share[row.cols] * (row.coefs > 0)
         return float(on_v.sum() / total) if total > 0 else 0.0
     if row.family == "budget":
@@ -428,7 +448,9 @@ def _natural(row: Row, act: float, lp: LinearProgram, share: np.ndarray, total: 
 MEANING = {
     "tokens_per_minute": "another {unit_step} tokens/minute on {id} would save {money} per period",
     "requests_per_minute": "another {unit_step} requests/minute on {id} would save {money} per period",
-    "vendor_share": "raising the spend cap on {id} by 1 point would save {money} per period",
+    "vendor_share": "raising the traffic cap on {id} by 1 point would save {money} per period",
+    "vendor_spend_share": "raising the spend-share cap on {id} by 1 point would save {money} per period",
+    "vendor_spend": "raising the spend cap on {id} by {unit_step} would save {money} per period",
     "workload_vendor_share": "raising {id}'s cap by 1 point would save {money} per period",
     "latency_share": "lowering the within-budget share of {id} by 1 point would save {money} per period",
     "mean_capability": "lowering the mean capability floor of {id} by 1 point would save {money} per period",
@@ -457,7 +479,7 @@ def _binding(
         pi = result.pi.get(i)
         shadow = None
         if pi is not None:
-            rhs_scale = total / lp.scale if row.family == "vendor_share" else row.rhs_scale
+            rhs_scale = total / lp.scale if row.family == "vendor_spend_share" else row.rhs_scale
             shadow = abs(pi) * lp.scale * rhs_scale
             shadow = float(f"{shadow:.9g}")
         out.append(
@@ -485,7 +507,15 @@ def _meaning(row: Row, shadow: float | None, currency: str = "USD", period: str 
         )
     if row.family == "budget":
         return MEANING["budget"]
-    scale = 0.01 if row.family in ("vendor_share", "workload_vendor_share", "latency_share") else 1.0
+    if row.family == "vendor_spend":
+        step = 10 ** max(0, int(np.floor(np.log10(max(row.limit or 1, 1)))) - 1)
+        return (
+            MEANING[row.family]
+            .format(unit_step=money(step, currency), id=ident, money=money(shadow * step, currency))
+            .replace("per period", f"per {period}")
+        )
+    shares = ("vendor_share", "vendor_spend_share", "workload_vendor_share", "latency_share")
+    scale = 0.01 if row.family in shares else 1.0
     return (
         MEANING[row.family]
         .format(id=ident, money=money(shadow * scale, currency))

@@ -77,13 +77,15 @@ def whatif(
     scenarios = [(load_scenario(f), str(f)) for f in scenario_files]
     if sets:
         scenarios.append((scenario_from_sets(sets), "--set"))
-    vendors = sorted({o.vendor for o in inputs.catalog.offerings})
+    companies = sorted({c for o in inputs.catalog.offerings for c in o.companies})
     for v in without:
-        if v not in vendors:
+        if v not in companies:
             raise InputError.single(
-                "--without-vendor", "", f"no vendor '{v}' in the catalog; expected one of: {', '.join(vendors)}"
+                "--without-vendor",
+                "",
+                f"no vendor or host '{v}' in the catalog (a company that bills or serves an offering); expected one of: {', '.join(companies)}",
             )
-        scenarios.append((without_vendor(v), "--without-vendor"))
+        scenarios.append((without_vendor(v, inputs.catalog), "--without-vendor"))
     if not scenarios:
         raise InputError.single(
             "whatif", "", "no scenario given: pass scenario files, --set PATH=VALUE or --without-vendor V"

@@ -12,7 +12,7 @@ import numpy as np
 
 from .arrays import dot
 from .load import Inputs
-from .lp import LinearProgram, build_problem, clean_shares
+from .lp import MONEY_FAMILIES, LinearProgram, build_problem, clean_shares
 from .pairs import Pairs, task_latency
 from .plan import Baseline, BreakEven, Plan, VendorOutage
 from .resolve import Resolver
@@ -185,9 +185,9 @@ def reduced_costs(full: LinearProgram, lp: LinearProgram, duals: dict[str, float
         y = duals.get(row.name)
         if not y:
             continue
-        coefs = row.coefs * (full.scale / lp.scale) if row.family in ("vendor_share", "budget") else row.coefs
+        coefs = row.coefs * (full.scale / lp.scale) if row.family in MONEY_FAMILIES else row.coefs
         np.add.at(acc, row.cols, coefs * y)
-        if row.family in ("vendor_share", "budget"):
+        if row.family in MONEY_FAMILIES:
             np.add.at(acc_money, row.cols, coefs * y)
     return money - acc, money - acc_money
 
@@ -347,19 +347,20 @@ def _break_even_by_resolving(
 
 
 def resilience(pairs: Pairs, plan: Plan, lp: LinearProgram) -> list[VendorOutage]:
-    """For each vendor the plan spends with: the cost of a plan without it (one warm re-solve each of
-    the full LP) and the workloads that would have no eligible option left."""
+    """For each company the plan depends on (it bills or serves an option in use): the cost of a plan
+    without everything it bills or serves (one warm re-solve each of the full LP) and the workloads
+    that would have no eligible option left."""
     if not plan.vendors or len(lp.var_w) > RESILIENCE_MAX_PAIRS:
         return []
     in_lp = np.unique(lp.var_w)
     resolver = Resolver(lp)
-    vendor_of = np.array(pairs.options.vendor, dtype=object)[lp.var_o]
+    companies = pairs.options.companies
     cover_rows = {r.name.split(":", 1)[1]: i for i, r in enumerate(lp.rows) if r.family == "cover"}
     ids = pairs.workloads.ids
     cost_by_w = {w.id: w.cost for w in plan.workloads}
     out = []
     for v in plan.vendors:
-        upper = (vendor_of != v.vendor).astype(float)
+        upper = np.array([v.vendor not in companies[o] for o in lp.var_o.tolist()], dtype=float)
         alive = np.zeros(pairs.shape[0], dtype=bool)
         np.logical_or.at(alive, lp.var_w, upper > 0)
         lost = [ids[w] for w in in_lp if not alive[w]]

@@ -416,44 +416,114 @@ def define_requests_per_minute(ctx: Context) -> Iterable[Row]:
     return _capacity(ctx, "requests_per_minute", ctx.pairs.peak_rpm)
 
 
-def define_vendor_spend(ctx: Context) -> Iterable[Row]:
-    """For each vendor v with cap s < 1: spend on v - s x total spend <= 0 (money scaled)."""
-    names, code = np.unique(np.array(ctx.pairs.options.vendor, dtype=object), return_inverse=True)
-    vend = code[ctx.var_o]
-    present = names[np.bincount(vend, minlength=len(names)) > 0].tolist()
-    money = ctx.spend / ctx.scale
-    for v, s in vendor_caps(ctx.ws, present).items():
+MONEY_FAMILIES = ("vendor_spend_share", "vendor_spend", "budget")  # rows whose coefficients are spend
+SHARE_UNIT = {"tokens": "share of tokens", "tasks": "share of tasks", "spend": "share of spend"}
+
+
+def company_columns(ctx: Context) -> dict[str, np.ndarray]:
+    """Each company's columns: the options it bills or serves (an option of a vendor served by another
+    company counts for both), in ascending order."""
+    companies = ctx.pairs.options.companies
+    cols: dict[str, list[int]] = {}
+    for col, o in enumerate(ctx.var_o.tolist()):
+        for c in companies[o]:
+            cols.setdefault(c, []).append(col)
+    return {c: np.array(v, dtype=int) for c, v in sorted(cols.items())}
+
+
+def traffic(ws: WorkloadSet, pairs: Pairs, basis: str) -> np.ndarray:
+    """Per workload the traffic a share cap measures, as the workloads file states it (so that no
+    choice of option changes it): tasks, or tokens (tasks x turns x stated input + reasoning + output)."""
+    wa = pairs.workloads
+    if basis == "tasks":
+        return wa.tasks.copy()
+    return wa.tasks * wa.turns * (wa.input + wa.reasoning + wa.output)
+
+
+def define_vendor_share(ctx: Context) -> Iterable[Row]:
+    """For each company c with a share cap s < 1 (vendor_share, else max_vendor_share): c's share of
+    the portfolio's traffic (policy.share_of: tokens or tasks) <= s. With share_of: spend, spend on c -
+    s x total spend <= 0 (money scaled), a cap that buying dearer options elsewhere can meet."""
+    by_company = company_columns(ctx)
+    basis = ctx.ws.policy.share_of
+    if basis == "spend":
+        money = ctx.spend / ctx.scale
+        for c, s in vendor_caps(ctx.ws, by_company).items():
+            if s >= 1:
+                continue
+            on_c = np.zeros(len(money))
+            on_c[by_company[c]] = 1.0
+            yield Row(
+                f"vendor_share:{c}",
+                "vendor_spend_share",
+                ctx._columns,
+                money * (on_c - s),
+                "<=",
+                0.0,
+                limit=s,
+                unit=SHARE_UNIT[basis],
+                relax_weight=1.0,
+            )
+        return
+    weight = traffic(ctx.ws, ctx.pairs, basis)
+    total = float(weight[ctx.workloads].sum())
+    if total <= 0:
+        return
+    for c, s in vendor_caps(ctx.ws, by_company).items():
         if s >= 1:
             continue
-        on_v = (vend == names.tolist().index(v)).astype(float)
-        cols = ctx._columns
+        cols = by_company[c]
         yield Row(
-            f"vendor_share:{v}",
+            f"vendor_share:{c}",
             "vendor_share",
             cols,
-            money * (on_v - s),
+            weight[ctx.var_w[cols]] / total,
             "<=",
-            0.0,
+            s,
             limit=s,
-            unit="share of spend",
+            unit=SHARE_UNIT[basis],
             relax_weight=1.0,
         )
 
 
+def define_vendor_spend(ctx: Context) -> Iterable[Row]:
+    """For each company c with policy.vendor_spend[c]: spend on the options c bills or serves <= the cap."""
+    caps = ctx.ws.policy.vendor_spend
+    if not caps:
+        return
+    by_company = company_columns(ctx)
+    for c in sorted(caps):
+        if c not in by_company:
+            continue
+        cols, limit = by_company[c], caps[c]
+        yield Row(
+            f"vendor_spend:{c}",
+            "vendor_spend",
+            cols,
+            ctx.spend[cols] / ctx.scale,
+            "<=",
+            limit / ctx.scale,
+            limit=limit,
+            unit="currency",
+            rhs_scale=1.0 / ctx.scale,
+            relax_weight=ctx.scale / limit,
+        )
+
+
 def define_workload_vendor_share(ctx: Context) -> Iterable[Row]:
-    """For each w with max_vendor_share m, each vendor v: sum of share on v's options <= m."""
+    """For each w with max_vendor_share m, each company c: sum of share on the options c bills or serves <= m."""
     wa = ctx.pairs.workloads
-    vendors = ctx.pairs.options.vendor
+    companies = ctx.pairs.options.companies
     for w in ctx.workloads:
         m = wa.max_vendor_share[w]
         if np.isnan(m) or m >= 1:
             continue
         cols = ctx.vars_of(w)
-        names = [vendors[o] for o in ctx.var_o[cols]]
-        for v in sorted(set(names)):
-            sel = cols[np.array([n == v for n in names])]
+        names = [companies[o] for o in ctx.var_o[cols]]
+        for c in sorted({x for n in names for x in n}):
+            sel = cols[np.array([c in n for n in names])]
             yield Row(
-                f"workload_vendor_share:{wa.ids[w]}:{v}",
+                f"workload_vendor_share:{wa.ids[w]}:{c}",
                 "workload_vendor_share",
                 sel,
                 np.ones(len(sel)),
@@ -490,6 +560,7 @@ CONSTRAINT_FAMILIES: tuple[Callable[[Context], Iterable[Row | RowBlock]], ...] =
     define_mean_capability,
     define_tokens_per_minute,
     define_requests_per_minute,
+    define_vendor_share,
     define_vendor_spend,
     define_workload_vendor_share,
     define_budget,

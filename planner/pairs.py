@@ -13,7 +13,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from .fmt import number, short
-from .schema import Catalog, Offering, WorkloadSet
+from .schema import Catalog, Offering, Speed, Thinking, WorkloadSet, floor_value
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,7 @@ class Options:
     host: list[str]
     tier: list[str]
     model: list[str]
+    companies: list[tuple[str, ...]]  # who bills it, then who serves it when another company
     ttft_s: np.ndarray
     prefill_tps: np.ndarray  # nan: absent (folded into ttft_s)
     output_tps: np.ndarray
@@ -35,6 +36,7 @@ class Options:
     price_output: np.ndarray
     context_window: np.ndarray  # inf: unlimited
     reasoning_factor: np.ndarray
+    thinking: np.ndarray  # measured thinking tokens per call; nan: none measured
     capability: dict[str, np.ndarray]  # metric -> score per option, nan where missing
     regions: list[frozenset[str] | None]
 
@@ -54,16 +56,20 @@ class Options:
 
 
 def build_options(catalog: Catalog) -> Options:
-    rows: list[tuple[int, Offering, str, float, dict[str, float]]] = []
+    rows: list[tuple[int, Offering, str, float, dict[str, float], Speed, Thinking | None, str]] = []
     for i, off in enumerate(catalog.offerings):
-        rows.append((i, off, "default", 1.0, dict(off.capability)))
+        rows.append((i, off, "default", 1.0, dict(off.capability), off.speed, off.thinking, off.model))
         for mode in off.modes:
-            rows.append((i, off, mode.name, mode.reasoning_factor, {**off.capability, **(mode.capability or {})}))
-    metrics = sorted({m for *_, caps in rows for m in caps})
+            caps = {**off.capability, **(mode.capability or {})}
+            speed = mode.speed or off.speed
+            thinking = mode.thinking or off.thinking
+            rows.append((i, off, mode.name, mode.reasoning_factor, caps, speed, thinking, mode.model or off.model))
+    metrics = sorted({m for r in rows for m in r[4]})
 
     def arr(values) -> np.ndarray:
         return np.array(values, dtype=float)
 
+    speeds = [r[5] for r in rows]
     return Options(
         offering_index=np.array([r[0] for r in rows], dtype=int),
         offering_id=[r[1].id for r in rows],
@@ -71,15 +77,17 @@ def build_options(catalog: Catalog) -> Options:
         vendor=[r[1].vendor for r in rows],
         host=[r[1].host_name for r in rows],
         tier=[r[1].tier for r in rows],
-        model=[r[1].model for r in rows],
-        ttft_s=arr([r[1].speed.ttft_s for r in rows]),
-        prefill_tps=arr([np.nan if r[1].speed.prefill_tps is None else r[1].speed.prefill_tps for r in rows]),
-        output_tps=arr([r[1].speed.output_tps for r in rows]),
+        model=[r[7] for r in rows],
+        companies=[r[1].companies for r in rows],
+        ttft_s=arr([s.ttft_s for s in speeds]),
+        prefill_tps=arr([np.nan if s.prefill_tps is None else s.prefill_tps for s in speeds]),
+        output_tps=arr([s.output_tps for s in speeds]),
         price_input=arr([r[1].price.input for r in rows]),
         price_cached_input=arr([r[1].price.cached_input_or_input for r in rows]),
         price_output=arr([r[1].price.output for r in rows]),
         context_window=arr([np.inf if r[1].context_window is None else r[1].context_window for r in rows]),
         reasoning_factor=arr([r[3] for r in rows]),
+        thinking=arr([np.nan if r[6] is None else r[6].tokens_at(r[5].output_tps) for r in rows]),
         capability={m: arr([r[4].get(m, np.nan) for r in rows]) for m in metrics},
         regions=[None if r[1].regions is None else frozenset(r[1].regions) for r in rows],
     )
@@ -110,7 +118,8 @@ class WorkloadArrays:
     max_options: np.ndarray  # 0: none
 
 
-def build_workloads(ws: WorkloadSet) -> WorkloadArrays:
+def build_workloads(ws: WorkloadSet, catalog: Catalog) -> WorkloadArrays:
+    """catalog: for floors stated relative to a model (RelativeFloor), read from its scores."""
     thresholds = ws.all_thresholds
     minutes = ws.minutes
     wl = ws.workloads
@@ -146,8 +155,8 @@ def build_workloads(ws: WorkloadSet) -> WorkloadArrays:
         threshold=[w.latency.threshold if w.latency.budget_s is None else None for w in wl],
         within_budget_share=arr([w.latency.within_budget_share for w in wl]),
         metric=[w.capability.metric for w in wl],
-        cap_min=arr([np.nan if w.capability.min is None else w.capability.min for w in wl]),
-        cap_mean_min=arr([np.nan if w.capability.mean_min is None else w.capability.mean_min for w in wl]),
+        cap_min=arr([floor_value(w.capability.min, w.capability.metric, catalog) for w in wl]),
+        cap_mean_min=arr([floor_value(w.capability.mean_min, w.capability.metric, catalog) for w in wl]),
         max_vendor_share=arr([np.nan if w.max_vendor_share is None else w.max_vendor_share for w in wl]),
         max_options=np.array([w.max_options or 0 for w in wl], dtype=int),
     )
@@ -161,7 +170,7 @@ class Pairs:
     options: Options
     reasoning: np.ndarray
     call_s: np.ndarray
-    first_token_s: np.ndarray  # ttft_s + input / prefill_tps
+    first_token_s: np.ndarray  # to the first answer token: ttft_s + input / prefill_tps + reasoning / output_tps
     latency_s: np.ndarray
     call_cost: np.ndarray
     cost_per_task: np.ndarray
@@ -256,7 +265,8 @@ def vendor_caps(ws: WorkloadSet, vendors: Iterable[str]) -> dict[str, float]:
 def task_latency(call_s, first_token_s, turns, tool_latency_s, streaming):
     """SPEC 3: a task's latency from one call's time; streaming ends at the final call's first token.
 
-    first_token_s is ttft_s + input / prefill_tps. Works on scalars and broadcast arrays alike.
+    first_token_s is ttft_s + input / prefill_tps + reasoning / output_tps (hidden thinking comes before
+    the first answer token). Works on scalars and broadcast arrays alike.
     """
     full = turns * call_s + (turns - 1) * tool_latency_s
     streamed = (turns - 1) * (call_s + tool_latency_s) + first_token_s
@@ -273,10 +283,14 @@ def build_pairs(
     """Compute every workload x option figure of SPEC section 3 at once (options, workloads and the
     vendor rule's verdicts: the catalog's and ws's, when already at hand)."""
     opts = build_options(catalog) if options is None else options
-    wa = build_workloads(ws) if workloads is None else workloads
+    wa = build_workloads(ws, catalog) if workloads is None else workloads
     col = lambda a: a[:, None]
 
+    # a call reasons at least what the workload states and at least what the option was measured to think
     reasoning = col(wa.reasoning) * opts.reasoning_factor[None, :]
+    measured = ~np.isnan(opts.thinking)
+    if measured.any():
+        reasoning = np.where(measured[None, :], np.maximum(reasoning, np.nan_to_num(opts.thinking)[None, :]), reasoning)
     prefill_s = np.where(
         np.isnan(opts.prefill_tps)[None, :],
         0.0,
@@ -284,7 +298,7 @@ def build_pairs(
     )
     call_s = opts.ttft_s[None, :] + prefill_s + (reasoning + col(wa.output)) / opts.output_tps[None, :]
     turns = col(wa.turns)
-    first_token_s = opts.ttft_s[None, :] + prefill_s
+    first_token_s = opts.ttft_s[None, :] + prefill_s + reasoning / opts.output_tps[None, :]  # the first answer token
     latency = task_latency(call_s, first_token_s, turns, col(wa.tool_latency_s), col(wa.streaming))
 
     c = col(wa.cached_share)
@@ -343,7 +357,8 @@ def changed_options(before: Catalog, after: Catalog, opts: Options) -> np.ndarra
     when the two catalogs do not list the same offerings (id, vendor, modes) in the same order."""
     a, b = before.offerings, after.offerings
     if len(a) != len(b) or any(
-        (x.id, x.vendor, [m.name for m in x.modes]) != (y.id, y.vendor, [m.name for m in y.modes]) for x, y in zip(a, b)
+        (x.id, x.companies, [m.name for m in x.modes]) != (y.id, y.companies, [m.name for m in y.modes])
+        for x, y in zip(a, b)
     ):
         return None
     return np.array([x != y for x, y in zip(a, b)], dtype=bool)[opts.offering_index]

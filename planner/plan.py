@@ -198,10 +198,15 @@ class OfferingUse(PlanModel):
 
 
 class VendorSpend(PlanModel):
+    """A company the plan depends on: it bills or serves at least one option in use."""
+
     vendor: str
-    spend: float
-    share: float
-    cap: float | None = None
+    spend: float  # on the options it bills or serves
+    share: float  # of total spend
+    cap: float | None = None  # its share cap, in the unit of policy.share_of
+    billed: float = 0.0  # spend it bills
+    traffic_share: float = 0.0  # its share of the portfolio's traffic (tokens, or tasks with share_of: tasks)
+    spend_cap: float | None = None  # policy.vendor_spend
 
 
 class Binding(PlanModel):

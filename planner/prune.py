@@ -5,15 +5,20 @@ options of w without raising the cost or breaking any constraint. The dominating
 must be *free*: their offering has no capacity limit (so moving load onto them cannot break a
 tokens- or requests-per-minute row). Then, per workload:
 
-* No vendor spend caps in the portfolio (case A). b is dominated by a free option a with
+Companies: an option counts for who bills it and who serves it. Options are grouped by that pair
+whenever a company rule applies (a share cap, a spend cap, or the workload's max_vendor_share), so
+a dominator carries the same companies: moving share onto it keeps each company's traffic and
+never raises a company's spend.
+
+* No spend-share caps in the portfolio (case A). b is dominated by a free option a with
   cost_a <= cost_b, capability_a >= capability_b (only when w has mean_min), a within budget
   whenever b is (only when w has within_budget_share < 1), and, when w has max_vendor_share,
   the same vendor; when cost_a = cost_b, a must also be no slower than b (then more capable,
   then catalog order), so the latency tie-break never needs b. Moving b's share to a lowers
   spend (budget rows hold), keeps every other workload's rows, and does not add an option
   (max_options holds).
-* Vendor spend caps present (case B). A cheaper substitute lowers total spend and can break
-  another vendor's cap, so the cost of the replaced share must stay the same: b is dropped
+* Spend-share caps present (policy.share_of: spend; case B). A cheaper substitute lowers total
+  spend and can break another company's cap, so the cost of the replaced share must stay the same: b is dropped
   when free options of the same vendor, each no slower than b (so within budget whenever b
   is), bracket its cost (two with cost_a1 <= cost_b <= cost_a2, or one with cost_a = cost_b);
   b's share splits between them at the same spend per vendor, and the split is no slower.
@@ -46,6 +51,20 @@ def free_options(catalog: Catalog, pairs: Pairs) -> np.ndarray:
     return ~limited[pairs.options.offering_index]
 
 
+def company_rules(ws: WorkloadSet, pairs: Pairs) -> tuple[bool, bool]:
+    """(spend-share caps apply: case B; traffic-share or spend caps apply: options are compared only
+    with options of the same companies, which keeps every company's traffic and lowers its spend)."""
+    companies = {c for cs in pairs.options.companies for c in cs}
+    shares = any(s < 1 for s in vendor_caps(ws, companies).values())
+    spend_basis = ws.policy.share_of == "spend"
+    return shares and spend_basis, (shares and not spend_basis) or bool(ws.policy.vendor_spend)
+
+
+def company_code(pairs: Pairs) -> np.ndarray:
+    """Per option an integer naming who bills and who serves it (equal codes: the same companies)."""
+    return np.unique(np.array(["\x00".join(c) for c in pairs.options.companies], dtype=object), return_inverse=True)[1]
+
+
 def candidates(
     ws: WorkloadSet, catalog: Catalog, pairs: Pairs, reuse: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 ) -> np.ndarray:
@@ -59,12 +78,13 @@ def candidates(
     if not keep.any():
         return keep
     free = free_options(catalog, pairs)
-    present = sorted(set(pairs.options.vendor))
-    capped = any(s < 1 for s in vendor_caps(ws, present).values())
-    _, vendor_code = np.unique(np.array(pairs.options.vendor, dtype=object), return_inverse=True)
+    capped, grouped = company_rules(ws, pairs)
+    vendor_code = company_code(pairs)
     wa = pairs.workloads
     n_v = int(vendor_code.max()) + 1
-    by_vendor = np.full(len(wa.ids), True) if capped else ~np.isnan(wa.max_vendor_share) & (wa.max_vendor_share < 1)
+    by_vendor = (
+        np.full(len(wa.ids), True) if capped or grouped else ~np.isnan(wa.max_vendor_share) & (wa.max_vendor_share < 1)
+    )
 
     def group_of(w, o):
         return w.astype(np.int64) * n_v + np.where(by_vendor[w], vendor_code[o], 0)
@@ -166,9 +186,8 @@ def sweep_candidates(
     if not simple.any():
         return keep
     free = free_options(catalog, pairs)
-    present = sorted(set(pairs.options.vendor))
-    capped = any(s < 1 for s in vendor_caps(ws, present).values())
-    _, vendor_code = np.unique(np.array(pairs.options.vendor, dtype=object), return_inverse=True)
+    capped, grouped = company_rules(ws, pairs)
+    vendor_code = company_code(pairs)
     w_idx, o_idx = np.nonzero(pairs.eligible & simple[:, None])
     if len(w_idx) == 0:
         return keep
@@ -180,7 +199,7 @@ def sweep_candidates(
         group = w_idx.astype(np.int64) * n_v + vendor_code[o_idx]
         drop = _bracketed_sequential(cost, score, is_free, group, blocks=workload_blocks(w_idx))[0]
     else:
-        by_vendor = ~np.isnan(wa.max_vendor_share) & (wa.max_vendor_share < 1)
+        by_vendor = ~np.isnan(wa.max_vendor_share) & (wa.max_vendor_share < 1) | grouped
         group = w_idx.astype(np.int64) * n_v + np.where(by_vendor[w_idx], vendor_code[o_idx], 0)
         rank = np.unique(score, return_inverse=True)[1]  # any order-preserving integers work
         drop = _dominated(

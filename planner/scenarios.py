@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from .errors import InputError
-from .load import Inputs, _unwrap, check_workloads, parse_value, validate
+from .load import Inputs, _unwrap, check_against_catalog, check_workloads, parse_value, validate
 from .schema import (
     Catalog,
     CatalogEdit,
@@ -71,6 +71,8 @@ def apply_scenario(inputs: Inputs, scenario: Scenario, file: str) -> Inputs:
     new_ws = inputs.workloads if ws is None else _revalidate(WorkloadSet, ws, file, "workloads after the scenario")
     if ws is not None:
         check_workloads(new_ws, file)
+    if ws is not None or cat is not None:
+        check_against_catalog(new_ws, new_cat, file)
     return Inputs(new_ws, new_cat, inputs.workloads_file, inputs.catalog_file)
 
 
@@ -181,10 +183,13 @@ def scenario_from_sets(expressions: list[str], name: str = "set") -> Scenario:
     return Scenario(name=name, catalog=catalog, workloads=workloads, policy=PolicyEdit(set=policy) if policy else None)
 
 
-def without_vendor(vendor: str) -> Scenario:
-    name = "without-" + re.sub(r"[^A-Za-z0-9._@/:-]", "_", vendor)
-    return Scenario(
-        name=name,
-        description=f"{vendor} is unavailable",
-        catalog=[CatalogEdit(remove=Match(vendor=re.sub(r"([*?\[])", r"[\1]", vendor)))],  # the name, not a glob
-    )
+def without_vendor(company: str, catalog: Catalog) -> Scenario:
+    """An outage of one company: every offering it bills (vendor) or serves (host) is removed."""
+    name = "without-" + re.sub(r"[^A-Za-z0-9._@/:-]", "_", company)
+    literal = re.sub(r"([*?\[])", r"[\1]", company)  # the name, not a glob
+    edits = []
+    if any(o.vendor == company for o in catalog.offerings):
+        edits.append(CatalogEdit(remove=Match(vendor=literal)))
+    if any(o.host_name == company and o.vendor != company for o in catalog.offerings):
+        edits.append(CatalogEdit(remove=Match(host=literal)))
+    return Scenario(name=name, description=f"{company} is unavailable (what it bills or serves)", catalog=edits)

@@ -32,7 +32,7 @@ from .assemble import largest
 from .insight import standard_options
 from .load import Inputs
 from .lp import LinearProgram
-from .pairs import Pairs, build_options, build_pairs, changed_options, repriced_pairs
+from .pairs import Pairs, build_options, build_pairs, build_workloads, changed_options, repriced_pairs
 from .plan import Plan, Rejection, WorkloadPlan, trusted
 from .prune import candidates
 from .schema import Catalog, WorkloadSet
@@ -85,7 +85,7 @@ class WarmStart:
     def pairs_for(self, inputs: Inputs) -> tuple[Pairs, np.ndarray | None]:
         """The scenario's pair table, and which of its options differ from the base's (None when it
         was built afresh: other workloads, or offerings added, removed or reordered)."""
-        if inputs.workloads == self.workloads:
+        if inputs.workloads == self.workloads and self._same_floors(inputs):
             opts = build_options(inputs.catalog)
             changed = changed_options(self.catalog, inputs.catalog, opts)
             if changed is not None:
@@ -97,6 +97,13 @@ class WarmStart:
                 return repriced_pairs(self.pairs, inputs.workloads, inputs.catalog, opts, changed), changed
         log.debug("pairs: built afresh (the workloads or the offerings' layout differ from the start's)")
         return build_pairs(inputs.workloads, inputs.catalog), None
+
+    def _same_floors(self, inputs: Inputs) -> bool:
+        """Floors stated as a model's score read the catalog: a scenario that changes that score changes them."""
+        wa, now = self.pairs.workloads, build_workloads(inputs.workloads, inputs.catalog)
+        return np.array_equal(wa.cap_min, now.cap_min, equal_nan=True) and np.array_equal(
+            wa.cap_mean_min, now.cap_mean_min, equal_nan=True
+        )
 
     def candidates_for(self, inputs: Inputs, pairs: Pairs, changed: np.ndarray | None) -> np.ndarray:
         """Pruning of the scenario's pairs, reusing the base's decisions for groups no change touches."""

@@ -28,6 +28,7 @@ class Pair:
     offering: str
     mode: str
     vendor: str
+    companies: frozenset  # who bills it and who serves it
     latency: float
     cost: float  # per task
     tokens: float  # per task
@@ -40,13 +41,52 @@ def options(catalog: dict) -> list[dict]:
     out = []
     for off in catalog["offerings"]:
         base = _caps(off["capability"])
-        out.append({"off": off, "mode": "default", "rf": 1.0, "caps": base})
+        speed, thinking = off["speed"], off.get("thinking")
+        out.append({"off": off, "mode": "default", "rf": 1.0, "caps": base, "speed": speed, "thinking": thinking})
         for m in off.get("modes", []) or []:
             caps = dict(base)
             if m.get("capability") is not None:
                 caps.update(_caps(m["capability"]))
-            out.append({"off": off, "mode": m["name"], "rf": m.get("reasoning_factor", 1.0), "caps": caps})
+            out.append(
+                {
+                    "off": off,
+                    "mode": m["name"],
+                    "rf": m.get("reasoning_factor", 1.0),
+                    "caps": caps,
+                    "speed": m.get("speed") or speed,
+                    "thinking": m.get("thinking") or thinking,
+                }
+            )
     return out
+
+
+def floor_of(value, metric: str, catalog: dict):
+    """A floor as a number: a bare score, or {like, mode, times}: that model's score times `times`."""
+    if value is None or isinstance(value, (int, float)):
+        return value
+    found = []
+    for opt in options(catalog):
+        off = opt["off"]
+        model = (
+            off["model"]
+            if opt["mode"] == "default"
+            else (next(m for m in off["modes"] if m["name"] == opt["mode"]).get("model") or off["model"])
+        )
+        mode_ok = opt["mode"] == (value.get("mode") or "default")
+        if (
+            (off["id"] == value["like"] and mode_ok)
+            or (model == value["like"] and (value.get("mode") is None or mode_ok))
+        ) and metric in opt["caps"]:
+            found.append(opt["caps"][metric])
+    return min(100.0, max(found) * value.get("times", 1.0))
+
+
+def traffic(wl: dict, basis: str) -> float:
+    """What a share cap counts per workload: tasks, or the tokens the workload states."""
+    if basis == "tasks":
+        return wl["tasks"]
+    tok = wl["tokens"]
+    return wl["tasks"] * wl.get("turns", 1) * (tok["input"] + tok["output"] + tok.get("reasoning", 0))
 
 
 def budget_of(wl: dict, ws: dict):
@@ -74,19 +114,22 @@ def pairs(ws: dict, catalog: dict) -> list[list[Pair]]:
         q = lat_spec.get("within_budget_share", 1.0)
         capspec = wl.get("capability", {}) or {}
         metric = capspec.get("metric", "overall")
-        floor = capspec.get("min")
+        floor = floor_of(capspec.get("min"), metric, catalog)
         vend = wl.get("vendors", {}) or {}
         allow, deny = vend.get("allow", []) or [], vend.get("deny", []) or []
         regions = wl.get("regions") if wl.get("regions") is not None else policy.get("regions")
         row = []
         for opt in options(catalog):
             off = opt["off"]
-            sp, pr = off["speed"], off["price"]
+            sp, pr = opt["speed"], off["price"]
             r = reas * opt["rf"]
+            th = opt["thinking"]
+            if th:
+                r = max(r, th["tokens"] if th.get("tokens") is not None else th["seconds"] * sp["output_tps"])
             prefill = inp / sp["prefill_tps"] if sp.get("prefill_tps") else 0.0
             call = sp["ttft_s"] + prefill + (r + out) / sp["output_tps"]
-            if lat_spec.get("streaming"):
-                latency = (turns - 1) * (call + tool) + sp["ttft_s"] + prefill
+            if lat_spec.get("streaming"):  # to the final call's first answer token, after its thinking
+                latency = (turns - 1) * (call + tool) + sp["ttft_s"] + prefill + r / sp["output_tps"]
             else:
                 latency = turns * call + (turns - 1) * tool
             cached_price = pr.get("cached_input", pr["input"])
@@ -113,6 +156,7 @@ def pairs(ws: dict, catalog: dict) -> list[list[Pair]]:
                     off["id"],
                     opt["mode"],
                     vendor,
+                    frozenset({vendor, off.get("host") or vendor}),
                     latency,
                     turns * call_cost,
                     turns * (inp + r + out),
@@ -193,8 +237,8 @@ def _lp(ws, catalog, table, var, allowed, cost_cap=None, sign=1.0):
             b_ub.append(-mm)
         m = wl.get("max_vendor_share")
         if m is not None:
-            for v in {table[w][o].vendor for vw, o in var if vw == w}:
-                A_ub.append([1.0 if vw == w and table[w][o].vendor == v else 0.0 for vw, o in var])
+            for v in {c for vw, o in var if vw == w for c in table[w][o].companies}:
+                A_ub.append([1.0 if vw == w and v in table[w][o].companies else 0.0 for vw, o in var])
                 b_ub.append(m)
     for off in catalog["offerings"]:
         cap = off.get("capacity") or {}
@@ -211,13 +255,24 @@ def _lp(ws, catalog, table, var, allowed, cost_cap=None, sign=1.0):
                 ]
             )
             b_ub.append(cap["requests_per_minute"])
-    vendors = {off["vendor"] for off in catalog["offerings"]}
-    for v in sorted(vendors):
+    companies = {c for off in catalog["offerings"] for c in (off["vendor"], off.get("host") or off["vendor"])}
+    basis = policy.get("share_of", "tokens")
+    load = [traffic(wls[w], basis) for w, _ in var]
+    total_load = sum(traffic(wl, basis) for wl in wls)
+    for v in sorted(companies):
         s = (policy.get("vendor_share") or {}).get(v, policy.get("max_vendor_share"))
-        if s is None:
-            continue
-        A_ub.append([spend[j] * ((1.0 if table[w][o].vendor == v else 0.0) - s) for j, (w, o) in enumerate(var)])
-        b_ub.append(0.0)
+        if s is not None:
+            on = [1.0 if v in table[w][o].companies else 0.0 for w, o in var]
+            if basis == "spend":
+                A_ub.append([spend[j] * (on[j] - s) for j in range(n)])
+                b_ub.append(0.0)
+            else:
+                A_ub.append([load[j] * on[j] for j in range(n)])
+                b_ub.append(s * total_load)
+        cap = (policy.get("vendor_spend") or {}).get(v)
+        if cap is not None:
+            A_ub.append([spend[j] if v in table[w][o].companies else 0.0 for j, (w, o) in enumerate(var)])
+            b_ub.append(cap)
     if policy.get("budget") is not None:
         A_ub.append(list(spend))
         b_ub.append(policy["budget"])
@@ -249,6 +304,9 @@ def check_plan(plan: dict, ws: dict, catalog: dict, tol: float = 1e-6) -> list[s
     policy = ws.get("policy", {}) or {}
     wls = ws["workloads"]
     spend_v: dict[str, float] = {}
+    load_v: dict[str, float] = {}
+    basis = policy.get("share_of", "tokens")
+    total_load = sum(traffic(wl, basis) for wl, wp in zip(wls, plan["workloads"]) if wp["allocations"])
     load_tpm: dict[str, float] = {}
     load_rpm: dict[str, float] = {}
     total = 0.0
@@ -271,14 +329,17 @@ def check_plan(plan: dict, ws: dict, catalog: dict, tol: float = 1e-6) -> list[s
             shares += s
             within += s if p.within else 0.0
             capsum += s * (p.capability or 0.0)
-            per_vendor[p.vendor] = per_vendor.get(p.vendor, 0.0) + s
+            for c in p.companies:
+                per_vendor[c] = per_vendor.get(c, 0.0) + s
+                load_v[c] = load_v.get(c, 0.0) + s * traffic(wl, basis)
             cost = s * wl["tasks"] * p.cost
             if not math.isclose(a["cost"], cost, rel_tol=1e-9, abs_tol=1e-9):
                 problems.append(f"{wl['id']}: allocation cost {a['cost']} != {cost}")
             if not math.isclose(a["latency_s"], p.latency, rel_tol=1e-9, abs_tol=1e-12):
                 problems.append(f"{wl['id']}: latency {a['latency_s']} != {p.latency}")
             total += cost
-            spend_v[p.vendor] = spend_v.get(p.vendor, 0.0) + cost
+            for c in p.companies:
+                spend_v[c] = spend_v.get(c, 0.0) + cost
             load_tpm[p.offering] = load_tpm.get(p.offering, 0.0) + s * peak(wl, ws) * p.tokens
             load_rpm[p.offering] = load_rpm.get(p.offering, 0.0) + s * peak(wl, ws) * wl.get("turns", 1)
         if abs(shares - 1) > tol:
@@ -304,8 +365,13 @@ def check_plan(plan: dict, ws: dict, catalog: dict, tol: float = 1e-6) -> list[s
             problems.append(f"{off['id']}: rpm {load_rpm[off['id']]} > {cap['requests_per_minute']}")
     for v, sv in spend_v.items():
         s = (policy.get("vendor_share") or {}).get(v, policy.get("max_vendor_share"))
-        if s is not None and sv > s * total + tol * max(1.0, total):
+        if s is not None and basis == "spend" and sv > s * total + tol * max(1.0, total):
             problems.append(f"vendor {v}: spend {sv} > {s} x {total}")
+        if s is not None and basis != "spend" and load_v[v] > s * total_load + tol * max(1.0, total_load):
+            problems.append(f"vendor {v}: traffic {load_v[v]} > {s} x {total_load}")
+        cap = (policy.get("vendor_spend") or {}).get(v)
+        if cap is not None and sv > cap * (1 + tol):
+            problems.append(f"vendor {v}: spend {sv} > cap {cap}")
     if policy.get("budget") is not None and total > policy["budget"] * (1 + tol):
         problems.append(f"total {total} > budget {policy['budget']}")
     if not math.isclose(plan["total_cost"], total, rel_tol=1e-9, abs_tol=1e-9):

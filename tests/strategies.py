@@ -33,18 +33,32 @@ def offerings(draw, i):
     if draw(st.integers(0, 5)) == 0:
         off.setdefault("capacity", {})["requests_per_minute"] = float(draw(st.sampled_from([5, 50])))
     if draw(st.integers(0, 3)) == 0:
-        off["modes"] = [
-            {
-                "name": "high",
-                "reasoning_factor": draw(st.sampled_from([0.5, 2.0, 4.0])),
-                "capability": min(100.0, off["capability"] + draw(st.integers(0, 10))),
-            }
-        ]
+        off["host"] = draw(st.sampled_from(VENDORS))  # served by another company, or the vendor itself
+    if draw(st.integers(0, 3)) == 0:
+        off["thinking"] = draw(thinking())
+    if draw(st.integers(0, 3)) == 0:
+        mode = {
+            "name": "high",
+            "reasoning_factor": draw(st.sampled_from([0.5, 2.0, 4.0])),
+            "capability": min(100.0, off["capability"] + draw(st.integers(0, 10))),
+        }
+        if draw(st.booleans()):
+            mode["thinking"] = draw(thinking())
+        if draw(st.integers(0, 2)) == 0:
+            mode["speed"] = {"output_tps": float(draw(st.sampled_from([50, 750]))), "ttft_s": 0.5}
+        off["modes"] = [mode]
     if draw(st.integers(0, 4)) == 0:
         off["context_window"] = draw(st.sampled_from([2000, 8000]))
     if draw(st.integers(0, 4)) == 0:
         off["regions"] = draw(st.sampled_from([["us"], ["eu"], ["us", "eu"]]))
     return off
+
+
+def thinking():
+    return st.one_of(
+        st.builds(lambda x: {"seconds": x}, st.sampled_from([0.0, 0.5, 4.0])),
+        st.builds(lambda x: {"tokens": x}, st.sampled_from([100.0, 2000.0])),
+    )
 
 
 @st.composite
@@ -68,8 +82,10 @@ def workloads(draw, i):
         w["latency"]["budget_s"] = budget
         w["latency"]["within_budget_share"] = draw(st.sampled_from([1.0, 1.0, 0.5, 0.9]))
         w["latency"]["streaming"] = draw(st.booleans())
-    floor = draw(st.sampled_from([None, None, 50.0, 70.0, 85.0]))
-    if floor is not None:
+    floor = draw(st.sampled_from([None, None, 50.0, 70.0, 85.0, "like"]))
+    if floor == "like":  # the score of the first offering's model, stated relative to it
+        w["capability"]["min"] = {"like": "m0", "times": draw(st.sampled_from([0.8, 1.0]))}
+    elif floor is not None:
         w["capability"]["min"] = floor
     mean = draw(st.sampled_from([None, None, None, 60.0, 80.0]))
     if mean is not None:
@@ -103,6 +119,10 @@ def portfolios(draw):
         policy["budget"] = float(draw(st.sampled_from([10, 10000, 1000000])))
     if draw(st.integers(0, 5)) == 0:
         policy["deny_vendors"] = ["v2"]
+    if draw(st.integers(0, 2)) == 0:
+        policy["share_of"] = draw(st.sampled_from(["tokens", "tasks", "spend"]))
+    if draw(st.integers(0, 5)) == 0:
+        policy["vendor_spend"] = {draw(st.sampled_from(VENDORS)): float(draw(st.sampled_from([50, 5000])))}
     ws["policy"] = policy
     return ws, cat
 

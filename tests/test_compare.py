@@ -101,7 +101,7 @@ def test_compare_cli(tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert "support.plan.json -> support.fast-tier-half-price.plan.json" in result.stdout
-    assert "price_input 8 -> 4" in result.stdout
+    assert "kimi-fast: price_output 8 -> 4" in result.stdout
     assert (tmp_path / "support.compare.html").exists()
     data = json.loads(
         runner.invoke(

@@ -14,7 +14,7 @@ from planner.cli import app
 from planner.errors import InputError
 from planner.frontier import frontier
 from planner.load import load_inputs, validate
-from planner.schema import WorkloadSet
+from planner.schema import RelativeFloor, WorkloadSet, floor_value
 from planner.solve import solve_inputs
 
 runner = CliRunner()
@@ -87,6 +87,9 @@ def _scaled(inputs, factor=None, shift=None, no_budgets=False):
         elif factor is not None and budget:
             wl["latency"] = {**lat, "threshold": None, "budget_s": budget * factor}
         cap = wl["capability"]
+        for key in ("min", "mean_min"):  # a floor stated as a model's score, as a number
+            if isinstance(cap.get(key), dict):
+                cap[key] = floor_value(RelativeFloor(**cap[key]), cap.get("metric", "overall"), inputs.catalog)
         if shift is not None:
             cap["min"] = None if cap.get("min") is None else cap["min"] + shift
             cap["mean_min"] = None if cap.get("mean_min") is None else cap["mean_min"] + shift

@@ -162,7 +162,7 @@ def test_names_with_markup_and_escapes_are_printed_as_text(tiny):
 
 def test_without_vendor_takes_a_name_not_a_pattern(tiny):
     result, seconds = run("whatif", tiny / "tiny-workloads.yaml", "--without-vendor", "*", "--out", tiny / "out")
-    refused(result, seconds, "--without-vendor", "no vendor '*'")
+    refused(result, seconds, "--without-vendor", "no vendor or host '*'")
 
 
 def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised_and_numbers_stay_numbers(tiny):

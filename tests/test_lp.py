@@ -80,9 +80,57 @@ def test_requests_per_minute_counts_every_turn():
     assert shares(plan) == pytest.approx({"cheap": 0.5, "dear": 0.5})
 
 
+def test_a_share_cap_counts_traffic_so_spending_more_cannot_meet_it():
+    """x <= 50% of the tokens: half the tasks go to y, however dear y is (with share_of: spend the
+    dearer y would let x keep two thirds)."""
+    for price in (2, 20):
+        cat = catalog_of(offering("x1", vendor="x"), offering("y1", vendor="y", price_in=price, price_out=price))
+        plan = solve_dicts(workloads_of(workload("w"), policy={"vendor_share": {"x": 0.5}}), cat)
+        assert shares(plan) == pytest.approx({"x1": 0.5, "y1": 0.5})
+        traffic = {v.vendor: v.traffic_share for v in plan.vendors}
+        assert traffic == pytest.approx({"x": 0.5, "y": 0.5})
+
+
+def test_a_tasks_share_cap_weighs_workloads_by_tasks():
+    """share_of: tasks: x may carry 50% of all tasks; w1 has 3 of 4 tasks, so x takes at most 2/3 of
+    it, all of cheap w2 first."""
+    cat = catalog_of(offering("x1", vendor="x"), offering("y1", vendor="y", price_in=2, price_out=2))
+    w1, w2 = workload("w1", tasks=3000), workload("w2", tasks=1000)
+    w1["tokens"] = {"input": 100, "output": 100}
+    plan = solve_dicts(workloads_of(w1, w2, policy={"vendor_share": {"x": 0.5}, "share_of": "tasks"}), cat)
+    on_x = sum(a.tasks for w in plan.workloads for a in w.allocations if a.vendor == "x")
+    assert on_x == pytest.approx(2000)
+    assert {v.vendor: v.traffic_share for v in plan.vendors}["x"] == pytest.approx(0.5)
+
+
+def test_an_absolute_spend_cap_holds_the_companys_spend():
+    cat = catalog_of(offering("x1", vendor="x"), offering("y1", vendor="y", price_in=2, price_out=2))
+    w = workload("w")
+    full = solve_dicts(workloads_of(w), cat).total_cost  # all on x
+    plan = solve_dicts(workloads_of(w, policy={"vendor_spend": {"x": full / 4}}), cat)
+    assert shares(plan) == pytest.approx({"x1": 0.25, "y1": 0.75})
+    assert {b.constraint for b in plan.binding} == {"vendor_spend:x"}
+    assert {v.vendor: v.spend_cap for v in plan.vendors}["x"] == full / 4
+
+
+def test_a_company_that_serves_counts_like_one_that_bills():
+    """sol is billed by x and served by z: a cap on z, an outage of z and a workload's max_vendor_share
+    all count it."""
+    cat = catalog_of(offering("sol", vendor="x", host="z"), offering("y1", vendor="y", price_in=2, price_out=2))
+    plan = solve_dicts(workloads_of(workload("w"), policy={"vendor_share": {"z": 0.25}}), cat)
+    assert shares(plan) == pytest.approx({"sol": 0.25, "y1": 0.75})
+    by = {v.vendor: v for v in plan.vendors}
+    assert by["z"].spend == by["x"].spend and by["z"].billed == 0 and by["x"].billed == by["x"].spend
+    outage = {o.vendor: o for o in plan.resilience}
+    assert outage["z"].cost_without == pytest.approx(outage["x"].cost_without)
+    assert shares(solve_dicts(workloads_of(workload("w", max_vendor_share=0.6)), cat)) == pytest.approx(
+        {"sol": 0.6, "y1": 0.4}
+    )
+
+
 def test_vendor_spend_cap_is_a_share_of_total_spend():
     cat = catalog_of(offering("x1", vendor="x"), offering("y1", vendor="y", price_in=2, price_out=2))
-    ws = workloads_of(workload("w"), policy={"vendor_share": {"x": 0.5}})
+    ws = workloads_of(workload("w"), policy={"vendor_share": {"x": 0.5}, "share_of": "spend"})
     plan = solve_dicts(ws, cat)
     # a x 1 <= 0.5 x (a x 1 + (1 - a) x 2)  ->  a = 2/3
     assert shares(plan) == pytest.approx({"x1": 2 / 3, "y1": 1 / 3})
@@ -130,7 +178,7 @@ def test_each_family_gives_its_rows_by_hand():
     )
     ws = workloads_of(
         workload("w", tasks=43200, latency={"budget_s": 5, "within_budget_share": 0.5}),
-        policy={"vendor_share": {"x": 0.5}, "budget": 1000.0},
+        policy={"vendor_share": {"x": 0.5}, "budget": 1000.0, "share_of": "spend"},
     )
     lp = lp_of(ws, cat)
     assert lp.var_w.tolist() == [0, 0] and lp.var_o.tolist() == [0, 1]
@@ -138,7 +186,7 @@ def test_each_family_gives_its_rows_by_hand():
     assert lp.scale == pytest.approx(43200 * per_task(1, 1))  # the cheapest option for every task
     rows = {r.name: r for r in lp.rows}
     assert list(rows) == ["cover:w", "latency_share:w", "tokens_per_minute:x1", "vendor_share:x", "budget"]
-    assert lp.families == ["cover", "latency_share", "tokens_per_minute", "vendor_share", "budget"]
+    assert lp.families == ["cover", "latency_share", "tokens_per_minute", "vendor_spend_share", "budget"]
     cover = rows["cover:w"]
     assert (cover.cols.tolist(), cover.coefs.tolist(), cover.sense, cover.rhs) == ([0, 1], [1.0, 1.0], "==", 1.0)
     fast = rows["latency_share:w"]  # 1,000 output tokens: x1 takes 1 s, y1 100 s
@@ -162,12 +210,12 @@ def test_each_family_gives_its_rows_by_hand():
 
 def test_check_rows_names_each_broken_row():
     cat = catalog_of(offering("x1", vendor="x"), offering("y1", vendor="y", price_in=2, price_out=2))
-    lp = lp_of(workloads_of(workload("w"), policy={"vendor_share": {"x": 0.5}}), cat)
+    lp = lp_of(workloads_of(workload("w"), policy={"vendor_share": {"x": 0.5}, "share_of": "spend"}), cat)
     assert check_rows(lp, np.array([2 / 3, 1 / 3])) == []  # equal spend on x and y
     (broken,) = check_rows(lp, np.array([1.0, 0.0]))
     assert broken.startswith("vendor_share:x: ") and " > " in broken
     slack = np.zeros(len(lp.rows))
-    slack[lp.families.index("vendor_share")] = 1.0  # a relaxation that big lets it through
+    slack[lp.families.index("vendor_spend_share")] = 1.0  # a relaxation that big lets it through
     assert check_rows(lp, np.array([1.0, 0.0]), slack) == []
     assert any(b.startswith("cover:w: ") for b in check_rows(lp, np.array([0.5, 0.0])))
 

@@ -43,7 +43,7 @@ def test_under_a_vendor_spend_cap_dearer_options_stay():
         offering("worst", vendor="y", price_in=3, price_out=3, tps=100, capability=80),
     )
     assert kept(workloads_of(workload("w")), cat) == ["best"]
-    capped = workloads_of(workload("w"), policy={"vendor_share": {"x": 0.5}})
+    capped = workloads_of(workload("w"), policy={"vendor_share": {"x": 0.5}, "share_of": "spend"})
     assert kept(capped, cat) == ["best", "worse", "worst"]
     plan = solve_dicts(capped, cat)  # 2a <= 0.5 (2a + 4 (1 - a)): a = 2/3 on x, the rest on the cheaper y
     assert {a.offering: a.share for a in plan.workload("w").allocations} == pytest.approx(

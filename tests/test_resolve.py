@@ -58,7 +58,9 @@ def test_a_sifted_point_short_of_a_row_is_solved_whole(caplog):
     """Vendor a capped at half the spend: with w1 on a alone and w2's cheap lane off, the small model
     would need its slack; the point is solved over the whole LP, which has no plan either."""
     cat = catalog_of(offering("a", vendor="a"), offering("b", vendor="b", price_in=2, price_out=2))
-    lp = lp_of(workloads_of(workload("w1"), workload("w2"), policy={"vendor_share": {"a": 0.5}}), cat)
+    lp = lp_of(
+        workloads_of(workload("w1"), workload("w2"), policy={"vendor_share": {"a": 0.5}, "share_of": "spend"}), cat
+    )
     caplog.set_level(logging.DEBUG, logger="planner")
     sifted = SiftedResolver(lp)
     first = sifted.run()
@@ -120,7 +122,7 @@ def sifting_case():
         workload("chat", tasks=2e6, latency={"budget_s": 10.0, "within_budget_share": 0.5}),
         workload("agent", tasks=3e5, turns=4),
         workload("batch", tasks=1e5),
-        policy={"vendor_share": {"b": 0.4}},
+        policy={"vendor_share": {"b": 0.4}, "share_of": "spend"},
     )
     return make_inputs(ws, cat)
 
@@ -161,7 +163,9 @@ def test_sifting_from_a_guess_with_no_feasible_restriction_gives_no_answer():
     cat = catalog_of(
         offering("a", vendor="a", price_in=1, price_out=1), offering("b", vendor="b", price_in=2, price_out=2)
     )
-    lp, _ = lp_and_pairs(make_inputs(workloads_of(workload("w"), policy={"vendor_share": {"a": 0.5}}), cat))
+    lp, _ = lp_and_pairs(
+        make_inputs(workloads_of(workload("w"), policy={"vendor_share": {"a": 0.5}, "share_of": "spend"}), cat)
+    )
     assert solve_sifted(lp, lp.var_o == 0) is None
     whole = solve_lp(lp, "highs")
     assert whole.ok and np.allclose(clean_shares(lp, whole.share), [2 / 3, 1 / 3])  # equal spend on a and b

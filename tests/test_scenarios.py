@@ -127,8 +127,17 @@ def test_shipped_scenarios_apply():
         assert new.catalog.offerings and new.workloads.workloads
 
 
+def test_without_a_company_removes_what_it_bills_and_what_it_serves():
+    """support.yaml's sol-fast is billed by openai and served by cerebras: a cerebras outage takes it."""
+    inputs = load_inputs(SUPPORT)
+    new = apply_scenario(inputs, without_vendor("cerebras", inputs.catalog), "--without-vendor")
+    left = {o.id for o in new.catalog.offerings}
+    assert "sol-fast" not in left and "sol-std" in left
+    assert not [o for o in new.catalog.offerings if "cerebras" in o.companies]
+
+
 def test_without_vendor_removes_its_offerings():
-    sc = without_vendor("a")
+    sc = without_vendor("a", two_vendors().catalog)
     assert sc.name == "without-a"
     new = apply_scenario(two_vendors(), sc, "--without-vendor")
     assert [o.id for o in new.catalog.offerings] == ["b-cheap"]

@@ -81,7 +81,7 @@ def price_cut():
         workload("chat", tasks=2e6, latency={"budget_s": 10.0, "within_budget_share": 0.5}),
         workload("agent", tasks=3e5, turns=4),
         workload("batch", tasks=1e5),
-        policy={"vendor_share": {"b": 0.4}},
+        policy={"vendor_share": {"b": 0.4}, "share_of": "spend"},
     )
     base_inputs = make_inputs(ws, cat)
     cat["offerings"][2]["price"] = {"input": 0.5, "output": 1.0}  # vendor b cuts prices
@@ -141,7 +141,7 @@ def test_a_start_with_no_feasible_restriction_falls_back_to_the_whole_lp(caplog)
     )
     base, start = solve_base(make_inputs(workloads_of(workload("w")), cat), "highs")
     assert start.routing == (("w", "a", "default"),)
-    inputs = make_inputs(workloads_of(workload("w"), policy={"vendor_share": {"a": 0.5}}), cat)
+    inputs = make_inputs(workloads_of(workload("w"), policy={"vendor_share": {"a": 0.5}, "share_of": "spend"}), cat)
     caplog.set_level(logging.DEBUG, logger="planner")
     warm = solve_inputs(inputs, "highs", start=start)
     assert FELL_BACK in caplog.messages and SETTLED not in caplog.messages

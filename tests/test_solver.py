@@ -211,7 +211,7 @@ def test_a_relaxation_an_integer_pass_finds_a_hair_short_still_gets_its_cheapest
     )
     ws = workloads_of(
         workload("w0", tasks=100, inp=0, out=10, max_vendor_share=0.5, max_options=1),
-        policy={"max_vendor_share": 0.5, "budget": 10.0},
+        policy={"max_vendor_share": 0.5, "budget": 10.0, "share_of": "spend"},
     )
     for solver in ("highs", "cbc"):
         plan = solve_dicts(ws, cat, solver)
