@@ -447,6 +447,29 @@ def test_unknown_prices_are_left_out_and_free_tiers_need_the_option(full):
     assert with_free["offerings"] == catalog["offerings"]  # no free tier in these files publishes a rate limit
 
 
+def test_free_tiers_enter_with_their_rate_limits_when_asked(tmp_path):
+    """Real rows and litellm entries: Gemma 4 on Google AI Studio (litellm: free), with Gemini's
+    published free-tier limit (30 requests, 15,000 tokens a minute) added to the 31B entry."""
+    files = [("aa", SMALL / "aa_free.csv"), ("litellm", SMALL / "litellm_free.json")]
+    plain, result = build_catalog(files, "x")
+    assert [o["model"] for o in plain["offerings"]] == ["Phi-4 Mini Instruct"]
+    why = {n: r for _, n, r in result.left_out}
+    assert why["Google (AI Studio) / Gemma 4 31B (Reasoning)"].startswith("free tier; import with --free-tiers")
+    assert why["Google AI Studio / Gemma 4 26B A4B (Reasoning)"].startswith("free tier with no published rate limit")
+    assert why["Cloudflare / Llama 3.1 Instruct 8B"].startswith("price not published")
+    out = tmp_path / "free.yaml"
+    cli = runner.invoke(
+        app, ["catalog", "import", "aa", str(files[0][1]), f"litellm:{files[1][1]}", "--free-tiers", "--out", str(out)]
+    )
+    assert cli.exit_code == 0, cli.output
+    by = {o.model: o for o in load_catalog(out).offerings}
+    gemma = by["Gemma 4 31B (Reasoning)"]
+    assert gemma.tier == "free" and gemma.vendor == "google" and gemma.price.input == gemma.price.output == 0
+    assert gemma.capacity.requests_per_minute == 30 and gemma.capacity.tokens_per_minute == 15000
+    assert "rpm, tpm (published rate limits)" in gemma.source
+    assert "Gemma 4 26B A4B (Reasoning)" not in by  # free, but no published limit
+
+
 def test_litellm_rate_limits_become_capacity(full):
     catalog, _ = full
     limited = [o for o in catalog["offerings"] if "capacity" in o]
@@ -529,3 +552,55 @@ def test_input_price_equal_to_a_cache_write_surcharge_is_left_out(tmp_path):
     anthropic = next(o for o in catalog["offerings"] if o["vendor"] == "anthropic")
     assert anthropic["model"] == bad["model_name"] and anthropic["price"]["input"] == 3.0
     assert "litellm 'claude-sonnet-4-6' (the table's input price is the cache-write price)" in anthropic["source"]
+
+
+def test_a_scrape_with_fewer_columns_imports_and_lists_them(tmp_path):
+    """aa_old_columns.csv: nine real rows with 13 of the 122 columns, as an older scrape has."""
+    text, _, result = import_catalog("aa", [str(SMALL / "aa_old_columns.csv")], tmp_path / "old.yaml", None, None)
+    missing = {n: r for s, n, r in result.left_out if s == "aa" and n.startswith("column ")}
+    assert missing["column median_output_speed"] == (
+        "missing from this scrape: output speed read from perf_long_median_output_speed"
+    )
+    assert missing["column median_ttft"].endswith("time to first token read from ttft_input_time")
+    assert missing["column ttft_reasoning_time"].endswith("thinking time = ttft_total_time - ttft_input_time")
+    assert "model_estimated_intelligence_index" in missing["column model_intelligence_index"]
+    assert {"column model_reasoning_model", "column deleted", "column model_creator_name"} <= set(missing)
+    assert "# column median_ttft missing from this scrape: time to first token read from ttft_input_time\n" in text
+    (together,) = result.offerings  # the DeepSeek rows have no estimated index: left out
+    assert together["id"] == "gpt-oss-120b@together-ai" and together["creator"] == "openai"
+    assert together["capability"]["overall"] == pytest.approx(35.8773)  # the estimated index
+    assert "capability.overall" in together["estimated"] and "livecodebench" not in together["capability"]
+    real = aa_table()[21]  # Together AI, gpt-oss-120b (high): derived as the full table measures it
+    assert real["model_name"] == together["model"]
+    assert together["thinking"]["seconds"] == pytest.approx(float(real["ttft_reasoning_time"]), abs=0.0011)
+    assert together["speed"]["output_tps"] == round(float(real["median_output_speed"]), 3)
+    why = {n: r for _, n, r in result.left_out}
+    assert why["GMI / DeepSeek V4 Flash (Non-reasoning)"] == "no intelligence index"
+
+
+def test_a_scrape_without_thinking_times_leaves_reasoning_models_out(tmp_path):
+    rows = list(aa_table(SMALL / "aa_old_columns.csv").values())
+    path = tmp_path / "aa.csv"
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        keep = [c for c in rows[0] if c != "ttft_total_time"]
+        writer = csv.DictWriter(fh, fieldnames=keep, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    catalog, result = build_catalog([("aa", path)], "x")
+    why = {n: r for _, n, r in result.left_out}
+    assert why["column ttft_reasoning_time"] == "missing from this scrape: no thinking time: reasoning models left out"
+    assert why["Together AI / gpt-oss-120b (high)"] == "reasoning model with no measured thinking time"
+    assert catalog["offerings"] == []
+
+
+def test_a_scrape_without_a_speed_column_is_an_input_error(tmp_path):
+    rows = list(aa_table(SMALL / "aa_old_columns.csv").values())
+    path = tmp_path / "aa.csv"
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        keep = [c for c in rows[0] if c not in ("perf_long_median_output_speed", "host_name")]
+        writer = csv.DictWriter(fh, fieldnames=keep, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    cli = runner.invoke(app, ["catalog", "import", "aa", str(path), "--out", str(tmp_path / "x.yaml")])
+    assert cli.exit_code == 2
+    assert str(path) in cli.stderr and "missing columns host_name, median_output_speed or " in cli.stderr
