@@ -5,29 +5,55 @@ A catalog offering needs prices, a measured speed (output tokens/s and time to f
 a capability score. Only Artificial Analysis measures speed and scores models, so its rows are
 the offerings; the price sources refine or add to them:
 
-* **aa** rows (host x model) become offerings with the table's own prices, median output speed,
-  median time to first token, context window and scores: capability `overall` is the
-  intelligence index, `gpqa`, `mmlu_pro` and `livecodebench` the benchmark fractions x 100.
-  Rows marked deleted, or missing a price, speed, first-token time or intelligence index, are
-  left out and listed.
+* **aa** rows (host x model) give the measured figures: median output speed, median time to
+  first token (the input part: thinking is apart), thinking time, context window and scores
+  (capability `overall` is the intelligence index, `gpqa`, `mmlu_pro` and `livecodebench` the
+  benchmark fractions x 100). A row that thinks (`ttft_reasoning_time` > 0) carries
+  `thinking: {seconds}`, rounded up to the millisecond; its tokens (seconds x output speed,
+  billed as output) are an estimate. Rows of one endpoint and one model that differ only by an
+  effort qualifier ("(Reasoning, High Effort)", "(xhigh)"...) at the same prices are one
+  offering: the row that thinks least is the default, each other row a mode with its own model
+  name, scores, speed and thinking. Rows marked deleted, missing a price, speed, first-token
+  time or intelligence index, priced 0/0 (Artificial Analysis lists 0 for an unpublished
+  price), reasoning models with no measured thinking time, and rows whose input price equals
+  their cache-write price (a scrape that took one for the other) are left out and listed.
 * **litellm** prices replace the table's price for the same host and model (list prices, with
-  cached-input prices), matched by the rule below. Entries with no matching row are left out
-  (no measured speed).
+  cached-input prices; published `rpm`/`tpm` become the offering's capacity), matched by the
+  rule below. Entries with no matching row are left out (no measured speed).
 * **openrouter** models become offerings served through OpenRouter (vendor and host
-  `openrouter`) at OpenRouter's price; speed, first-token time and scores are the median over
-  the Artificial Analysis hosts of the same model (the `source` says over how many hosts).
-  Models with no such row are left out.
+  `openrouter`) at OpenRouter's price, with figures that hold at that price whichever provider
+  OpenRouter picks: per effort variant, the slowest figures (lowest output speed, longest first
+  token, longest thinking) and lowest scores among the Artificial Analysis hosts priced at or
+  below OpenRouter's price (within 1%), else among all hosts (the `source` says which). Its
+  effort variants are modes as for a host; `model` is the default variant's Artificial Analysis
+  name, the OpenRouter id is in the offering id and `gateway`. Models with no such row are left
+  out.
+
+A price of 0 for input and output in litellm or OpenRouter is a free tier: left out unless
+`free_tiers`, then imported with tier `free` when it publishes a rate limit (its capacity).
+
+Companies. A host name is normalised to the company that bills and serves it (lower case,
+qualifiers removed, runs of other characters made one "-", product names mapped to their company:
+Amazon Bedrock is `amazon`, Microsoft Azure `microsoft`, Google AI Studio and Vertex `google`,
+Kimi `moonshot`); its endpoint variant (FP8, Turbo, Fast, Base, Latency Optimized, AI Studio,
+Vertex...) is kept in the offering id (`gpt-oss-120b@deepinfra-fp8`) and the tier
+(`standard-fp8`). Tier: "fast" when the measured output speed is at least 500 tokens/s, else
+"standard".
 
 Matching rule. Model names match when equal after normalising: lower case; everything up to
 the last "/" dropped; region and vendor prefixes ("us.", "global.", "anthropic.", "meta-"...)
 dropped; parenthesised qualifiers such as "(high)" dropped; date suffixes (-2025-08-07,
--20250807) and the words instruct, chat, latest and maas dropped; "2p6" read as "2.6"; every
-run of spaces, dots, underscores and colons made one "-". Hosts match through a fixed alias
-table (Fireworks = fireworks_ai, Together AI = together_ai, Amazon Bedrock = bedrock,
-Kimi = moonshot, ...); an Artificial Analysis host with a qualifier (FP4, Turbo, Fast, Base,
-Latency Optimized...) is a different endpoint and keeps its own measured price.
+-20250807), OpenRouter's ":free" and the words instruct, chat, latest and maas dropped; "2p6"
+read as "2.6"; every run of spaces, dots, underscores and colons made one "-". Hosts match
+through their company and a fixed table of litellm providers (Fireworks = fireworks_ai,
+Together AI = together_ai, Amazon Bedrock = bedrock, Kimi = moonshot, Google Vertex =
+vertex_ai...); an endpoint variant other than Google's AI Studio and Vertex (FP4, Turbo,
+Fast, Base, Latency Optimized...) is a different endpoint and keeps its own measured price.
 
-Tier: "fast" when the measured output speed is at least 500 tokens/s, else "standard".
+Older scrapes lack some of today's columns: the importer reads what is there, derives what it
+can (output speed and first-token time from the long or medium prompt's medians, thinking time
+from the total minus the input time or from e2e_reasoning_time, the intelligence index from the
+estimated one) and lists each missing column with what it did instead.
 """
 
 from __future__ import annotations
@@ -37,7 +63,7 @@ import io
 import json
 import math
 import re
-import statistics
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,24 +73,92 @@ from .fmt import csv_row
 
 KINDS = ("litellm", "openrouter", "aa")
 FAST_TPS = 500.0
+PRICE_TOLERANCE = 0.01  # an aggregator's price covers a host's up to 1% below it
 
+# A host's company (lower case, "-" read as a space) -> its litellm provider. `gateway` reads it too.
 HOST_ALIASES = {
+    "amazon": "bedrock",
     "amazon bedrock": "bedrock",
+    "google": "gemini",
     "google vertex": "vertex_ai",
     "google (vertex)": "vertex_ai",
     "google ai studio": "gemini",
     "google (ai studio)": "gemini",
-    "google": "gemini",
+    "microsoft": "azure_ai",
     "microsoft azure": "azure_ai",
     "together ai": "together_ai",
     "fireworks": "fireworks_ai",
+    "moonshot": "moonshot",
     "kimi": "moonshot",
     "lightning ai": "lightning_ai",
+    "alibaba": "dashscope",
     "alibaba cloud": "dashscope",
     "ai21 labs": "ai21",
     "reka ai": "reka",
     "liquid ai": "liquid_ai",
     "minimax": "minimax",
+}
+# Endpoint variants that are a company's own product with its own litellm provider.
+VARIANT_PROVIDERS = {("google", "vertex"): "vertex_ai", ("google", "ai-studio"): "gemini"}
+# A normalised host name (qualifiers removed) -> the company: product names to their company.
+COMPANIES = {
+    "amazon-bedrock": "amazon",
+    "aws": "amazon",
+    "aws-bedrock": "amazon",
+    "microsoft-azure": "microsoft",
+    "azure": "microsoft",
+    "azure-ai": "microsoft",
+    "google-cloud": "google",
+    "google-gemini": "google",
+    "gemini": "google",
+    "vertex-ai": "google",
+    "alibaba-cloud": "alibaba",
+    "dashscope": "alibaba",
+    "kimi": "moonshot",
+    "moonshot-ai": "moonshot",
+    "moonshotai": "moonshot",
+    "together": "together-ai",
+    "togetherai": "together-ai",
+    "fireworks-ai": "fireworks",
+}
+# Words that name an endpoint variant when they end a host name ("Nebius Fast", "DeepInfra FP8").
+VARIANT_WORDS = (
+    ("latency", "optimized"),
+    ("ai", "studio"),
+    ("vertex",),
+    ("turbo",),
+    ("fast",),
+    ("base",),
+    ("standard",),
+    ("fp4",),
+    ("fp8",),
+    ("fp16",),
+    ("bf16",),
+    ("int4",),
+    ("int8",),
+    ("mxfp4",),
+    ("mxfp8",),
+    ("nvfp4",),
+)
+# Parts of a parenthesised model-name qualifier that name a reasoning effort, not another model.
+EFFORT_WORDS = {
+    "reasoning",
+    "non-reasoning",
+    "adaptive reasoning",
+    "thinking",
+    "non-thinking",
+    "minimal",
+    "low",
+    "medium",
+    "high",
+    "xhigh",
+    "max",
+    "minimal effort",
+    "low effort",
+    "medium effort",
+    "high effort",
+    "xhigh effort",
+    "max effort",
 }
 LITELLM_PROVIDER_ALIASES = {
     "bedrock_converse": "bedrock",
@@ -91,11 +185,24 @@ _PREFIXES = (
     "qwen.",
     "google.",
 )
+# The Artificial Analysis columns read for each figure, first choice first (older scrapes lack some).
+SPEED_COLUMNS = ("median_output_speed", "perf_long_median_output_speed", "perf_medium_median_output_speed")
+TTFT_COLUMNS = ("median_ttft", "ttft_input_time", "perf_long_median_ttft", "perf_medium_median_ttft")
+BENCHMARKS = (("model_gpqa", "gpqa"), ("model_mmlu_pro", "mmlu_pro"), ("model_livecodebench", "livecodebench"))
+# Catalog metrics: what each score measures, with the column it is read from.
+METRICS = {
+    "overall": ("Artificial Analysis Intelligence Index", "model_intelligence_index"),
+    "gpqa": ("GPQA Diamond", "model_gpqa"),
+    "mmlu_pro": ("MMLU-Pro", "model_mmlu_pro"),
+    "livecodebench": ("LiveCodeBench", "model_livecodebench"),
+}
+METRIC_ROUNDING = 0.1  # Artificial Analysis publishes the index and the benchmark percentages to one decimal
 
 
 def normalize_model(name: str) -> str:
     s = name.strip().lower()
     s = s.rsplit("/", 1)[-1]
+    s = re.sub(r":free$", "", s)
     changed = True
     while changed:
         changed = False
@@ -112,14 +219,55 @@ def normalize_model(name: str) -> str:
     return "-".join(words)
 
 
+def _dashes(text: str) -> str:
+    """Lower case, every run of other characters than letters and digits one "-"."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def endpoint(host: str) -> tuple[str, str]:
+    """An Artificial Analysis host name as (company, variant): "DeepInfra (Turbo, FP4)" is
+    ("deepinfra", "turbo-fp4"), "Nebius Fast" ("nebius", "fast"), "Together.ai" ("together-ai", "")."""
+    text = host.strip()
+    inner = [_dashes(q) for q in re.findall(r"\(([^)]*)\)", text)]
+    words = [w for w in _dashes(re.sub(r"\([^)]*\)", " ", text)).split("-") if w]
+    suffix: list[str] = []
+    found = True
+    while found:
+        found = False
+        for v in VARIANT_WORDS:
+            if len(words) > len(v) and tuple(words[-len(v) :]) == v:
+                suffix = list(v) + suffix
+                words = words[: -len(v)]
+                found = True
+                break
+    base = "-".join(words) or _dashes(text) or "unknown"
+    variant = "-".join([*suffix, *(q for q in inner if q)])
+    return COMPANIES.get(base, base), variant
+
+
 def host_key(host: str) -> str | None:
-    """The litellm provider an Artificial Analysis host name stands for; None for qualified endpoints."""
-    h = host.strip().lower()
-    if h in HOST_ALIASES:
-        return HOST_ALIASES[h]
-    if "(" in h or re.search(r"\b(fp4|fp8|bf16|int4|mxfp8|turbo|fast|base|latency optimized|standard)\b", h):
-        return None
-    return re.sub(r"[^a-z0-9]+", "_", h).strip("_")
+    """The litellm provider an Artificial Analysis host name stands for; None for a variant endpoint
+    (FP8, Turbo, Fast...) that keeps its own measured price."""
+    company, variant = endpoint(host)
+    if variant:
+        return VARIANT_PROVIDERS.get((company, variant))
+    return HOST_ALIASES.get(company.replace("-", " "), company.replace("-", "_"))
+
+
+def split_effort(model: str) -> tuple[str, str | None]:
+    """A model name as (base name, effort qualifier): "DeepSeek V4 Flash (Reasoning, High Effort)" is
+    ("DeepSeek V4 Flash", "Reasoning, High Effort"); "GPT-4o (Nov '24)" has no effort qualifier."""
+    for m in reversed(list(re.finditer(r"\(([^()]*)\)", model))):
+        parts = [p.strip().lower() for p in m.group(1).split(",")]
+        if parts and all(p in EFFORT_WORDS for p in parts):
+            base = re.sub(r"\s+", " ", model[: m.start()] + model[m.end() :]).strip()
+            return base or model, m.group(1).strip()
+    return model.strip(), None
+
+
+def _thinks(qualifier: str | None) -> bool:
+    """Whether an effort qualifier names a reasoning variant ("high" does, "Non-reasoning" does not)."""
+    return qualifier is not None and not qualifier.strip().lower().startswith("non-")
 
 
 def slug(text: str) -> str:
@@ -136,6 +284,21 @@ class Price:
     output: float
     cached_input: float | None
     context: int | None
+    rpm: float | None = None
+    tpm: float | None = None
+    cache_write: float | None = None
+
+    @property
+    def free(self) -> bool:
+        return self.input == 0 and self.output == 0
+
+    def capacity(self) -> dict | None:
+        cap = {}
+        if self.tpm is not None:
+            cap["tokens_per_minute"] = self.tpm
+        if self.rpm is not None:
+            cap["requests_per_minute"] = self.rpm
+        return cap or None
 
 
 @dataclass
@@ -151,6 +314,11 @@ class AARow:
     caps: dict[str, float]
     deleted: bool
     line: int
+    creator: str | None = None
+    reasoning: bool = False
+    thinking: float | None = None  # measured thinking time per call, s; None: not measured
+    cache_write: float | None = None
+    estimated: list[str] = field(default_factory=list)  # this row's figures that are estimates
 
 
 @dataclass
@@ -158,6 +326,34 @@ class ImportResult:
     offerings: list[dict]
     left_out: list[tuple[str, str, str]] = field(default_factory=list)  # (source, name, reason)
     as_of: str | None = None
+
+    @property
+    def missing_columns(self) -> list[tuple[str, str, str]]:
+        return [r for r in self.left_out if r[0] == "aa" and r[1].startswith("column ")]
+
+
+@dataclass
+class Entry:
+    """An Artificial Analysis row with every figure an offering needs, resolved."""
+
+    row: AARow
+    path: Path
+    company: str
+    variant: str
+    base: str  # the model name without its effort qualifier
+    effort: str  # the effort qualifier as a mode name (a name without one: reasoning or non-reasoning)
+    price: dict
+    price_src: str
+    capacity: dict | None
+    capacity_src: str
+    context: int | None
+    gateway: dict
+    free: bool
+    estimated: list[str]  # "thinking.tokens", "price.cached_input", "capability.overall"
+
+    @property
+    def thinks(self) -> float:
+        return self.row.thinking or 0.0
 
 
 def _num(text) -> float | None:
@@ -178,6 +374,12 @@ def _count(text) -> int | None:
     """A positive whole count such as a context window, or None."""
     value = _num(text)
     return int(value) if value is not None and 0 < value <= 1e12 else None
+
+
+def _limit(text) -> float | None:
+    """A published rate limit: a positive finite number, or None."""
+    value = _num(text)
+    return value if value is not None and value > 0 else None
 
 
 def _why_no_price(*values) -> str:
@@ -203,7 +405,7 @@ def read_litellm(path: Path, left: list | None = None) -> list[Price]:
         provider = str(v.get("litellm_provider") or "")
         provider = LITELLM_PROVIDER_ALIASES.get(provider, provider)
         cached = _num(v.get("cache_read_input_token_cost"))
-        ctx = _count(v.get("max_input_tokens"))
+        write = _num(v.get("cache_creation_input_token_cost"))
         out.append(
             Price(
                 key,
@@ -211,8 +413,11 @@ def read_litellm(path: Path, left: list | None = None) -> list[Price]:
                 key,
                 pin * 1e6,
                 pout * 1e6,
-                None if cached is None else cached * 1e6,
-                ctx,
+                None if cached is None or cached < 0 else cached * 1e6,
+                _count(v.get("max_input_tokens")),
+                _limit(v.get("rpm")),
+                _limit(v.get("tpm")),
+                None if write is None or write <= 0 else write * 1e6,
             )
         )
     return out
@@ -254,60 +459,165 @@ def read_openrouter(path: Path, left: list | None = None) -> list[Price]:
     return out
 
 
+def _first(columns: set[str], names: tuple[str, ...]) -> str | None:
+    return next((c for c in names if c in columns), None)
+
+
+@dataclass
+class _Columns:
+    """Which of a scrape's columns give each figure, and what its missing columns made the importer do."""
+
+    speed: str
+    ttft: str
+    thinking: tuple[str, ...]  # one column; two: the first minus the second; none: not measured
+    reasoning: str | None
+    overall: str | None
+    creator: tuple[str, ...]
+    notes: list[tuple[str, str]]  # (column, what the importer did instead)
+
+
+def _aa_columns(path: Path, columns: set[str]) -> _Columns:
+    """The columns to read in this scrape; exit 2 naming the file when a required one is missing."""
+    speed, ttft = _first(columns, SPEED_COLUMNS), _first(columns, TTFT_COLUMNS)
+    missing = [c for c in ("host_name", "model_name") if c not in columns]
+    if speed is None:
+        missing.append(" or ".join(SPEED_COLUMNS))
+    if ttft is None:
+        missing.append(" or ".join(TTFT_COLUMNS))
+    if missing:
+        raise InputError.single(
+            str(path), "", f"not an Artificial Analysis providers table: missing columns {', '.join(missing)}"
+        )
+    notes = []
+    if speed != SPEED_COLUMNS[0]:
+        notes.append((SPEED_COLUMNS[0], f"output speed read from {speed}"))
+    if ttft != TTFT_COLUMNS[0]:
+        notes.append((TTFT_COLUMNS[0], f"time to first token read from {ttft}"))
+    if "ttft_reasoning_time" in columns:
+        thinking: tuple[str, ...] = ("ttft_reasoning_time",)
+    elif "ttft_total_time" in columns and ttft in ("median_ttft", "ttft_input_time"):
+        thinking = ("ttft_total_time", ttft)
+        notes.append(("ttft_reasoning_time", f"thinking time = ttft_total_time - {ttft}"))
+    elif "e2e_reasoning_time" in columns:
+        thinking = ("e2e_reasoning_time",)
+        notes.append(("ttft_reasoning_time", "thinking time read from e2e_reasoning_time"))
+    else:
+        thinking = ()
+        notes.append(("ttft_reasoning_time", "no thinking time: reasoning models left out"))
+    reasoning = "model_reasoning_model" if "model_reasoning_model" in columns else None
+    if reasoning is None:
+        notes.append(
+            (
+                "model_reasoning_model",
+                "a row is a reasoning model when its name carries an effort qualifier other than Non-reasoning",
+            )
+        )
+    overall = _first(columns, ("model_intelligence_index", "model_estimated_intelligence_index"))
+    if overall == "model_estimated_intelligence_index":
+        notes.append(
+            ("model_intelligence_index", "capability overall read from model_estimated_intelligence_index (estimated)")
+        )
+    elif overall is None:
+        notes.append(("model_intelligence_index", "no intelligence index: every row left out"))
+    for col, metric in BENCHMARKS:
+        if col not in columns:
+            notes.append((col, f"no {metric} score"))
+    for col in ("price_1m_input_tokens", "price_1m_output_tokens"):
+        if col not in columns:
+            notes.append((col, "prices from litellm only; rows without a litellm price left out"))
+    if "cache_hit_discount_percent" not in columns:
+        notes.append(("cache_hit_discount_percent", "no cached-input price from this table (litellm's where matched)"))
+    if "cache_write_price" not in columns and "price_per_1m_cache_write" not in columns:
+        notes.append(("cache_write_price", "input prices not checked against cache-write prices"))
+    if "model_context_window_tokens" not in columns:
+        notes.append(("model_context_window_tokens", "context window only where the row or litellm gives one"))
+    if "context_window_if_different_to_model" not in columns:
+        notes.append(("context_window_if_different_to_model", "context window read from the model's window"))
+    if "deleted" not in columns:
+        notes.append(("deleted", "no row counted as deleted"))
+    creator = tuple(c for c in ("model_creator_name", "model_creator_slug") if c in columns)
+    if "model_creator_name" not in columns:
+        notes.append(("model_creator_name", "creator from model_creator_slug" if creator else "no creator"))
+    return _Columns(speed, ttft, thinking, reasoning, overall, creator, notes)
+
+
+def _flag(text) -> bool | None:
+    value = str(text if text is not None else "").strip().lower()
+    return True if value in ("true", "1", "yes") else False if value in ("false", "0", "no") else None
+
+
+def _thinking(r: dict, cols: _Columns) -> float | None:
+    if not cols.thinking:
+        return None
+    first = _num(r.get(cols.thinking[0]))
+    if len(cols.thinking) == 1 or first is None:
+        return first
+    second = _num(r.get(cols.thinking[1]))
+    return None if second is None else max(0.0, first - second)
+
+
 def read_aa(path: Path, left: list | None = None) -> list[AARow]:
-    """The Artificial Analysis table's rows; a row too short to name its host and model goes to `left`."""
+    """The Artificial Analysis table's rows; a row too short to name its host and model, and each
+    column this scrape lacks (with what the importer does instead), go to `left`."""
     left = [] if left is None else left
     text = read_input(path, "a CSV file").removeprefix("\ufeff")
     try:
         with io.StringIO(text, newline="") as fh:
             reader = csv.DictReader(fh)
-            need = {"host_name", "model_name", "median_output_speed", "median_ttft"}
-            missing = need - set(reader.fieldnames or [])
-            if missing:
-                raise InputError.single(
-                    str(path),
-                    "",
-                    f"not an Artificial Analysis providers table: missing columns {', '.join(sorted(missing))}",
-                )
+            cols = _aa_columns(path, set(reader.fieldnames or []))
+            for col, what in cols.notes:
+                note = ("aa", f"column {col}", f"missing from this scrape: {what}")
+                if note not in left:
+                    left.append(note)
             rows = []
             for i, r in enumerate(reader, start=2):
                 host, model = r.get("host_name"), r.get("model_name")
                 if not isinstance(host, str) or not isinstance(model, str) or not host.strip() or not model.strip():
                     left.append(("aa", f"row {i}", "short row: no host_name or model_name"))
                     continue
-                caps = {}
-                ii = _num(r.get("model_intelligence_index"))
-                if ii is not None:
-                    caps["overall"] = round(ii, 4)
-                for col, metric in (
-                    ("model_gpqa", "gpqa"),
-                    ("model_mmlu_pro", "mmlu_pro"),
-                    ("model_livecodebench", "livecodebench"),
-                ):
-                    x = _num(r.get(col))
-                    if x is not None:
-                        caps[metric] = round(100 * x if x <= 1 else x, 4)
-                ctx = _count(r.get("context_window_if_different_to_model")) or _count(
-                    r.get("model_context_window_tokens")
-                )
-                rows.append(
-                    AARow(
-                        host.strip(),
-                        model.strip(),
-                        _num(r.get("price_1m_input_tokens")),
-                        _num(r.get("price_1m_output_tokens")),
-                        _num(r.get("cache_hit_discount_percent")),
-                        _num(r.get("median_output_speed")),
-                        _num(r.get("median_ttft")),
-                        ctx,
-                        caps,
-                        str(r.get("deleted", "")).strip().lower() == "true",
-                        i,
-                    )
-                )
+                rows.append(_aa_row(r, cols, host.strip(), model.strip(), i))
             return rows
     except csv.Error as exc:
         raise InputError.single(str(path), "", f"not a CSV file: {exc}") from None
+
+
+def _aa_row(r: dict, cols: _Columns, host: str, model: str, line: int) -> AARow:
+    caps, estimated = {}, []
+    ii = _num(r.get(cols.overall)) if cols.overall else None
+    if ii is not None:
+        caps["overall"] = round(ii, 4)
+        if cols.overall == "model_estimated_intelligence_index":
+            estimated.append("capability.overall")
+    for col, metric in BENCHMARKS:
+        x = _num(r.get(col))
+        if x is not None:
+            caps[metric] = round(100 * x if x <= 1 else x, 4)
+    ctx = _count(r.get("context_window_if_different_to_model")) or _count(r.get("model_context_window_tokens"))
+    reasoning = _flag(r.get(cols.reasoning)) if cols.reasoning else None
+    if reasoning is None:
+        reasoning = _thinks(split_effort(model)[1])
+    creator = next((str(r[c]).strip() for c in cols.creator if str(r.get(c) or "").strip()), None)
+    write = _num(r.get("cache_write_price"))
+    if write is None:
+        write = _num(r.get("price_per_1m_cache_write"))
+    return AARow(
+        host,
+        model,
+        _num(r.get("price_1m_input_tokens")),
+        _num(r.get("price_1m_output_tokens")),
+        _num(r.get("cache_hit_discount_percent")),
+        _num(r.get(cols.speed)),
+        _num(r.get(cols.ttft)),
+        ctx,
+        caps,
+        str(r.get("deleted", "")).strip().lower() == "true",
+        line,
+        creator,
+        reasoning,
+        _thinking(r, cols),
+        write,
+        estimated,
+    )
 
 
 def _json(path: Path):
@@ -331,8 +641,349 @@ def _aa_as_of(path: Path) -> str | None:
     return None
 
 
-def build_catalog(files: list[tuple[str, Path]], name: str, as_of: str | None = None) -> tuple[dict, ImportResult]:
-    """Merge the given (kind, file) sources into a catalog dict (SPEC section 1)."""
+def _ceil_ms(seconds: float) -> float:
+    """Seconds rounded up to the millisecond: the catalog never understates a measured time."""
+    value = math.ceil(seconds * 1000) / 1000
+    return value if value >= seconds else value + 0.001
+
+
+def _money(x: float) -> str:
+    return f"${x:g}"
+
+
+def _free_reason(capacity: dict | None, free_tiers: bool) -> str | None:
+    """Why a free tier stays out (None: it enters): it needs the option and a published rate limit."""
+    if capacity is None:
+        return "free tier with no published rate limit"
+    if not free_tiers:
+        return "free tier; import with --free-tiers to include it with its rate limits"
+    return None
+
+
+def _resolve(
+    row: AARow, path: Path, prices: dict, surcharged: set[str], free_tiers: bool, left: list, used: set[str]
+) -> Entry | None:
+    """The row's offering figures, or None with the reason in `left`. `surcharged`: the models some
+    row prices cache writes above input (so an input price equal to a cache-write price is suspect)."""
+    label = f"{row.host} / {row.model}"
+    if row.deleted:
+        left.append(("aa", label, "marked deleted in the source"))
+        return None
+    company, variant = endpoint(row.host)
+    price = prices.get((host_key(row.host) or "", normalize_model(row.model)))
+    missing = [
+        k
+        for k, v in (
+            ("output speed", row.tps),
+            ("time to first token", row.ttft),
+            ("intelligence index", row.caps.get("overall")),
+        )
+        if v is None
+    ]
+    if row.tps is not None and row.tps <= 0:
+        missing.append("positive output speed")
+    if price is None and (row.input is None or row.output is None):
+        missing.append("price")
+    if missing:
+        left.append(("aa", label, "no " + ", no ".join(missing)))
+        return None
+    estimated = list(row.estimated)
+    capacity, capacity_src, gateway = None, "", {}
+    if price is not None:
+        used.add(price.key)
+        p_in, p_out, cached = price.input, price.output, price.cached_input
+        price_src = f"price: litellm '{price.key}'"
+        if row.input is not None and price.input != row.input and row.input in (row.cache_write, price.cache_write):
+            price_src += " (the table's input price is the cache-write price)"
+        capacity = price.capacity()
+        if capacity:
+            limits = ", ".join(k for k, v in (("rpm", price.rpm), ("tpm", price.tpm)) if v is not None)
+            capacity_src = f"; capacity: litellm '{price.key}' {limits} (published rate limits)"
+        gateway["litellm"] = price.key if "/" in price.key else f"{price.provider}/{price.key}"
+    else:
+        p_in, p_out = row.input, row.output
+        if p_in == 0 and p_out == 0:
+            left.append(("aa", label, "price not published (Artificial Analysis lists 0 for input and output)"))
+            return None
+        if p_in > 0 and p_in == row.cache_write and normalize_model(row.model) in surcharged:
+            left.append(
+                (
+                    "aa",
+                    label,
+                    f"input price {_money(p_in)} equals the cache-write price, which other rows of this model "
+                    "charge above input: a scrape that took one for the other; no list price to use instead",
+                )
+            )
+            return None
+        cached = p_in * (1 - row.cache_discount / 100) if row.cache_discount else None
+        if cached is not None:
+            estimated.append("price.cached_input")
+        price_src = "price: Artificial Analysis"
+    free = p_in == 0 and p_out == 0
+    if free:
+        why = _free_reason(capacity, free_tiers)
+        if why is not None:
+            left.append(("aa", label, f"{why} (litellm lists it at 0/0)"))
+            return None
+    if row.thinking is None and row.reasoning:
+        left.append(("aa", label, "reasoning model with no measured thinking time"))
+        return None
+    if row.thinking:
+        estimated.append("thinking.tokens")
+    base, effort = split_effort(row.model)
+    if effort is None:  # a name with no effort qualifier: the model at its own default effort
+        effort = "reasoning" if row.reasoning else "non-reasoning"
+    out = {"input": round(p_in, 6), "output": round(p_out, 6)}
+    if cached is not None:
+        out["cached_input"] = round(cached, 6)
+    context = (price.context if price is not None and price.context else None) or row.context
+    return Entry(
+        row,
+        path,
+        company,
+        variant,
+        base,
+        slug(effort),
+        out,
+        price_src,
+        capacity,
+        capacity_src,
+        context,
+        gateway,
+        free,
+        estimated,
+    )
+
+
+def _least_thinking(entries: list[Entry]) -> tuple:
+    """Sort key: non-reasoning first, then the least thinking time, then the file's order."""
+    e = entries[0]
+    return (any(x.row.reasoning for x in entries), max(x.thinks for x in entries), e.row.line)
+
+
+def _speed(tps: float, ttft: float) -> dict:
+    return {"output_tps": round(tps, 3), "ttft_s": round(ttft, 4)}
+
+
+def _lines(entries: list[Entry]) -> str:
+    by_file: dict[str, list[int]] = {}
+    for e in entries:
+        by_file.setdefault(Path(e.path).name, []).append(e.row.line)
+    return "; ".join(
+        f"{name} line{'s' if len(lines) > 1 else ''} {', '.join(map(str, sorted(lines)))}"
+        for name, lines in by_file.items()
+    )
+
+
+def _tier(tps: float, variant: str, free: bool = False) -> str:
+    """free; else fast or standard by the measured speed, with the endpoint variant: standard-fp8."""
+    if free:
+        return "free"
+    tier = "fast" if tps >= FAST_TPS else "standard"
+    return tier if not variant or variant == tier else f"{tier}-{variant}"
+
+
+def _aa_offerings(entries: list[Entry], ids: dict[str, int], as_of: str | None) -> list[dict]:
+    """One offering per endpoint, model and price: effort variants are its modes (section 2)."""
+    groups: dict[tuple, list[list[Entry]]] = {}
+    for e in entries:
+        key = (
+            e.company,
+            e.variant,
+            e.base,
+            tuple(sorted(e.price.items())),
+            tuple(sorted((e.capacity or {}).items())),
+            e.free,
+        )
+        slots = groups.setdefault(key, [])
+        slot = next((s for s in slots if all(x.effort != e.effort for x in s)), None)
+        if slot is None:
+            slots.append([e])
+        else:
+            slot.append(e)
+    prices_of: dict[tuple, int] = {}
+    for key, slots in groups.items():
+        prices_of[key[:3]] = prices_of.get(key[:3], 0) + len(slots)
+    made = []
+    for key, slots in groups.items():
+        for slot in slots:
+            made.append((min(e.row.line for e in slot), key, slot))
+    out = []
+    for _, key, slot in sorted(made, key=lambda m: (m[0], str(Path(m[2][0].path)))):
+        order = sorted(slot, key=lambda e: _least_thinking([e]))
+        d = order[0]
+        where = f"{d.company}-{d.variant}" if d.variant else d.company
+        name = d.base if prices_of[key[:3]] == 1 else d.row.model
+        oid = _unique(ids, f"{slug(name.replace('(', '').replace(')', ''))}@{where}")
+        out.append(_aa_offering(oid, order, as_of))
+    return out
+
+
+def _aa_offering(oid: str, order: list[Entry], as_of: str | None) -> dict:
+    d = order[0]
+    offering: dict = {"id": oid, "model": d.row.model, "vendor": d.company, "host": d.company}
+    if d.row.creator:
+        offering["creator"] = d.row.creator
+    offering["tier"] = _tier(d.row.tps, d.variant, d.free)
+    offering["capability"] = dict(d.row.caps)
+    offering["price"] = dict(d.price)
+    offering["speed"] = _speed(d.row.tps, d.row.ttft)
+    if d.row.thinking:
+        offering["thinking"] = {"seconds": _ceil_ms(d.row.thinking)}
+    contexts = [e.context for e in order if e.context]
+    if contexts:
+        offering["context_window"] = int(min(contexts))
+    if d.capacity:
+        offering["capacity"] = dict(d.capacity)
+    estimated = [x for x in d.estimated if x != "price.cached_input"]
+    modes = []
+    for e in order[1:]:
+        name = e.effort
+        mode: dict = {"name": name, "model": e.row.model, "reasoning_factor": 1.0, "capability": dict(e.row.caps)}
+        if e.row.thinking:
+            mode["thinking"] = {"seconds": _ceil_ms(e.row.thinking)}
+        mode["speed"] = _speed(e.row.tps, e.row.ttft)
+        modes.append(mode)
+        estimated += [f"modes.{name}.{x}" for x in e.estimated if x != "price.cached_input"]
+    if modes:
+        offering["modes"] = modes
+    what = (
+        "speed, first token, thinking, scores" if any(e.row.thinking for e in order) else "speed, first token, scores"
+    )
+    offering["source"] = (
+        f"Artificial Analysis providers leaderboard{' (' + as_of + ')' if as_of else ''}, "
+        f"{_lines(order)}: {what}; {d.price_src}{d.capacity_src}"
+    )
+    if any("price.cached_input" in e.estimated for e in order):
+        estimated.insert(0, "price.cached_input")
+    if estimated:
+        offering["estimated"] = estimated
+    if d.gateway:
+        offering["gateway"] = dict(d.gateway)
+    return offering
+
+
+def _price_text(price: dict) -> str:
+    return f"{_money(price['input'])}/{_money(price['output'])}"
+
+
+def _aggregator(p: Price, entries: list[Entry], ids: dict[str, int]) -> dict:
+    """An OpenRouter offering: per effort variant, the figures of the slowest host OpenRouter may
+    route to at its price (the hosts priced at or below it, within 1%; else all hosts)."""
+    by_effort: dict[str, list[Entry]] = {}
+    for e in sorted(entries, key=lambda e: (e.row.line, str(e.path))):
+        by_effort.setdefault(e.effort, []).append(e)
+    variants = []
+    for effort, rows in by_effort.items():
+        at = [
+            e
+            for e in rows
+            if e.price["input"] <= p.input * (1 + PRICE_TOLERANCE) + 1e-9
+            and e.price["output"] <= p.output * (1 + PRICE_TOLERANCE) + 1e-9
+        ]
+        variants.append((effort, at or rows, bool(at)))
+    variants.sort(key=lambda v: _least_thinking(v[1]))
+    figures, notes, estimated = [], [], []
+    for k, (effort, pool, priced) in enumerate(variants):
+        slow = min(pool, key=lambda e: e.row.tps)
+        late = max(pool, key=lambda e: e.row.ttft)
+        deep = max(pool, key=lambda e: e.thinks)
+        caps: dict[str, float] = {}
+        for e in pool:
+            for metric, value in e.row.caps.items():
+                caps[metric] = min(caps.get(metric, value), value)
+        f: dict = {"model": " / ".join(dict.fromkeys(e.row.model for e in pool)), "capability": caps}
+        f["speed"] = _speed(slow.row.tps, late.row.ttft)
+        prefix = "" if k == 0 else f"modes.{effort}."
+        if deep.thinks:
+            f["thinking"] = {"seconds": _ceil_ms(deep.thinks)}
+            estimated.append(prefix + "thinking.tokens")
+        if any("capability.overall" in e.estimated for e in pool):
+            estimated.append(prefix + "capability.overall")
+        hosts = (
+            f"{len(pool)} host(s) at or below this price"
+            if priced
+            else f"no host at or below this price, so all {len(pool)} host(s)"
+        )
+        figure_hosts = [("output speed", slow), ("first token", late)] + ([("thinking", deep)] if deep.thinks else [])
+        notes.append(
+            f"{'default' if k == 0 else effort} ('{f['model']}'): {hosts}; "
+            + ", ".join(f"{what} {e.row.host} at {_price_text(e.price)}" for what, e in figure_hosts)
+            + ", lowest score of each metric"
+        )
+        figures.append(f)
+    d = figures[0]
+    out: dict = {
+        "id": _unique(ids, f"{slug(p.model)}@openrouter"),
+        "model": d["model"],
+        "vendor": "openrouter",
+        "host": "openrouter",
+    }
+    creator = next((e.row.creator for e in variants[0][1] if e.row.creator), None)
+    if creator:
+        out["creator"] = creator
+    out["tier"] = _tier(d["speed"]["output_tps"], "")
+    out["capability"] = d["capability"]
+    out["price"] = {"input": round(p.input, 6), "output": round(p.output, 6)}
+    if p.cached_input is not None:
+        out["price"]["cached_input"] = round(p.cached_input, 6)
+    out["speed"] = d["speed"]
+    if "thinking" in d:
+        out["thinking"] = d["thinking"]
+    if p.context:
+        out["context_window"] = p.context
+    modes = []
+    for (effort, _, _), f in zip(variants[1:], figures[1:]):
+        mode = {"name": effort, "model": f["model"], "reasoning_factor": 1.0, "capability": f["capability"]}
+        if "thinking" in f:
+            mode["thinking"] = f["thinking"]
+        mode["speed"] = f["speed"]
+        modes.append(mode)
+    if modes:
+        out["modes"] = modes
+    out["source"] = (
+        f"price: OpenRouter models listing '{p.key}' ({_money(round(p.input, 6))}/{_money(round(p.output, 6))} "
+        "per 1M input/output); speed, first token, thinking and scores: Artificial Analysis, per figure the "
+        "slowest host OpenRouter may route to at this price (hosts priced at or below it, within 1%): "
+        + "; ".join(notes)
+    )
+    if estimated:
+        out["estimated"] = estimated
+    out["gateway"] = {"openrouter": p.key}
+    return out
+
+
+def _metrics(offerings: list[dict], as_of: str | None) -> dict:
+    """What each capability metric in the catalog measures, its scale, its top score and rounding."""
+    top: dict[str, float] = {}
+    for o in offerings:
+        for caps in [o["capability"], *(m.get("capability") or {} for m in o.get("modes", []))]:
+            for metric, value in caps.items():
+                top[metric] = max(top.get(metric, 0.0), value)
+    out = {}
+    for metric, (name, column) in METRICS.items():
+        if metric not in top:
+            continue
+        if metric == "overall":
+            scale = f"{name} as of {as_of}" if as_of else f"{name} (scrape date unknown)"
+        else:
+            scale = f"{name}, percent of questions answered correctly (0-100)"
+        entry: dict = {"name": name, "scale": scale}
+        if top[metric] > 0:
+            entry["top"] = top[metric]
+        entry["rounding"] = METRIC_ROUNDING
+        entry["source"] = f"Artificial Analysis providers leaderboard, column {column}" + (
+            "" if metric == "overall" else " (fraction x 100)"
+        )
+        out[metric] = entry
+    return out
+
+
+def build_catalog(
+    files: list[tuple[str, Path]], name: str, as_of: str | None = None, free_tiers: bool = False
+) -> tuple[dict, ImportResult]:
+    """Merge the given (kind, file) sources into a catalog dict (SPEC section 1). `free_tiers`: import
+    prices of 0/0 that publish a rate limit, with tier `free` and that limit as capacity."""
     aa_rows: list[tuple[AARow, Path]] = []
     litellm: list[Price] = []
     openrouter: list[Price] = []
@@ -348,105 +999,45 @@ def build_catalog(files: list[tuple[str, Path]], name: str, as_of: str | None = 
     result = ImportResult([], as_of=as_of)
     result.left_out += skipped
     by_host_model: dict[tuple[str, str], Price] = {}
-    for p in sorted(litellm, key=lambda p: (len(p.key), p.key)):  # shortest key first: the plain list price
+    for p in sorted(litellm, key=lambda p: (p.free, len(p.key), p.key)):  # a paid list price, shortest key first
         by_host_model.setdefault((p.provider, normalize_model(p.model)), p)
     used_prices: set[str] = set()
+    surcharged = {normalize_model(r.model) for r, _ in aa_rows if r.cache_write and r.input and r.cache_write > r.input}
+    entries = [
+        e
+        for row, path in aa_rows
+        if (e := _resolve(row, path, by_host_model, surcharged, free_tiers, result.left_out, used_prices)) is not None
+    ]
     ids: dict[str, int] = {}
-    by_model: dict[str, list[AARow]] = {}
-    for row, path in aa_rows:
-        label = f"{row.host} / {row.model}"
-        if row.deleted:
-            result.left_out.append(("aa", label, "marked deleted in the source"))
-            continue
-        missing = [
-            k
-            for k, v in (
-                ("output speed", row.tps),
-                ("time to first token", row.ttft),
-                ("intelligence index", row.caps.get("overall")),
-            )
-            if v is None or v != v
-        ]
-        if row.tps is not None and row.tps <= 0:
-            missing.append("positive output speed")
-        price = by_host_model.get((host_key(row.host) or "", normalize_model(row.model)))
-        if price is None and (row.input is None or row.output is None):
-            missing.append("price")
-        if missing:
-            result.left_out.append(("aa", label, "no " + ", no ".join(missing)))
-            continue
-        by_model.setdefault(normalize_model(row.model), []).append(row)
-        if price is not None:
-            used_prices.add(price.key)
-            p_in, p_out, cached = price.input, price.output, price.cached_input
-            price_src = f"price: litellm '{price.key}'"
-        else:
-            p_in, p_out = row.input, row.output
-            cached = p_in * (1 - row.cache_discount / 100) if row.cache_discount else None
-            price_src = "price: Artificial Analysis"
-        oid = _unique(ids, f"{slug(row.model.replace('(', '').replace(')', ''))}@{slug(row.host)}")
-        offering = {
-            "id": oid,
-            "model": row.model,
-            "vendor": slug(row.host),
-            "host": slug(row.host),
-            "tier": "fast" if row.tps >= FAST_TPS else "standard",
-            "capability": dict(row.caps),
-            "price": {"input": round(p_in, 6), "output": round(p_out, 6)},
-            "speed": {"output_tps": round(row.tps, 3), "ttft_s": round(row.ttft, 4)},
-            "source": f"Artificial Analysis providers leaderboard{' (' + as_of + ')' if as_of else ''}, "
-            f"{Path(path).name} line {row.line}: speed, first token, scores; {price_src}",
-        }
-        if cached is not None:
-            offering["price"]["cached_input"] = round(cached, 6)
-        context = (price.context if price is not None and price.context else None) or row.context
-        if context:
-            offering["context_window"] = int(context)
-        gateway = {}
-        if price is not None:
-            gateway["litellm"] = price.key if "/" in price.key else f"{price.provider}/{price.key}"
-        if gateway:
-            offering["gateway"] = gateway
-        result.offerings.append(offering)
+    result.offerings = _aa_offerings(entries, ids, as_of)
     for p in litellm:
         if p.key not in used_prices:
             result.left_out.append(
                 ("litellm", p.key, "no measured speed (no Artificial Analysis row for this host and model)")
             )
+    by_model: dict[str, list[Entry]] = {}
+    for e in entries:
+        if not e.free:
+            by_model.setdefault(normalize_model(e.row.model), []).append(e)
     for p in openrouter:
-        rows = by_model.get(normalize_model(p.model))
-        if not rows:
+        key = normalize_model(p.model)
+        found = by_model.get(key, [])
+        # "GPT-5 (ChatGPT)" is another model than "openai/gpt-5": rows whose other qualifiers also match first
+        found = [e for e in found if normalize_model(re.sub(r"[()]", " ", e.base)) == key] or found
+        if not found:
             result.left_out.append(
                 ("openrouter", p.key, "no measured speed (no Artificial Analysis row for this model)")
             )
-            continue
-        tps = statistics.median(r.tps for r in rows)
-        ttft = statistics.median(r.ttft for r in rows)
-        caps = {}
-        for metric in sorted({m for r in rows for m in r.caps}):
-            values = [r.caps[metric] for r in rows if metric in r.caps]
-            caps[metric] = round(statistics.median(values), 4)
-        oid = _unique(ids, f"{slug(p.model)}@openrouter")
-        offering = {
-            "id": oid,
-            "model": p.model,
-            "vendor": "openrouter",
-            "host": "openrouter",
-            "tier": "fast" if tps >= FAST_TPS else "standard",
-            "capability": caps,
-            "price": {"input": round(p.input, 6), "output": round(p.output, 6)},
-            "speed": {"output_tps": round(tps, 3), "ttft_s": round(ttft, 4)},
-            "source": f"price: OpenRouter models listing '{p.key}'; speed, first token, scores: Artificial Analysis "
-            f"median over {len(rows)} host(s) of '{rows[0].model}'",
-            "gateway": {"openrouter": p.key},
-        }
-        if p.cached_input is not None:
-            offering["price"]["cached_input"] = round(p.cached_input, 6)
-        if p.context:
-            offering["context_window"] = p.context
-        result.offerings.append(offering)
+        elif p.free:
+            result.left_out.append(("openrouter", p.key, _free_reason(None, free_tiers)))
+        else:
+            result.offerings.append(_aggregator(p, found, ids))
     result.offerings = _plausible(result)
-    catalog = {"catalog": name, "as_of": as_of, "currency": "USD", "offerings": result.offerings}
+    catalog: dict = {"catalog": name, "as_of": as_of, "currency": "USD"}
+    metrics = _metrics(result.offerings, as_of)
+    if metrics:
+        catalog["metrics"] = metrics
+    catalog["offerings"] = result.offerings
     return catalog, result
 
 
@@ -492,18 +1083,18 @@ def parse_sources(kind: str, files: list[str]) -> list[tuple[str, Path]]:
 
 
 def import_catalog(
-    kind: str, files: list[str], out: Path, name: str | None, as_of: str | None
+    kind: str, files: list[str], out: Path, name: str | None, as_of: str | None, free_tiers: bool = False
 ) -> tuple[str, str, ImportResult]:
-    """`planner catalog import`: the catalog file's text (with a header naming the sources), the
-    left-out list as CSV, and what was imported. The catalog is validated before it is returned:
-    the planner never writes a catalog it would reject."""
+    """`planner catalog import`: the catalog file's text (with a header naming the sources and the
+    columns the scrape lacked), the left-out list as CSV, and what was imported. The catalog is
+    validated before it is returned: the planner never writes a catalog it would reject."""
     import yaml
 
     from .load import validate
     from .schema import Catalog
 
     sources = parse_sources(kind, files)
-    catalog, result = build_catalog(sources, name or out.name.split(".")[0], as_of)
+    catalog, result = build_catalog(sources, name or out.name.split(".")[0], as_of, free_tiers)
     if not catalog["offerings"]:
         raise InputError.single(
             str(sources[0][1]),
@@ -516,12 +1107,39 @@ def import_catalog(
     header = (
         "# Built by `planner catalog import` from: "
         + ", ".join(f"{k}:{p.name}" for k, p in sources)
-        + f"\n# {len(result.offerings)} offerings; {len(result.left_out)} entries left out for a missing "
-        "figure (listed in the .left-out.csv beside this file).\n"
+        + f"\n# {len(result.offerings)} offerings; {len(result.left_out)} entries left out, each with the "
+        "reason (listed in the .left-out.csv beside this file).\n"
     )
+    for _, column, reason in result.missing_columns:
+        header += f"# {column} {reason}\n"
     text = header + yaml.safe_dump(catalog, sort_keys=False, allow_unicode=True, width=120)
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["source", "name", "reason"])
     writer.writerows(csv_row(r) for r in result.left_out)
     return text, buf.getvalue(), result
+
+
+def run_import(
+    kind: str, files: list[str], out: Path, name: str | None, as_of: str | None, free_tiers: bool = False
+) -> int:
+    """The `catalog import` command: write the catalog and its left-out list, print what was left out."""
+    from .files import write_all
+    from .fmt import visible
+
+    out = Path(out)
+    text, left_csv, result = import_catalog(kind, files, out, name, as_of, free_tiers)
+    left = out.with_name(out.name.split(".")[0] + ".left-out.csv")
+    write_all({out: text, left: left_csv})
+    print(
+        visible(
+            f"{out}: {len(result.offerings)} offerings (as of {result.as_of or 'unknown'}); "
+            f"{len(result.left_out)} left out, listed in {left}"
+        )
+    )
+    by_reason: dict[tuple[str, str], int] = {}
+    for src, _, reason in result.left_out:
+        by_reason[(src, reason)] = by_reason.get((src, reason), 0) + 1
+    for (src, reason), n in sorted(by_reason.items(), key=lambda kv: -kv[1]):
+        print(visible(f"  left out: {n} from {src}: {reason}"), file=sys.stderr)
+    return 0

@@ -265,11 +265,21 @@ def catalog_import(
         "--as-of",
         help="Date of the numbers; default: the Artificial Analysis scrape date when its meta file is beside it.",
     ),
+    free_tiers: bool = typer.Option(
+        False,
+        "--free-tiers",
+        help="Import free tiers (price 0/0) that publish a rate limit, with tier free and that limit as capacity.",
+    ),
 ) -> None:
     """Build a catalog from litellm's price table, OpenRouter's models listing and the Artificial
     Analysis providers table (prices from one, measured speeds from another)."""
 
-    _guard(lambda: commands().catalog_import(source.value, files, out, name, as_of))
+    def run() -> int:
+        from .catalog_import import run_import
+
+        return run_import(source.value, files, out, name, as_of, free_tiers)
+
+    _guard(run)
 
 
 @catalog_app.command("diff")

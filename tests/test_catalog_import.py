@@ -1,5 +1,5 @@
 """Catalog import (planner.catalog_import and `planner catalog import`): on fixtures cut from the real
-source files, and once on each whole file, which must give the shipped catalog again."""
+source files, and on the whole files in catalogs/sources (built twice: byte for byte the same)."""
 
 import csv
 import io
@@ -11,7 +11,15 @@ from conftest import DATA, ROOT
 from typer.testing import CliRunner
 
 from planner.catalog_diff import diff_catalogs
-from planner.catalog_import import build_catalog, host_key, import_catalog, normalize_model, parse_sources
+from planner.catalog_import import (
+    build_catalog,
+    endpoint,
+    host_key,
+    import_catalog,
+    normalize_model,
+    parse_sources,
+    split_effort,
+)
 from planner.cli import app
 from planner.errors import InputError
 from planner.load import load_catalog, validate
@@ -59,19 +67,28 @@ def test_merge_takes_speed_from_aa_and_list_price_from_litellm():
     catalog, result = small_catalog()
     validate(Catalog, catalog, "small.yaml")
     by = {o["id"]: o for o in catalog["offerings"]}
-    groq = by["gpt-oss-120b-high@groq"]
+    groq = by["gpt-oss-120b@groq"]
+    assert groq["model"] == "gpt-oss-120b (high)" and groq["creator"] == "OpenAI"
     assert groq["speed"] == {"output_tps": 475.762, "ttft_s": 0.7459}  # measured, Artificial Analysis
+    assert groq["thinking"] == {"seconds": 4.204}  # ttft_reasoning_time 4.20378..., rounded up
     assert groq["price"]["cached_input"] == 0.075  # only litellm has the cached price
     assert groq["gateway"] == {"litellm": "groq/openai/gpt-oss-120b"}
     assert "litellm 'groq/openai/gpt-oss-120b'" in groq["source"]
-    assert by["gpt-oss-120b-high@cerebras"]["tier"] == "fast"  # 1,918 tok/s measured
-    turbo = by["gpt-oss-120b-high@deepinfra-turbo"]  # a qualified endpoint keeps its measured price
+    assert by["gpt-oss-120b@cerebras"]["tier"] == "fast"  # 1,918 tok/s measured
+    turbo = by["gpt-oss-120b@deepinfra-turbo"]  # a qualified endpoint keeps its measured price
+    assert turbo["vendor"] == turbo["host"] == "deepinfra" and turbo["tier"] == "standard-turbo"
     assert "price: Artificial Analysis" in turbo["source"] and "gateway" not in turbo
     assert by["kimi-k2.6@fireworks"]["capability"]["overall"] == pytest.approx(42.8414, abs=1e-3)
     assert 0 < by["kimi-k2.6@fireworks"]["capability"]["gpqa"] <= 100
+    assert by["kimi-k2.6@moonshot"]["vendor"] == "moonshot"  # the host Kimi is Moonshot AI's
     orr = by["openai/gpt-oss-120b@openrouter"]
-    assert orr["vendor"] == "openrouter" and "median over 4 host(s)" in orr["source"]
+    assert orr["vendor"] == orr["host"] == "openrouter" and orr["creator"] == "OpenAI"
     assert orr["gateway"] == {"openrouter": "openai/gpt-oss-120b"}
+    # no host is as cheap as OpenRouter's $0.039/$0.19: the slowest of the 4 hosts, Novita, and said so
+    assert (
+        orr["speed"] == by["gpt-oss-120b@novita"]["speed"] and orr["thinking"] == by["gpt-oss-120b@novita"]["thinking"]
+    )
+    assert "no host at or below this price, so all 4 host(s); output speed Novita at $0.05/$0.25" in orr["source"]
 
 
 def test_entries_missing_a_figure_are_left_out_and_listed_never_filled():
@@ -119,6 +136,7 @@ def test_import_cli_writes_catalog_and_left_out_list(tmp_path):
     out = tmp_path / "cat.yaml"
     cat = import_all(SMALL, "aa_small.csv", "litellm_small.json", "openrouter_small.json", out)
     assert len(cat.offerings) == 8 and cat.catalog == "cat"
+    assert cat.metrics["overall"].scale == "Artificial Analysis Intelligence Index (scrape date unknown)"
     assert (tmp_path / "cat.left-out.csv").read_text().startswith("source,name,reason")
     assert runner.invoke(app, ["catalog", "validate", str(out)]).exit_code == 0
 
@@ -179,17 +197,15 @@ def test_import_catalog_gives_the_files_text_and_validates_it(tmp_path):
         import_catalog("litellm", [str(SMALL / "litellm_small.json")], out, None, None)
 
 
-def test_whole_source_files_import_and_match_the_shipped_catalog(tmp_path):
-    built = import_all(
-        FULL,
-        "aa_providers_leaderboard.csv",
-        "litellm_model_prices_and_context_window.json",
-        "openrouter_models_2026-04-04.json",
-        tmp_path / "aa-2026-06.yaml",
-    )
-    assert built.as_of == "2026-06-19" and len(built.offerings) > 800
-    shipped = load_catalog(ROOT / "catalogs" / "aa-2026-06.yaml")
-    assert diff_catalogs(shipped, built) == []  # `make catalog` reproduces the checked-in catalog
+def test_whole_source_files_import_the_same_catalog_every_time(tmp_path):
+    files = ("aa_providers_leaderboard.csv", "litellm_model_prices_and_context_window.json")
+    texts = []
+    for run in ("a", "b"):
+        (tmp_path / run).mkdir()
+        built = import_all(FULL, *files, "openrouter_models_2026-04-04.json", tmp_path / run / "aa-2026-06.yaml")
+        texts.append([(tmp_path / run / name).read_bytes() for name in ("aa-2026-06.yaml", "aa-2026-06.left-out.csv")])
+    assert texts[0] == texts[1]  # same input, byte-identical catalog and left-out list
+    assert built.as_of == "2026-06-19" and len(built.offerings) > 700
     for kind, name in (
         ("litellm", "litellm_model_prices_and_context_window.json"),
         ("openrouter", "openrouter_models_2026-04-04.json"),
@@ -241,3 +257,350 @@ def test_bad_entries_are_left_out_and_listed_and_the_rest_imports(tmp_path):
     validate(Catalog, catalog, "catalog")  # what imported is a valid catalog
     good, _ = build_catalog([("aa", SMALL / "aa_small.csv")], "t")
     assert len(catalog["offerings"]) == len(good["offerings"])  # every good row still imported (the big one replaced)
+
+
+# ----------------------------------------------------------------------------- issue 15, on the real files
+
+FULL_FILES = [
+    ("aa", FULL / "aa_providers_leaderboard.csv"),
+    ("litellm", FULL / "litellm_model_prices_and_context_window.json"),
+    ("openrouter", FULL / "openrouter_models_2026-04-04.json"),
+]
+
+
+@pytest.fixture(scope="module")
+def full():
+    catalog, result = build_catalog(FULL_FILES, "aa-2026-06")
+    validate(Catalog, catalog, "aa-2026-06.yaml")
+    return catalog, result
+
+
+def aa_table(path=FULL / "aa_providers_leaderboard.csv"):
+    """The table's rows by file line (the header is line 1)."""
+    with open(path, encoding="utf-8", newline="") as fh:
+        return dict(enumerate(csv.DictReader(fh), start=2))
+
+
+def figures(offering):
+    """The offering's default and its modes, each as (model name, figures)."""
+    yield offering["model"], offering
+    for mode in offering.get("modes", []):
+        yield mode["model"], mode
+
+
+def by_line(catalog):
+    """Artificial Analysis line -> (offering, the figures of that line's model: default or a mode)."""
+    out = {}
+    for o in catalog["offerings"]:
+        if o["vendor"] == "openrouter":
+            continue
+        lines = [int(x) for x in o["source"].split(" line")[1].split(":")[0].lstrip("s ").split(", ")]
+        for line in lines:
+            assert line not in out  # every row is in one offering only
+            out[line] = o
+    return out
+
+
+@pytest.mark.parametrize(
+    "host, company, variant",
+    [
+        ("DeepInfra (FP8)", "deepinfra", "fp8"),
+        ("DeepInfra FP8", "deepinfra", "fp8"),
+        ("DeepInfra (Turbo, FP4)", "deepinfra", "turbo-fp4"),
+        ("Nebius Fast", "nebius", "fast"),
+        ("Nebius (Base, FP4)", "nebius", "base-fp4"),
+        ("Amazon Bedrock", "amazon", ""),
+        ("Amazon Bedrock Latency Optimized", "amazon", "latency-optimized"),
+        ("Microsoft Azure", "microsoft", ""),
+        ("Google", "google", ""),
+        ("Google (AI Studio)", "google", "ai-studio"),
+        ("Google AI Studio", "google", "ai-studio"),
+        ("Google Vertex", "google", "vertex"),
+        ("Google (Vertex)", "google", "vertex"),
+        ("xAI Fast", "xai", "fast"),
+        ("Together.ai", "together-ai", ""),
+        ("Together AI", "together-ai", ""),
+        ("Together AI Turbo", "together-ai", "turbo"),
+        ("Kimi", "moonshot", ""),
+        ("Alibaba Cloud", "alibaba", ""),
+        ("Makora FP4", "makora", "fp4"),
+    ],
+)
+def test_hosts_are_companies_and_endpoint_variants(host, company, variant):
+    assert endpoint(host) == (company, variant)
+
+
+def test_litellm_providers_of_companies():
+    assert host_key("Google Vertex") == host_key("Google (Vertex)") == "vertex_ai"
+    assert host_key("Google AI Studio") == host_key("Google") == "gemini"
+    assert host_key("Microsoft Azure") == "azure_ai" and host_key("Together.ai") == "together_ai"
+
+
+@pytest.mark.parametrize(
+    "name, base, effort",
+    [
+        ("DeepSeek V4 Flash (Reasoning, High Effort)", "DeepSeek V4 Flash", "Reasoning, High Effort"),
+        ("Claude Opus 4.7 (Adaptive Reasoning, Max Effort)", "Claude Opus 4.7", "Adaptive Reasoning, Max Effort"),
+        ("gpt-oss-120b (high)", "gpt-oss-120b", "high"),
+        ("GPT-5.5 (xhigh)", "GPT-5.5", "xhigh"),
+        ("Claude 4.5 Haiku (Non-reasoning)", "Claude 4.5 Haiku", "Non-reasoning"),
+        ("GPT-4o (Nov '24)", "GPT-4o (Nov '24)", None),  # another model, not an effort
+        ("GPT-5 (ChatGPT)", "GPT-5 (ChatGPT)", None),
+        ("Kimi K2.6", "Kimi K2.6", None),
+    ],
+)
+def test_effort_qualifiers(name, base, effort):
+    assert split_effort(name) == (base, effort)
+
+
+def test_reasoning_rows_carry_their_measured_thinking(full):
+    """Every row that thinks is imported with at least its measured thinking time (rounded up), and
+    the tokens derived from it are marked an estimate; a row that does not think carries none."""
+    catalog, result = full
+    rows, where = aa_table(), by_line(catalog)
+    left = {n for s, n, _ in result.left_out if s == "aa"}
+    thinking = 0
+    for line, row in rows.items():
+        if line not in where:
+            assert f"{row['host_name']} / {row['model_name']}" in left  # never silently dropped
+            continue
+        offering = where[line]
+        measured = float(row["ttft_reasoning_time"])
+        for model, fig in figures(offering):
+            if model != row["model_name"]:
+                continue
+            assert fig["speed"]["output_tps"] == round(float(row["median_output_speed"]), 3)
+            assert fig["speed"]["ttft_s"] == round(float(row["median_ttft"]), 4)  # the input part
+            if measured > 0:
+                assert measured <= fig["thinking"]["seconds"] < measured + 0.0011
+                path = "thinking.tokens" if fig is offering else f"modes.{fig['name']}.thinking.tokens"
+                assert path in offering["estimated"]
+                thinking += 1
+            else:
+                assert "thinking" not in fig
+    assert thinking > 300  # 335 rows think; all but those left out for their price are imported
+
+
+def test_effort_variants_of_one_endpoint_are_one_offering_with_modes(full):
+    catalog, _ = full
+    by = {o["id"]: o for o in catalog["offerings"]}
+    gmi = by["deepseek-v4-flash@gmi"]  # lines 202, 230, 243: three efforts at one price
+    assert gmi["model"] == "DeepSeek V4 Flash (Non-reasoning)" and "thinking" not in gmi  # thinks least
+    assert [m["name"] for m in gmi["modes"]] == ["reasoning-high-effort", "reasoning-max-effort"]
+    high, top = gmi["modes"]
+    assert high["model"] == "DeepSeek V4 Flash (Reasoning, High Effort)" and high["reasoning_factor"] == 1.0
+    assert high["thinking"] == {"seconds": 12.145} and top["thinking"] == {"seconds": 53.673}
+    assert high["speed"] == {"output_tps": 102.101, "ttft_s": 3.6001}  # its own measured speed
+    assert gmi["capability"]["overall"] < high["capability"]["overall"] < top["capability"]["overall"]
+    assert "lines 202, 230, 243" in gmi["source"]
+    # "DeepInfra (FP4)" and "DeepInfra FP4" are one endpoint: its two efforts are one offering
+    fp4 = by["deepseek-v4-flash@deepinfra-fp4"]
+    assert fp4["tier"] == "standard-fp4" and [m["name"] for m in fp4["modes"]] == ["reasoning-max-effort"]
+    # CoreWeave prices its non-reasoning variant apart ($0.01/$0.01): two offerings
+    assert by["deepseek-v4-flash-non-reasoning@coreweave"]["price"]["input"] == 0.01
+    assert by["deepseek-v4-flash-reasoning-high-effort@coreweave"]["price"]["input"] == 0.14
+
+
+def test_endpoint_variants_share_their_company(full):
+    catalog, _ = full
+    deepinfra = [o for o in catalog["offerings"] if o["id"].split("@")[1].startswith("deepinfra")]
+    assert {o["vendor"] for o in deepinfra} == {o["host"] for o in deepinfra} == {"deepinfra"}
+    tiers = {o["tier"] for o in deepinfra}
+    assert {"standard", "standard-fp8", "standard-fp4", "standard-turbo-fp8"} <= tiers
+    vendors = {o["vendor"] for o in catalog["offerings"]}
+    assert {"amazon", "microsoft", "google", "moonshot", "together-ai"} <= vendors
+    assert not vendors & {"amazon-bedrock", "microsoft-azure", "google-vertex", "deepinfra-fp8", "nebius-fast"}
+    assert {o["creator"] for o in catalog["offerings"] if o["id"].startswith("gpt-oss-120b@")} == {"OpenAI"}
+
+
+def test_a_renamed_host_keeps_its_offerings(tmp_path):
+    """'Together.ai' in one scrape, 'Together AI' in the next: the same offerings, nothing added or removed."""
+    rows = [r for r in aa_table().values() if r["host_name"].startswith("Together AI")]
+    scrapes = {}
+    for name, host in (("old", "Together.ai"), ("new", "Together AI")):
+        path = tmp_path / f"{name}.csv"
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows({**r, "host_name": r["host_name"].replace("Together AI", host)} for r in rows)
+        catalog, _ = build_catalog([("aa", path)], name, "2026-06-19")
+        scrapes[name] = validate(Catalog, catalog, str(path))
+    assert len(scrapes["new"].offerings) >= 10
+    assert [o.id for o in scrapes["old"].offerings] == [o.id for o in scrapes["new"].offerings]
+    assert diff_catalogs(scrapes["old"], scrapes["new"]) == []
+
+
+def test_unknown_prices_are_left_out_and_free_tiers_need_the_option(full):
+    catalog, result = full
+    assert not [o for o in catalog["offerings"] if o["price"]["input"] == o["price"]["output"] == 0]
+    why = {(s, n): r for s, n, r in result.left_out}
+    unpublished = [n for (s, n), r in why.items() if s == "aa" and r.startswith("price not published")]
+    assert "Mistral / Devstral 2" in unpublished and "Cloudflare / Llama 3.1 Instruct 8B" in unpublished
+    assert len(unpublished) == 8  # 12 rows at 0/0: 2 have a litellm list price, 2 are litellm free tiers
+    phi = next(o for o in catalog["offerings"] if o["id"] == "phi-4-mini-instruct@microsoft")
+    assert phi["vendor"] == "microsoft" and phi["price"]["input"] == 0.075  # litellm's list price
+    assert why[("aa", "Google AI Studio / Gemma 4 26B A4B (Reasoning)")].startswith(
+        "free tier with no published rate limit"
+    )
+    assert why[("openrouter", "openai/gpt-oss-120b:free")] == "free tier with no published rate limit"
+    with_free, _ = build_catalog(FULL_FILES, "x", free_tiers=True)
+    assert with_free["offerings"] == catalog["offerings"]  # no free tier in these files publishes a rate limit
+
+
+def test_free_tiers_enter_with_their_rate_limits_when_asked(tmp_path):
+    """Real rows and litellm entries: Gemma 4 on Google AI Studio (litellm: free), with Gemini's
+    published free-tier limit (30 requests, 15,000 tokens a minute) added to the 31B entry."""
+    files = [("aa", SMALL / "aa_free.csv"), ("litellm", SMALL / "litellm_free.json")]
+    plain, result = build_catalog(files, "x")
+    assert [o["model"] for o in plain["offerings"]] == ["Phi-4 Mini Instruct"]
+    why = {n: r for _, n, r in result.left_out}
+    assert why["Google (AI Studio) / Gemma 4 31B (Reasoning)"].startswith("free tier; import with --free-tiers")
+    assert why["Google AI Studio / Gemma 4 26B A4B (Reasoning)"].startswith("free tier with no published rate limit")
+    assert why["Cloudflare / Llama 3.1 Instruct 8B"].startswith("price not published")
+    out = tmp_path / "free.yaml"
+    cli = runner.invoke(
+        app, ["catalog", "import", "aa", str(files[0][1]), f"litellm:{files[1][1]}", "--free-tiers", "--out", str(out)]
+    )
+    assert cli.exit_code == 0, cli.output
+    by = {o.model: o for o in load_catalog(out).offerings}
+    gemma = by["Gemma 4 31B (Reasoning)"]
+    assert gemma.tier == "free" and gemma.vendor == "google" and gemma.price.input == gemma.price.output == 0
+    assert gemma.capacity.requests_per_minute == 30 and gemma.capacity.tokens_per_minute == 15000
+    assert "rpm, tpm (published rate limits)" in gemma.source
+    assert "Gemma 4 26B A4B (Reasoning)" not in by  # free, but no published limit
+
+
+def test_litellm_rate_limits_become_capacity(full):
+    catalog, _ = full
+    limited = [o for o in catalog["offerings"] if "capacity" in o]
+    assert limited and all("(published rate limits)" in o["source"] for o in limited)
+    assert all(o["gateway"]["litellm"] for o in limited)
+
+
+def test_aggregator_figures_hold_at_its_price(full):
+    """An OpenRouter offering is no faster, no quicker to answer, no shorter in thinking and no
+    better scoring than any Artificial Analysis host of the same model variant at or below its price."""
+    catalog, _ = full
+    hosts: dict[str, list] = {}
+    for o in catalog["offerings"]:
+        if o["vendor"] != "openrouter":
+            for model, fig in figures(o):
+                hosts.setdefault(model, []).append((o["price"], fig))
+    checked = 0
+    for o in catalog["offerings"]:
+        if o["vendor"] != "openrouter":
+            continue
+        for model, fig in figures(o):
+            for price, host in (h for name in model.split(" / ") for h in hosts.get(name, [])):
+                if price["input"] <= o["price"]["input"] * 1.01 and price["output"] <= o["price"]["output"] * 1.01:
+                    assert fig["speed"]["output_tps"] <= host["speed"]["output_tps"]
+                    assert fig["speed"]["ttft_s"] >= host["speed"]["ttft_s"]
+                    assert fig.get("thinking", {}).get("seconds", 0) >= host.get("thinking", {}).get("seconds", 0)
+                    assert fig["capability"]["overall"] <= host["capability"]["overall"]
+                    checked += 1
+    assert checked > 100
+    gpt5 = next(o for o in catalog["offerings"] if o["id"] == "openai/gpt-5@openrouter")
+    assert "ChatGPT" not in str(gpt5)  # "GPT-5 (ChatGPT)" is another model
+    assert [m["name"] for m in gpt5["modes"]] == ["high", "medium", "low"]
+
+
+def test_catalog_metrics_say_what_each_score_measures(full):
+    catalog, _ = full
+    metrics = catalog["metrics"]
+    assert list(metrics) == ["overall", "gpqa", "mmlu_pro", "livecodebench"]
+    overall = metrics["overall"]
+    assert overall["name"] == "Artificial Analysis Intelligence Index"
+    assert overall["scale"] == "Artificial Analysis Intelligence Index as of 2026-06-19"
+    assert overall["rounding"] == 0.1 and overall["source"].endswith("model_intelligence_index")
+    scores = [f["capability"]["overall"] for o in catalog["offerings"] for _, f in figures(o)]
+    assert overall["top"] == max(scores)
+    assert "percent of questions" in metrics["gpqa"]["scale"] and "2026" not in metrics["gpqa"]["scale"]
+
+
+def test_cached_input_from_the_discount_is_an_estimate(tmp_path):
+    rows = list(aa_table(SMALL / "aa_small.csv").values())
+    rows[0]["cache_hit_discount_percent"] = "50"
+    path = tmp_path / "aa.csv"
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    catalog, _ = build_catalog([("aa", path)], "x")
+    groq = catalog["offerings"][0]
+    assert groq["price"] == {"input": 0.15, "output": 0.6, "cached_input": 0.075}
+    assert groq["estimated"] == ["price.cached_input", "thinking.tokens"]
+
+
+def test_input_price_equal_to_a_cache_write_surcharge_is_left_out(tmp_path):
+    """A scrape that shows a Claude row's cache-write price as its input price: the model's other
+    rows charge cache writes above input, so the row is suspect and, with no list price, left out."""
+    rows = [r for r in aa_table().values() if r["model_name"].startswith("Claude Sonnet 4.6")]
+    assert len(rows) == 9 and all(float(r["cache_write_price"]) > float(r["price_1m_input_tokens"]) for r in rows)
+    (bad,) = [r for r in rows if r["host_name"] == "Anthropic" and "High Effort" in r["model_name"]]
+    bad["price_1m_input_tokens"] = bad["cache_write_price"]  # $3.75 for $3
+    path = tmp_path / "aa.csv"
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    catalog, result = build_catalog([("aa", path)], "x")
+    why = {n: r for _, n, r in result.left_out}
+    assert "$3.75 equals the cache-write price" in why["Anthropic / Claude Sonnet 4.6 (Non-reasoning, High Effort)"]
+    assert len([line for o in catalog["offerings"] for line, _ in figures(o)]) == len(rows) - 1
+    # with litellm's list price for the host, the row imports at that price
+    catalog, _ = build_catalog([("aa", path), ("litellm", FULL_FILES[1][1])], "x")
+    anthropic = next(o for o in catalog["offerings"] if o["vendor"] == "anthropic")
+    assert anthropic["model"] == bad["model_name"] and anthropic["price"]["input"] == 3.0
+    assert "litellm 'claude-sonnet-4-6' (the table's input price is the cache-write price)" in anthropic["source"]
+
+
+def test_a_scrape_with_fewer_columns_imports_and_lists_them(tmp_path):
+    """aa_old_columns.csv: nine real rows with 13 of the 122 columns, as an older scrape has."""
+    text, _, result = import_catalog("aa", [str(SMALL / "aa_old_columns.csv")], tmp_path / "old.yaml", None, None)
+    missing = {n: r for s, n, r in result.left_out if s == "aa" and n.startswith("column ")}
+    assert missing["column median_output_speed"] == (
+        "missing from this scrape: output speed read from perf_long_median_output_speed"
+    )
+    assert missing["column median_ttft"].endswith("time to first token read from ttft_input_time")
+    assert missing["column ttft_reasoning_time"].endswith("thinking time = ttft_total_time - ttft_input_time")
+    assert "model_estimated_intelligence_index" in missing["column model_intelligence_index"]
+    assert {"column model_reasoning_model", "column deleted", "column model_creator_name"} <= set(missing)
+    assert "# column median_ttft missing from this scrape: time to first token read from ttft_input_time\n" in text
+    (together,) = result.offerings  # the DeepSeek rows have no estimated index: left out
+    assert together["id"] == "gpt-oss-120b@together-ai" and together["creator"] == "openai"
+    assert together["capability"]["overall"] == pytest.approx(35.8773)  # the estimated index
+    assert "capability.overall" in together["estimated"] and "livecodebench" not in together["capability"]
+    real = aa_table()[21]  # Together AI, gpt-oss-120b (high): derived as the full table measures it
+    assert real["model_name"] == together["model"]
+    assert together["thinking"]["seconds"] == pytest.approx(float(real["ttft_reasoning_time"]), abs=0.0011)
+    assert together["speed"]["output_tps"] == round(float(real["median_output_speed"]), 3)
+    why = {n: r for _, n, r in result.left_out}
+    assert why["GMI / DeepSeek V4 Flash (Non-reasoning)"] == "no intelligence index"
+
+
+def test_a_scrape_without_thinking_times_leaves_reasoning_models_out(tmp_path):
+    rows = list(aa_table(SMALL / "aa_old_columns.csv").values())
+    path = tmp_path / "aa.csv"
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        keep = [c for c in rows[0] if c != "ttft_total_time"]
+        writer = csv.DictWriter(fh, fieldnames=keep, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    catalog, result = build_catalog([("aa", path)], "x")
+    why = {n: r for _, n, r in result.left_out}
+    assert why["column ttft_reasoning_time"] == "missing from this scrape: no thinking time: reasoning models left out"
+    assert why["Together AI / gpt-oss-120b (high)"] == "reasoning model with no measured thinking time"
+    assert catalog["offerings"] == []
+
+
+def test_a_scrape_without_a_speed_column_is_an_input_error(tmp_path):
+    rows = list(aa_table(SMALL / "aa_old_columns.csv").values())
+    path = tmp_path / "aa.csv"
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        keep = [c for c in rows[0] if c not in ("perf_long_median_output_speed", "host_name")]
+        writer = csv.DictWriter(fh, fieldnames=keep, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    cli = runner.invoke(app, ["catalog", "import", "aa", str(path), "--out", str(tmp_path / "x.yaml")])
+    assert cli.exit_code == 2
+    assert str(path) in cli.stderr and "missing columns host_name, median_output_speed or " in cli.stderr
