@@ -252,6 +252,10 @@ def catalog_diff(old: Path, new: Path, fmt: str) -> int:
             f"{len({r['offering'] for r in rows if r['change'] == 'changed'})} changed "
             f"({counts['changed']} figures)"
         )
+        for r in rows:
+            if r["change"] == "rescaled":  # one line each, above the table of the offerings' changes
+                _say(r["note"])
+        rows = [r for r in rows if r["change"] != "rescaled"]
     print_rows(rows, fmt, title="catalog changes")
     return EXIT_OK
 
