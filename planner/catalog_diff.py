@@ -71,7 +71,6 @@ def diff_catalogs(old: Catalog, new: Catalog) -> list[dict[str, Any]]:
     a = {o.id: o for o in old.offerings}
     b = {o.id: o for o in new.offerings}
     rescales = catalog_rescales(old, new)
-    differs = {m: set(r.differs) for m, r in rescales.items()}
     rows: list[dict[str, Any]] = [
         _row(
             "rescaled",
@@ -97,7 +96,7 @@ def diff_catalogs(old: Catalog, new: Catalog) -> list[dict[str, Any]]:
             metric = key.removeprefix("capability.") if key.startswith("capability.") and numbers else None
             rescale = rescales.get(metric) if metric else None
             if rescale is not None and rescale.factor is not None:  # an unchanged score may differ from it
-                if oid not in differs[metric]:
+                if not rescale.differs_at(x, y, _rounding(old, new, metric)):
                     continue
                 note = (
                     f"differs from the rescale: x{y / x:.3g} against x{rescale.factor:.3g}"

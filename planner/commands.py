@@ -183,6 +183,7 @@ def compare(old_path: Path, new_path: Path, out: Path, fmt: str) -> int:
     if fmt == "json":
         sys.stdout.write(cmp.model_dump_json(indent=2) + "\n")
     elif fmt == "csv":
+        rescaled = _rescaled_workloads(cmp, old, new)
         print_rows(
             [
                 {
@@ -192,6 +193,8 @@ def compare(old_path: Path, new_path: Path, out: Path, fmt: str) -> int:
                     "routing_before": "; ".join(w.routing_before),
                     "routing_after": "; ".join(w.routing_after),
                     "changed": w.changed,
+                    "reasons": "; ".join(cmp.reasons.get(w.id, [])),
+                    "rescale": rescaled.get(w.id, ""),
                 }
                 for w in cmp.workloads
             ],
@@ -200,6 +203,13 @@ def compare(old_path: Path, new_path: Path, out: Path, fmt: str) -> int:
     else:
         print_compare(cmp, html)
     return EXIT_OK
+
+
+def _rescaled_workloads(cmp, old, new) -> dict[str, str]:
+    """Per workload whose metric the comparison found rescaled: the rescale in one line."""
+    lines = {r.metric: r.line() for r in cmp.rescales}
+    metric = {w.id: w.metric for w in (*old.workloads, *new.workloads)}
+    return {w.id: lines[metric[w.id]] for w in cmp.workloads if metric[w.id] in lines}
 
 
 def catalog_show(catalog: Path, fmt: str) -> int:

@@ -8,6 +8,7 @@ its own ("differs from the rescale")."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 import numpy as np
@@ -56,6 +57,11 @@ class Rescale(BaseModel):
         expected = self.factor * before
         return abs(after - expected) <= max(TOLERANCE * expected, rounding or 0.0)
 
+    def differs_at(self, before: float, after: float, rounding: float | None = None) -> bool:
+        """A score far from factor x before (past TOLERANCE of it and past the rounding): a change of
+        its own under the rescale, even when the score itself did not change."""
+        return self.factor is not None and not self.explains(before, after, rounding)
+
 
 def rounding_of(*declared: float | None) -> float | None:
     """The coarser of the roundings the two sides declare (None: neither declares one)."""
@@ -76,14 +82,14 @@ def find_rescale(
     scale_after: str | None = None,
 ) -> Rescale | None:
     """The rescale of `metric` between two sides, or None. scores: (key, before, after) for every score
-    of the metric both sides carry (each key once).
+    of the metric both sides carry (each key once; scores that are not finite numbers are left out).
 
     Declared: both sides label the metric's scale and the labels differ. Found from the scores: at
     least MIN_SCORES scores above zero before; the median ratio after/before is off 1 by more than
     MIN_MOVE and moves the median score by more than the rounding; at least SAME_DIRECTION of the
     scores move that way (by at least half the rounding); and the middle 80% of the ratios (10th to
     90th percentile) lie within TOLERANCE of the median ratio."""
-    every = [(k, float(b), float(a)) for k, b, a in scores]
+    every = [(k, float(b), float(a)) for k, b, a in scores if math.isfinite(b) and math.isfinite(a)]
     rows = [r for r in every if r[1] > 0]
     declared = scale_before is not None and scale_after is not None and scale_before != scale_after
     if not rows:
@@ -119,5 +125,5 @@ def find_rescale(
         scale_before=scale_before,
         scale_after=scale_after,
     )
-    differs = [k for k, b, a in every if not found.explains(b, a, rounding) and not below_rounding(b, a, rounding)]
+    differs = [k for k, b, a in every if found.differs_at(b, a, rounding)]
     return found.model_copy(update={"differs": differs})

@@ -184,7 +184,8 @@ def print_frontier(result: Frontier, name: str, workload: str | None, html: Path
 
 
 def print_compare(cmp: Comparison, html: Path) -> None:
-    """The change in total, per workload, and the offerings whose figures changed."""
+    """The change in total, the metrics put on a new scale (and floors that kept their number across
+    one), per workload with what changed on a rerouted one's routes, and the offerings' changes."""
     cur = cmp.currency
     delta = cmp.total_after - cmp.total_before
     out = console()
@@ -194,6 +195,12 @@ def print_compare(cmp: Comparison, html: Path) -> None:
             f"{money(cmp.total_after, cur)} per {cmp.period} ({'+' if delta >= 0 else ''}{money(delta, cur)})"
         )
     )
+    for r in cmp.rescales:
+        out.print(_styled(r.line(), "yellow"))
+    for k in cmp.kept_floors[:TABLE_ROWS]:
+        out.print(_styled(k.text(), "yellow"))
+    if len(cmp.kept_floors) > TABLE_ROWS:
+        out.print(visible(f"... and {len(cmp.kept_floors) - TABLE_ROWS} more floors kept; see the report"))
     table = _table("by workload")
     for col in ("workload", "before", "after", "change", "routing"):
         table.add_column(col)
@@ -208,8 +215,15 @@ def print_compare(cmp: Comparison, html: Path) -> None:
             (", ".join(w.routing_before) + " -> " + ", ".join(w.routing_after)) if w.changed else "same",
         )
     out.print(table)
-    for c in cmp.offering_changes:
-        out.print(visible(f"{c.id}: {c.field} {c.before:g} -> {c.after:g}"))
+    why = [(wid, reasons) for wid, reasons in cmp.reasons.items() if reasons]
+    for wid, reasons in why[:TABLE_ROWS]:
+        out.print(visible(f"{wid} rerouted: " + "; ".join(reasons)))
+    for c in cmp.offering_changes[:TABLE_ROWS]:
+        note = f" ({c.note})" if c.note else ""
+        out.print(visible(f"{c.option}: {c.field} {c.before:g} -> {c.after:g}{note}"))
+    more = max(0, len(why) - TABLE_ROWS) + max(0, len(cmp.offering_changes) - TABLE_ROWS)
+    if more:
+        out.print(visible(f"... and {more} more lines in the report"))
     out.print(visible(f"report: {html}"))
 
 
