@@ -95,7 +95,7 @@ def diff_catalogs(old: Catalog, new: Catalog) -> list[dict[str, Any]]:
             numbers = isinstance(x, (int, float)) and isinstance(y, (int, float))
             metric = key.removeprefix("capability.") if key.startswith("capability.") and numbers else None
             rescale = rescales.get(metric) if metric else None
-            if rescale is not None and rescale.factor is not None:  # an unchanged score may differ from it
+            if rescale is not None and rescale.moves:  # an unchanged score may differ from it
                 if not rescale.differs_at(x, y, _rounding(old, new, metric)):
                     continue
                 note = (

@@ -266,7 +266,7 @@ def _capability(old: Plan, new: Plan) -> tuple[dict[str, Rescale], list[Offering
     changes = []
     for metric, rows in by_metric.items():
         rescale = rescales.get(metric)
-        under = rescale if rescale is not None and rescale.factor is not None else None
+        under = rescale if rescale is not None and rescale.moves else None
         if under is None and not moved.get(metric):
             continue
         for offering, mode, x, y in rows:
@@ -304,10 +304,8 @@ def _reasons(workloads, old_w, new_w, offering_changes, rescales, kept_floors) -
             if c.field in OFFERING_FIELDS or (c.field == score and (c.id, c.mode) in options)
         ]
         rescale = rescales.get(b.metric) if a.metric == b.metric else None
-        if rescale is not None:  # in short: the comparison shows the rescale's line once
-            reasons.append(
-                f"capability.{rescale.metric} rescaled" + (f" x{rescale.factor:.3g}" if rescale.factor else "")
-            )
+        if rescale is not None and rescale.moves:  # in short: the comparison shows the rescale's line once
+            reasons.append(f"capability.{rescale.metric} rescaled x{rescale.factor:.3g}")
         if row.id in kept:
             reasons.append(
                 f"floor {kept[row.id].floor:g} kept across it (asks {kept[row.id].old_scale:.3g} on the earlier scale)"
@@ -330,7 +328,7 @@ def _kept_floors(old_w, new_w, rescales: dict[str, Rescale]) -> list[KeptFloor]:
     for wid, b in new_w.items():
         a = old_w.get(wid)
         rescale = rescales.get(b.metric)
-        if a is None or a.metric != b.metric or rescale is None or not rescale.factor:
+        if a is None or a.metric != b.metric or rescale is None or not rescale.moves:
             continue
         if b.capability_min and a.capability_min == b.capability_min:
             floor = b.capability_min

@@ -33,6 +33,13 @@ class Rescale(BaseModel):
     scale_after: str | None = None
     differs: list[str] = []  # keys (offerings, options) whose score moved far from the factor
 
+    @property
+    def moves(self) -> bool:
+        """The scores moved by the factor (off 1 by more than MIN_MOVE). Only then does the rescale
+        stand for the metric's per-offering changes; a declared rescale whose scores did not move on the
+        whole leaves them listed as changes."""
+        return self.factor is not None and abs(self.factor - 1) > MIN_MOVE
+
     def line(self) -> str:
         """The rescale in one line, as the terminal, CSV and the reports show it, e.g. "capability.overall
         rescaled x0.75 (717 scores, middle 80% of ratios 0.71-0.79; not declared)"."""
@@ -47,7 +54,10 @@ class Rescale(BaseModel):
         if self.differs:
             parts.append(f"{len(self.differs)} differ from it")
         factor = "" if self.factor is None else f" x{self.factor:.3g}"
-        return f"capability.{self.metric} rescaled{factor} ({'; '.join(parts)})"
+        line = f"capability.{self.metric} rescaled{factor} ({'; '.join(parts)})"
+        if self.factor is not None and not self.moves:
+            line += ", but its scores did not move on the whole: their changes are listed"
+        return line
 
     def explains(self, before: float, after: float, rounding: float | None = None) -> bool:
         """True when after is before on the new scale: within TOLERANCE of factor x before (or within
@@ -58,9 +68,9 @@ class Rescale(BaseModel):
         return abs(after - expected) <= max(TOLERANCE * expected, rounding or 0.0)
 
     def differs_at(self, before: float, after: float, rounding: float | None = None) -> bool:
-        """A score far from factor x before (past TOLERANCE of it and past the rounding): a change of
-        its own under the rescale, even when the score itself did not change."""
-        return self.factor is not None and not self.explains(before, after, rounding)
+        """Under a rescale that moves the scores: a score far from factor x before (past TOLERANCE of it
+        and past the rounding), a change of its own even when the score itself did not change."""
+        return self.moves and not self.explains(before, after, rounding)
 
 
 def rounding_of(*declared: float | None) -> float | None:

@@ -162,6 +162,12 @@ def test_a_declared_rescale_is_reported_even_with_few_scores():
     assert all(r["note"].startswith("differs from the rescale") for r in rows[1:])
     assert diff_catalogs(old, _small([45.0, 30.0], scale="v4"))[1:] == []  # both on the factor: one row
     assert diff_catalogs(old, _small([60.0, 40.0], scale="v3")) == []
+    kept = diff_catalogs(_small([60.0, 40.0, 50.0], scale="v3", rounding=0.1), _small([45.0, 30.0, 50.0], scale="v4"))
+    assert [(r["offering"], r["before"], r["after"]) for r in kept[1:]] == [("o2", 50.0, 50.0)]  # an unchanged score
+    three = _small([60.0, 40.0, 50.0], scale="v3")
+    relabelled = diff_catalogs(three, _small([60.0, 44.0, 50.0], scale="v4"))  # a new label, no move on the whole
+    assert relabelled[0]["note"].endswith("but its scores did not move on the whole: their changes are listed")
+    assert [(r["offering"], r["after"], r["note"]) for r in relabelled[1:]] == [("o1", 44.0, None)]
 
 
 def test_few_scores_moving_together_are_changes_not_a_rescale():

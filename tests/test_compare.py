@@ -261,9 +261,11 @@ def test_a_declared_rescale_between_plans_needs_no_score_test():
         ("overall", True, "v3", "v4", 0.75, 2)
     ]
     assert cmp.offering_changes == [] and [k.workload for k in cmp.kept_floors] == ["w"]
-    apart = compare_plans(plan("v3", 80.0, 60.0), plan("v4", 60.0, 75.0))  # no common factor: both differ
-    assert [(c.id, c.note) for c in apart.offering_changes] == [
-        ("a", "differs from the rescale x1"),
-        ("b", "differs from the rescale x1"),
+    apart = compare_plans(plan("v3", 80.0, 60.0), plan("v4", 60.0, 75.0))  # a new label, no common move
+    assert apart.rescales[0].line().endswith("but its scores did not move on the whole: their changes are listed")
+    assert [(c.id, c.before, c.after, c.note) for c in apart.offering_changes] == [
+        ("a", 80.0, 60.0, None),
+        ("b", 60.0, 75.0, None),
     ]
+    assert apart.kept_floors == []
     assert compare_plans(plan("v3", 80.0, 60.0), plan("v3", 60.0, 45.0)).rescales == []  # 2 scores: too few
