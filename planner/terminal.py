@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .compare import Comparison
-from .fmt import cell, money, seconds, visible
+from .fmt import cell, count, money, seconds, visible
 from .frontier import Frontier
 from .plan import Plan
 from .tables import allocations_csv, rows_csv, rows_json
@@ -107,6 +107,46 @@ def print_rows(rows: list[dict[str, Any]], fmt: str, title: str = "") -> None:
     for r in rows:
         _row(table, *[cell(v) for v in r.values()])
     console().print(table)
+
+
+def print_catalog(catalog, metrics: list[str], title: str) -> None:
+    """catalog show as a table people can read at 100 columns, below what each capability metric is
+    (tables.metric_lines): figures short and kept whole, one score a line, names wrapped (the model
+    names and the full figures are in --format json|csv)."""
+    from rich.text import Text
+
+    from .pairs import build_options
+    from .tables import option_scores
+
+    out = console()
+    for line in metrics:
+        out.print(visible(line))
+    opts = build_options(catalog)
+    scores = [[visible(f"{m} {v:.4g}") for m, v in sorted(option_scores(opts, o).items())] for o in range(len(opts))]
+    limits = any(o.capacity and o.capacity.tokens_per_minute for o in catalog.offerings)
+    table = _table(title)
+    table.add_column("option", ratio=3, overflow="fold")
+    table.add_column("vendor · host · tier", ratio=2, overflow="fold")
+    for col in ("$/M in/out", "tok/s", "ttft"):
+        table.add_column(col, justify="right", no_wrap=True)
+    table.add_column("capability", no_wrap=True, max_width=max((len(x) for s in scores for x in s), default=10))
+    if limits:
+        table.add_column("tok/min", justify="right", no_wrap=True)
+    for o in range(len(opts)):
+        off = catalog.offerings[int(opts.offering_index[o])]
+        where = off.vendor if off.host_name == off.vendor else f"{off.vendor} · {off.host_name}"
+        cells = [
+            visible(opts.label(o)),
+            visible(f"{where} · {off.tier}"),
+            f"{opts.price_input[o]:.4g}/{opts.price_output[o]:.4g}",
+            count(float(opts.output_tps[o])),
+            seconds(float(opts.ttft_s[o])),
+            Text("\n".join(scores[o])),
+        ]
+        if limits:
+            cells.append(count(off.capacity.tokens_per_minute if off.capacity else None))
+        table.add_row(*cells)
+    out.print(table)
 
 
 def print_explain(rows: list[dict[str, Any]], title: str, currency: str = "USD") -> None:

@@ -196,3 +196,29 @@ def test_a_capability_change_under_half_the_rounding_is_no_change():
     assert [r["offering"] for r in diff_catalogs(_small([60.0, 40.0]), _small([60.04, 40.0]))] == ["o0"]  # no rounding
     coarse = _small([60.0, 40.0], rounding=1.0)  # the coarser rounding of the two catalogs applies
     assert diff_catalogs(old, coarse.model_copy(update={"offerings": _small([60.4, 40.0]).offerings})) == []
+
+
+def test_catalog_show_says_what_each_metric_is_and_how_high_its_scores_go(real, tmp_path):
+    cut = {**real, "offerings": real["offerings"][:40]}
+    cut["metrics"] = {
+        "overall": {"name": "Artificial Analysis Intelligence Index", "scale": "v4 (2026-06-19)", "rounding": 0.1}
+    }
+    path = tmp_path / "cut.yaml"
+    path.write_text(yaml.safe_dump(cut, sort_keys=False))
+    scores = [o["capability"]["overall"] for o in cut["offerings"]]
+    gpqa = [o["capability"]["gpqa"] for o in cut["offerings"] if "gpqa" in o["capability"]]
+    result = runner.invoke(app, ["catalog", "show", str(path)], env={"COLUMNS": "100"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[:3] == [
+        "capability overall: Artificial Analysis Intelligence Index",
+        "  scale: v4 (2026-06-19) (published to 0.1)",
+        f"  scores {min(scores):.3g}-{max(scores):.3g} in 40 of 40 options (the scale's top is 100 but this "
+        f"catalog's best is {max(scores):.3g})",
+    ]
+    assert lines[3] == "capability gpqa: not described in the catalog's metrics (its scale is unknown)"
+    assert lines[4].startswith(f"  scores {min(gpqa):.3g}-{max(gpqa):.3g} in {len(gpqa)} of 40 options")
+    assert max(len(line) for line in lines) <= 100
+    assert any("overall 23.83" in line for line in lines)  # one score a line, four significant digits
+    rows = json.loads(runner.invoke(app, ["catalog", "show", str(path), "--format", "json"]).stdout)
+    assert len(rows) == 40 and rows[0]["capability"].endswith("overall 23.831")  # the files keep every digit
