@@ -128,7 +128,9 @@ def compare_plans(
     label_after: str = "after",
     old_routing: dict[str, list[str]] | None = None,
 ) -> Comparison:
-    """Cost change in total, by workload and vendor; routing changes; bindings; price and speed changes.
+    """Cost change in total, by workload and vendor; routing changes and, per rerouted workload, what
+    changed on its routes; bindings; price, speed and capability changes; rescaled metrics and the
+    floors that kept their number across one.
     old_routing: routings(old), when many plans are compared with the same one (a what-if batch)."""
     old_w = {w.id: w for w in old.workloads}
     new_w = {w.id: w for w in new.workloads}
