@@ -21,6 +21,7 @@ from .plan import (
     Diagnosis,
     InputFiles,
     LatencySummary,
+    MetricInfo,
     NearMiss,
     OfferingInfo,
     OfferingUse,
@@ -114,6 +115,7 @@ def build_plan(
             for o in catalog.offerings
             if o.id in named
         },
+        metrics={m: MetricInfo(**d.model_dump()) for m, d in catalog.metrics.items()},
     )
 
 
@@ -392,6 +394,7 @@ def _offering_uses(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.nd
                 price_output=o.price.output,
                 output_tps=o.speed.output_tps,
                 ttft_s=o.speed.ttft_s,
+                capability=dict(o.capability),
             )
         )
     out.sort(key=lambda u: (-u.spend, u.id))

@@ -1,10 +1,12 @@
 """Two catalogs compared offering by offering: added, removed, and every figure that changed
-(`planner catalog diff`)."""
+(`planner catalog diff`). A capability metric put on a new scale is one `rescaled` row (rescale.py),
+not one change per offering; a capability change under half the source's rounding is no change."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from .rescale import Rescale, below_rounding, find_rescale, rounding_of
 from .schema import Catalog
 
 
@@ -29,31 +31,92 @@ def _fields(o) -> dict[str, float | str | None]:
     return out
 
 
+def catalog_rescales(old: Catalog, new: Catalog) -> dict[str, Rescale]:
+    """Per capability metric put on a new scale between the catalogs (declared or found from the
+    scores of the offerings in both), its rescale."""
+    b = {o.id: o for o in new.offerings}
+    metrics = sorted(
+        {m for o in (*old.offerings, *new.offerings) for m in o.capability} | set(old.metrics) | set(new.metrics)
+    )
+    out = {}
+    for m in metrics:
+        ma, mb = old.metrics.get(m), new.metrics.get(m)
+        scores = [
+            (o.id, o.capability[m], b[o.id].capability[m])
+            for o in old.offerings
+            if o.id in b and m in o.capability and m in b[o.id].capability
+        ]
+        found = find_rescale(
+            m,
+            scores,
+            _rounding(old, new, m),
+            ma.scale if ma else None,
+            mb.scale if mb else None,
+        )
+        if found is not None:
+            out[m] = found
+    return out
+
+
+def _rounding(old: Catalog, new: Catalog, metric: str) -> float | None:
+    ma, mb = old.metrics.get(metric), new.metrics.get(metric)
+    return rounding_of(ma.rounding if ma else None, mb.rounding if mb else None)
+
+
 def diff_catalogs(old: Catalog, new: Catalog) -> list[dict[str, Any]]:
-    """One row per added or removed offering and per changed figure of an offering in both."""
+    """One row per rescaled capability metric, per added or removed offering and per changed figure of
+    an offering in both. Under a rescale of metric m, an offering's capability.m row is listed only
+    when its score differs from the rescale (note says so); a capability change under half the
+    rounding either catalog declares for the metric is no change."""
     a = {o.id: o for o in old.offerings}
     b = {o.id: o for o in new.offerings}
-    rows: list[dict[str, Any]] = []
-    for oid in [o.id for o in old.offerings if o.id not in b]:
-        rows.append(
-            {"change": "removed", "offering": oid, "field": "", "before": None, "after": None, "relative": None}
+    rescales = catalog_rescales(old, new)
+    rows: list[dict[str, Any]] = [
+        _row(
+            "rescaled",
+            "*",
+            f"capability.{m}",
+            r.scale_before if r.declared else None,
+            r.scale_after if r.declared else None,
+            None if r.factor is None else round(r.factor - 1, 6),
+            r.line(),
         )
+        for m, r in rescales.items()
+    ]
+    for oid in [o.id for o in old.offerings if o.id not in b]:
+        rows.append(_row("removed", oid))
     for oid in [o.id for o in new.offerings if o.id not in a]:
-        rows.append({"change": "added", "offering": oid, "field": "", "before": None, "after": None, "relative": None})
+        rows.append(_row("added", oid))
     for oid in [o.id for o in new.offerings if o.id in a]:
         fa, fb = _fields(a[oid]), _fields(b[oid])
         for key in list(fa) + [k for k in fb if k not in fa]:
             x, y = fa.get(key), fb.get(key)
-            if x != y:
-                rel = (y - x) / x if isinstance(x, (int, float)) and isinstance(y, (int, float)) and x else None
-                rows.append(
-                    {
-                        "change": "changed",
-                        "offering": oid,
-                        "field": key,
-                        "before": x,
-                        "after": y,
-                        "relative": None if rel is None else round(rel, 6),
-                    }
+            note = None
+            numbers = isinstance(x, (int, float)) and isinstance(y, (int, float))
+            metric = key.removeprefix("capability.") if key.startswith("capability.") and numbers else None
+            rescale = rescales.get(metric) if metric else None
+            if rescale is not None and rescale.moves:  # an unchanged score may differ from it
+                if not rescale.differs_at(x, y, _rounding(old, new, metric)):
+                    continue
+                note = (
+                    f"differs from the rescale: x{y / x:.3g} against x{rescale.factor:.3g}"
+                    if x
+                    else f"differs from the rescale (x{rescale.factor:.3g})"
                 )
+            elif x == y or (metric and below_rounding(x, y, _rounding(old, new, metric))):
+                continue
+            rel = (y - x) / x if numbers and x else None
+            rows.append(_row("changed", oid, key, x, y, None if rel is None else round(rel, 6), note))
     return rows
+
+
+def _row(change, offering, field="", before=None, after=None, relative=None, note=None) -> dict[str, Any]:
+    return {
+        "change": change,
+        "offering": offering,
+        "field": field,
+        "before": before,
+        "after": after,
+        "relative": relative,
+        "note": note,
+    }

@@ -185,6 +185,7 @@ def compare(old_path: Path, new_path: Path, out: Path, fmt: str) -> int:
     if fmt == "json":
         sys.stdout.write(cmp.model_dump_json(indent=2) + "\n")
     elif fmt == "csv":
+        rescaled = _rescaled_workloads(cmp, old, new)
         print_rows(
             [
                 {
@@ -194,6 +195,8 @@ def compare(old_path: Path, new_path: Path, out: Path, fmt: str) -> int:
                     "routing_before": "; ".join(w.routing_before),
                     "routing_after": "; ".join(w.routing_after),
                     "changed": w.changed,
+                    "reasons": "; ".join(cmp.reasons.get(w.id, [])),
+                    "rescale": rescaled.get(w.id, ""),
                 }
                 for w in cmp.workloads
             ],
@@ -204,12 +207,23 @@ def compare(old_path: Path, new_path: Path, out: Path, fmt: str) -> int:
     return EXIT_OK
 
 
+def _rescaled_workloads(cmp, old, new) -> dict[str, str]:
+    """Per workload whose metric the comparison found rescaled: the rescale in one line."""
+    lines = {r.metric: r.line() for r in cmp.rescales}
+    metric = {w.id: w.metric for w in (*old.workloads, *new.workloads)}
+    return {w.id: lines[metric[w.id]] for w in cmp.workloads if metric[w.id] in lines}
+
+
 def catalog_show(catalog: Path, fmt: str) -> int:
-    from .tables import catalog_rows
-    from .terminal import print_rows
+    from .tables import catalog_rows, metric_lines
+    from .terminal import print_catalog, print_rows
 
     cat = load_catalog(catalog)
-    print_rows(catalog_rows(cat), fmt, title=f"{cat.catalog} (as of {cat.as_of}, {cat.currency})")
+    title = f"{cat.catalog} (as of {cat.as_of}, {cat.currency})"
+    if fmt == "table":
+        print_catalog(cat, metric_lines(cat), title)
+    else:
+        print_rows(catalog_rows(cat), fmt, title=title)
     return EXIT_OK
 
 
@@ -254,6 +268,10 @@ def catalog_diff(old: Path, new: Path, fmt: str) -> int:
             f"{len({r['offering'] for r in rows if r['change'] == 'changed'})} changed "
             f"({counts['changed']} figures)"
         )
+        for r in rows:
+            if r["change"] == "rescaled":  # one line each, above the table of the offerings' changes
+                _say(r["note"])
+        rows = [r for r in rows if r["change"] != "rescaled"]
     print_rows(rows, fmt, title="catalog changes")
     return EXIT_OK
 

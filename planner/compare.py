@@ -1,6 +1,7 @@
-"""Two plans side by side: cost in total, by workload and vendor, routing changes, bindings started
-and stopped, and price and speed changes of the offerings both use (`planner compare`, and each
-what-if scenario against its base)."""
+"""Two plans side by side: cost in total, by workload and vendor, routing changes and the changes
+behind them, bindings started and stopped, price, speed and capability changes of the offerings both
+plans carry, and capability metrics put on a new scale (`planner compare`, and each what-if scenario
+against its base)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ from functools import lru_cache
 from pydantic import BaseModel
 
 from .plan import Plan, trusted
+from .rescale import Rescale, below_rounding, find_rescale, rounding_of
+
+OFFERING_FIELDS = ("price_input", "price_output", "output_tps", "ttft_s")  # offerings[] figures compared
 
 
 class Change(BaseModel):
@@ -36,9 +40,34 @@ class WorkloadChange(BaseModel):
 
 class OfferingChange(BaseModel):
     id: str
-    field: str
+    field: str  # price_input, price_output, output_tps, ttft_s or capability.<metric>
     before: float | None
     after: float | None
+    mode: str = "default"  # a capability change: the option's mode
+    note: str | None = None  # "differs from the rescale ..." for a score off a rescale's factor
+
+    @property
+    def option(self) -> str:
+        return _label(self.id, self.mode)
+
+    def text(self) -> str:
+        note = f" ({self.note})" if self.note else ""
+        return f"{self.option} {self.field} {self.before:g} -> {self.after:g}{note}"
+
+
+class KeptFloor(BaseModel):
+    """A workload's capability floor that kept its number across a rescale of its metric."""
+
+    workload: str
+    metric: str
+    floor: float
+    old_scale: float  # what the floor asks, on the earlier plan's scale: floor / factor
+
+    def text(self) -> str:
+        return (
+            f"{self.workload}: floor {self.floor:g} on {self.metric} kept across the rescale; "
+            f"on the earlier scale it asks {self.old_scale:.3g}"
+        )
 
 
 class Comparison(BaseModel):
@@ -56,6 +85,9 @@ class Comparison(BaseModel):
     binding_stopped: list[str]
     offering_changes: list[OfferingChange]
     catalogs: tuple[str, str]
+    rescales: list[Rescale] = []  # capability metrics on a new scale (declared or found from the scores)
+    reasons: dict[str, list[str]] = {}  # per rerouted workload: the changes of the options on its routes
+    kept_floors: list[KeptFloor] = []
 
     def notable(self, limit: int = 60) -> list[WorkloadChange]:
         """The workloads a report shows (in file order): all of them when few, else the rerouted ones
@@ -96,7 +128,9 @@ def compare_plans(
     label_after: str = "after",
     old_routing: dict[str, list[str]] | None = None,
 ) -> Comparison:
-    """Cost change in total, by workload and vendor; routing changes; bindings; price and speed changes.
+    """Cost change in total, by workload and vendor; routing changes and, per rerouted workload, what
+    changed on its routes; bindings; price, speed and capability changes; rescaled metrics and the
+    floors that kept their number across one.
     old_routing: routings(old), when many plans are compared with the same one (a what-if batch)."""
     old_w = {w.id: w for w in old.workloads}
     new_w = {w.id: w for w in new.workloads}
@@ -132,10 +166,15 @@ def compare_plans(
     oa = {o.id: o for o in old.offerings}
     ob = {o.id: o for o in new.offerings}
     for oid in sorted(set(oa) & set(ob)):
-        for field in ("price_input", "price_output", "output_tps", "ttft_s"):
+        for field in OFFERING_FIELDS:
             x, y = getattr(oa[oid], field), getattr(ob[oid], field)
             if x is not None and y is not None and x != y:
                 offering_changes.append(OfferingChange(id=oid, field=field, before=x, after=y))
+    rescales, capability_changes = _capability(old, new)
+    if capability_changes:
+        offering_changes = sorted(offering_changes + capability_changes, key=_order)
+    kept_floors = _kept_floors(old_w, new_w, rescales)
+    reasons = _reasons(workloads, old_w, new_w, offering_changes, rescales, kept_floors)
     return Comparison(
         label_before=label_before,
         label_after=label_after,
@@ -151,4 +190,151 @@ def compare_plans(
         binding_stopped=sorted(ba - bb),
         offering_changes=offering_changes,
         catalogs=(f"{old.inputs.catalog} ({old.inputs.as_of})", f"{new.inputs.catalog} ({new.inputs.as_of})"),
+        rescales=list(rescales.values()),
+        reasons=reasons,
+        kept_floors=kept_floors,
     )
+
+
+def _order(c: OfferingChange) -> tuple:
+    """Offering changes by offering, then mode, price and speed figures before scores."""
+    field = OFFERING_FIELDS.index(c.field) if c.field in OFFERING_FIELDS else len(OFFERING_FIELDS)
+    return (c.id, c.mode != "default", c.mode, field, c.field)
+
+
+def _label(offering: str, mode: str) -> str:
+    return offering if mode == "default" else f"{offering}@{mode}"
+
+
+def scores(plan: Plan) -> dict[tuple[str, str, str], float]:
+    """Every capability score a plan carries, by (offering, mode, metric): the offerings' scores
+    (offerings[], default mode) and each workload's allocations and rejected options in its metric."""
+    out: dict[tuple[str, str, str], float] = {}
+    for o in plan.offerings:
+        for metric, score in o.capability.items():
+            out[(o.id, "default", metric)] = score
+    for w in plan.workloads:  # (one option's score in one metric is the same wherever the plan names it)
+        metric = w.metric
+        for rows in (w.allocations, w.rejected):
+            for a in rows:
+                score = a.capability
+                if score is not None:
+                    out[a.offering, a.mode, metric] = score
+    return out
+
+
+_old_scores: tuple[Plan, dict] | None = None  # the last plan compared as the earlier one, and its scores
+
+
+def _scores_of_old(plan: Plan) -> dict[tuple[str, str, str], float]:
+    """scores(plan), kept for the next comparison with the same earlier plan: a what-if batch compares
+    every scenario with one base (plans are not changed once built)."""
+    global _old_scores
+    if _old_scores is None or _old_scores[0] is not plan:
+        _old_scores = (plan, scores(plan))
+    return _old_scores[1]
+
+
+def _capability(old: Plan, new: Plan) -> tuple[dict[str, Rescale], list[OfferingChange]]:
+    """The metrics put on a new scale between the plans (rescale.find_rescale over every score both
+    carry, and their metrics' scale labels), and the capability changes of the options both carry:
+    none under half the rounding, and under a rescale only the scores that differ from it."""
+    sa, sb = _scores_of_old(old), scores(new)
+    by_metric: dict[str, list[tuple[str, str, float, float]]] = {}
+    moved: dict[str, int] = {}
+    for key, x in sa.items():
+        y = sb.get(key)
+        if y is not None:
+            by_metric.setdefault(key[2], []).append((key[0], key[1], x, y))
+            if x != y:
+                moved[key[2]] = moved.get(key[2], 0) + 1
+    rescales: dict[str, Rescale] = {}
+    rounding: dict[str, float | None] = {}
+    for metric in sorted(set(by_metric) | set(old.metrics) | set(new.metrics)):
+        ma, mb = old.metrics.get(metric), new.metrics.get(metric)
+        rounding[metric] = rounding_of(ma.rounding if ma else None, mb.rounding if mb else None)
+        declared = ma is not None and mb is not None and ma.scale != mb.scale
+        if not declared and 2 * moved.get(metric, 0) < len(by_metric.get(metric, ())):
+            continue  # most scores the same: the median ratio is 1, no rescale (a what-if batch's case)
+        found = find_rescale(
+            metric,
+            [(_label(o, m), x, y) for o, m, x, y in by_metric.get(metric, ())],
+            rounding[metric],
+            ma.scale if ma else None,
+            mb.scale if mb else None,
+        )
+        if found is not None:
+            rescales[metric] = found
+    changes = []
+    for metric, rows in by_metric.items():
+        rescale = rescales.get(metric)
+        under = rescale if rescale is not None and rescale.moves else None
+        if under is None and not moved.get(metric):
+            continue
+        for offering, mode, x, y in rows:
+            note = None
+            if under is not None:
+                if not under.differs_at(x, y, rounding[metric]):
+                    continue
+                note = f"differs from the rescale x{under.factor:.3g}"
+            elif x == y or below_rounding(x, y, rounding[metric]):
+                continue
+            change = OfferingChange(id=offering, field=f"capability.{metric}", before=x, after=y, mode=mode, note=note)
+            changes.append(change)
+    return rescales, changes
+
+
+def _reasons(workloads, old_w, new_w, offering_changes, rescales, kept_floors) -> dict[str, list[str]]:
+    """Per rerouted workload in both plans, what changed about the options on its routes before and
+    after: their offerings' prices and speeds, their scores in its metric, a rescale of its metric
+    (and its floor kept across it), its floor."""
+    kept = {k.workload: k for k in kept_floors}
+    out: dict[str, list[str]] = {}
+    by_offering: dict[str, list[OfferingChange]] = {}
+    for c in offering_changes:
+        by_offering.setdefault(c.id, []).append(c)
+    for row in workloads:
+        a, b = old_w.get(row.id), new_w.get(row.id)
+        if not row.changed or a is None or b is None:
+            continue
+        options = {(x.offering, x.mode) for x in (*a.allocations, *b.allocations)}
+        score = f"capability.{b.metric}"
+        reasons = [
+            c.text()
+            for offering in sorted({o for o, _ in options})
+            for c in by_offering.get(offering, ())
+            if c.field in OFFERING_FIELDS or (c.field == score and (c.id, c.mode) in options)
+        ]
+        rescale = rescales.get(b.metric) if a.metric == b.metric else None
+        if rescale is not None and rescale.moves:  # in short: the comparison shows the rescale's line once
+            reasons.append(f"capability.{rescale.metric} rescaled x{rescale.factor:.3g}")
+        if row.id in kept:
+            reasons.append(
+                f"floor {kept[row.id].floor:g} kept across it (asks {kept[row.id].old_scale:.3g} on the earlier scale)"
+            )
+        if a.capability_min != b.capability_min:
+            reasons.append(f"floor {_num(a.capability_min)} -> {_num(b.capability_min)} on {b.metric}")
+        out[row.id] = reasons
+    return out
+
+
+def _num(x: float | None) -> str:
+    return "none" if x is None else f"{x:g}"
+
+
+def _kept_floors(old_w, new_w, rescales: dict[str, Rescale]) -> list[KeptFloor]:
+    """The workloads in both plans whose floor kept its number while its metric was rescaled."""
+    out: list[KeptFloor] = []
+    if not rescales:
+        return out
+    for wid, b in new_w.items():
+        a = old_w.get(wid)
+        rescale = rescales.get(b.metric)
+        if a is None or a.metric != b.metric or rescale is None or not rescale.moves:
+            continue
+        if b.capability_min and a.capability_min == b.capability_min:
+            floor = b.capability_min
+            out.append(
+                KeptFloor(workload=wid, metric=b.metric, floor=floor, old_scale=round(floor / rescale.factor, 6))
+            )
+    return out

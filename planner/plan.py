@@ -195,6 +195,7 @@ class OfferingUse(PlanModel):
     price_output: float | None = None
     output_tps: float | None = None
     ttft_s: float | None = None
+    capability: dict[str, float] = {}  # the offering's scores (default mode), per metric
 
 
 class VendorSpend(PlanModel):
@@ -238,6 +239,16 @@ class OfferingInfo(PlanModel):
     gateway: dict[str, str] = {}
 
 
+class MetricInfo(PlanModel):
+    """A capability metric as the catalog declares it (what it measures, on which scale)."""
+
+    name: str
+    scale: str | None = None
+    top: float | None = None
+    rounding: float | None = None
+    source: str | None = None
+
+
 class Plan(PlanModel):
     plan_version: int = PLAN_VERSION
     status: str
@@ -259,6 +270,7 @@ class Plan(PlanModel):
     assumptions: list[str] = []
     sources: dict[str, str] = {}
     offering_info: dict[str, OfferingInfo] = {}
+    metrics: dict[str, MetricInfo] = {}  # the catalog's metrics declarations
 
     def to_json(self) -> str:
         """The plan file's text: pydantic's serializer (Rust), 2-space indent, stable field order (without

@@ -1,5 +1,5 @@
 """The commands' tables as rows (for the terminal, CSV and JSON): a plan's allocations, every option
-of one workload, a catalog's options."""
+of one workload, a catalog's options and what its capability metrics are."""
 
 from __future__ import annotations
 
@@ -106,7 +106,7 @@ def catalog_rows(catalog: Catalog) -> list[dict[str, Any]]:
     rows = []
     for o in range(len(opts)):
         off = catalog.offerings[int(opts.offering_index[o])]
-        caps = {m: float(v[o]) for m, v in opts.capability.items() if v[o] == v[o]}
+        caps = option_scores(opts, o)
         rows.append(
             {
                 "option": opts.label(o),
@@ -123,3 +123,43 @@ def catalog_rows(catalog: Catalog) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def option_scores(opts, o: int) -> dict[str, float]:
+    """Option o's scores, by metric (the metrics it has)."""
+    return {m: float(v[o]) for m, v in opts.capability.items() if v[o] == v[o]}
+
+
+TOP = 100.0  # every score is on a scale up to 100 (schema.Score)
+
+
+def metric_lines(catalog: Catalog) -> list[str]:
+    """Per capability metric (declared ones in the catalog's order, then the others by name): what it
+    is and its scale, then the range of the scores in the catalog's options and how far its best is
+    from the scale's top, so that a floor can be read against them."""
+    opts = build_options(catalog)
+    names = list(catalog.metrics) + sorted(m for m in opts.capability if m not in catalog.metrics)
+    lines = []
+    for m in names:
+        declared = catalog.metrics.get(m)
+        if declared is None:
+            lines.append(f"capability {m}: not described in the catalog's metrics (its scale is unknown)")
+        else:
+            lines.append(f"capability {m}: {declared.name}")
+            scale = f"scale: {declared.scale}" if declared.scale else "scale: not labelled"
+            if declared.rounding:
+                scale += f" (published to {declared.rounding:g})"
+            lines.append(f"  {scale}")
+        scores = opts.score(m)
+        scores = scores[~np.isnan(scores)]
+        if not len(scores):
+            lines.append("  no option has a score")
+            continue
+        low, best = float(scores.min()), float(scores.max())
+        text = f"  scores {low:.3g}-{best:.3g} in {len(scores)} of {len(opts)} options"
+        if best < 0.9 * TOP:
+            text += f" (the scale's top is {TOP:g} but this catalog's best is {best:.3g})"
+        if declared is not None and declared.top is not None and abs(declared.top - best) > (declared.rounding or 0):
+            text += f"; the metrics give top {declared.top:g}"
+        lines.append(text)
+    return lines

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .compare import Comparison
-from .fmt import cell, money, seconds, visible
+from .fmt import cell, count, money, seconds, visible
 from .frontier import Frontier
 from .plan import Plan
 from .tables import allocations_csv, rows_csv, rows_json
@@ -109,6 +109,46 @@ def print_rows(rows: list[dict[str, Any]], fmt: str, title: str = "") -> None:
     console().print(table)
 
 
+def print_catalog(catalog, metrics: list[str], title: str) -> None:
+    """catalog show as a table people can read at 100 columns, below what each capability metric is
+    (tables.metric_lines): figures short and kept whole, one score a line, names wrapped (the model
+    names and the full figures are in --format json|csv)."""
+    from rich.text import Text
+
+    from .pairs import build_options
+    from .tables import option_scores
+
+    out = console()
+    for line in metrics:
+        out.print(visible(line))
+    opts = build_options(catalog)
+    scores = [[visible(f"{m} {v:.4g}") for m, v in sorted(option_scores(opts, o).items())] for o in range(len(opts))]
+    limits = any(o.capacity and o.capacity.tokens_per_minute for o in catalog.offerings)
+    table = _table(title)
+    table.add_column("option", ratio=3, overflow="fold")
+    table.add_column("vendor · host · tier", ratio=2, overflow="fold")
+    for col in ("$/M in/out", "tok/s", "ttft"):
+        table.add_column(col, justify="right", no_wrap=True)
+    table.add_column("capability", no_wrap=True, max_width=max((len(x) for s in scores for x in s), default=10))
+    if limits:
+        table.add_column("tok/min", justify="right", no_wrap=True)
+    for o in range(len(opts)):
+        off = catalog.offerings[int(opts.offering_index[o])]
+        where = off.vendor if off.host_name == off.vendor else f"{off.vendor} · {off.host_name}"
+        cells = [
+            visible(opts.label(o)),
+            visible(f"{where} · {off.tier}"),
+            f"{opts.price_input[o]:.4g}/{opts.price_output[o]:.4g}",
+            count(float(opts.output_tps[o])),
+            seconds(float(opts.ttft_s[o])),
+            Text("\n".join(scores[o])),
+        ]
+        if limits:
+            cells.append(count(off.capacity.tokens_per_minute if off.capacity else None))
+        table.add_row(*cells)
+    out.print(table)
+
+
 def print_explain(rows: list[dict[str, Any]], title: str, currency: str = "USD") -> None:
     """explain as a table people can read: short columns kept whole, the reasons wrapped."""
     table = _table(title)
@@ -184,7 +224,8 @@ def print_frontier(result: Frontier, name: str, workload: str | None, html: Path
 
 
 def print_compare(cmp: Comparison, html: Path) -> None:
-    """The change in total, per workload, and the offerings whose figures changed."""
+    """The change in total, the metrics put on a new scale (and floors that kept their number across
+    one), per workload with what changed on a rerouted one's routes, and the offerings' changes."""
     cur = cmp.currency
     delta = cmp.total_after - cmp.total_before
     out = console()
@@ -194,6 +235,12 @@ def print_compare(cmp: Comparison, html: Path) -> None:
             f"{money(cmp.total_after, cur)} per {cmp.period} ({'+' if delta >= 0 else ''}{money(delta, cur)})"
         )
     )
+    for r in cmp.rescales:
+        out.print(_styled(r.line(), "yellow"))
+    for k in cmp.kept_floors[:TABLE_ROWS]:
+        out.print(_styled(k.text(), "yellow"))
+    if len(cmp.kept_floors) > TABLE_ROWS:
+        out.print(visible(f"... and {len(cmp.kept_floors) - TABLE_ROWS} more floors kept; see the report"))
     table = _table("by workload")
     for col in ("workload", "before", "after", "change", "routing"):
         table.add_column(col)
@@ -208,8 +255,15 @@ def print_compare(cmp: Comparison, html: Path) -> None:
             (", ".join(w.routing_before) + " -> " + ", ".join(w.routing_after)) if w.changed else "same",
         )
     out.print(table)
-    for c in cmp.offering_changes:
-        out.print(visible(f"{c.id}: {c.field} {c.before:g} -> {c.after:g}"))
+    why = [(wid, reasons) for wid, reasons in cmp.reasons.items() if reasons]
+    for wid, reasons in why[:TABLE_ROWS]:
+        out.print(visible(f"{wid} rerouted: " + "; ".join(reasons)))
+    for c in cmp.offering_changes[:TABLE_ROWS]:
+        note = f" ({c.note})" if c.note else ""
+        out.print(visible(f"{c.option}: {c.field} {c.before:g} -> {c.after:g}{note}"))
+    more = max(0, len(why) - TABLE_ROWS) + max(0, len(cmp.offering_changes) - TABLE_ROWS)
+    if more:
+        out.print(visible(f"... and {more} more lines in the report"))
     out.print(visible(f"report: {html}"))
 
 

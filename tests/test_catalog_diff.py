@@ -1,6 +1,10 @@
 """Two catalogs compared offering by offering (planner.catalog_diff and `planner catalog diff`)."""
 
+import copy
 import json
+import random
+import tempfile
+from pathlib import Path
 
 import pytest
 import yaml
@@ -10,6 +14,7 @@ from typer.testing import CliRunner
 from planner.catalog_diff import diff_catalogs
 from planner.cli import app
 from planner.load import load_catalog
+from planner.schema import Catalog
 
 runner = CliRunner()
 Q3 = ROOT / "catalogs" / "2026-q3.yaml"
@@ -31,6 +36,7 @@ def test_catalog_diff(tmp_path):
         "before": None,
         "after": None,
         "relative": None,
+        "note": None,
     } in rows
     assert any(r["change"] == "added" and r["offering"] == "brand-new" for r in rows)
     changed = {(r["offering"], r["field"]): r for r in rows if r["change"] == "changed"}
@@ -58,3 +64,161 @@ def test_every_figure_is_compared_capacity_and_capability_too():
         ("a", "capability.overall", 80.0, 90.0, 0.125),
         ("b", "speed.ttft_s", 0.0, 0.5, None),
     ]  # no relative change from zero
+
+
+# ----------------------------------------------------------------------------- rescales (issue 15)
+
+REAL = ROOT / "catalogs" / "aa-2026-06.yaml"
+
+
+@pytest.fixture(scope="module")
+def real() -> dict:
+    """The real catalog (Artificial Analysis scrape of 2026-06-19) as plain data."""
+    return load_catalog(REAL).model_dump(exclude_none=True)
+
+
+def rescaled(data: dict, factor: float = 0.75, share: float = 1.0, noise: float = 0.03, seed: int = 15) -> dict:
+    """The catalog with every `overall` score (or the first `share` of the offerings') times factor, with
+    a per-model noise of up to +-noise, and three output prices raised 20%: the next scrape's."""
+    new = copy.deepcopy(data)
+    rng = random.Random(seed)
+    per_model: dict[str, float] = {}
+    cut = int(len(new["offerings"]) * share)
+    for o in new["offerings"][:cut]:
+        jitter = per_model.setdefault(o["model"], rng.uniform(-noise, noise))
+        o["capability"]["overall"] = round(o["capability"]["overall"] * factor * (1 + jitter), 3)
+    for o in new["offerings"][:3]:
+        o["price"]["output"] = round(o["price"]["output"] * 1.2, 6)
+    new["as_of"] = "2026-07-01"
+    return new
+
+
+def test_a_rescale_of_the_real_catalog_is_one_row_not_a_change_per_offering(real):
+    new = rescaled(real)
+    outlier = new["offerings"][10]["model"]  # one model keeps its old score: on the new scale it rose
+    kept = [o for o in new["offerings"] if o["model"] == outlier]
+    for o in kept:
+        o["capability"]["overall"] = next(p for p in real["offerings"] if p["id"] == o["id"])["capability"]["overall"]
+    rows = diff_catalogs(Catalog.model_validate(real), Catalog.model_validate(new))
+    rescale = [r for r in rows if r["change"] == "rescaled"]
+    assert len(rescale) == 1 and rescale[0]["field"] == "capability.overall" and rescale[0]["offering"] == "*"
+    assert rescale[0]["relative"] == pytest.approx(-0.25, abs=0.01)
+    scored = sum(1 for o in real["offerings"] if o["capability"]["overall"] > 0)
+    assert f"x0.75 ({scored} scores, middle 80% of ratios 0.7" in rescale[0]["note"]
+    assert "not declared" in rescale[0]["note"] and f"{len(kept)} differ from it" in rescale[0]["note"]
+    changed = [(r["offering"], r["field"]) for r in rows if r["change"] == "changed"]
+    overall = [r for r in rows if r["field"] == "capability.overall" and r["change"] == "changed"]
+    assert sorted(r["offering"] for r in overall) == sorted(o["id"] for o in kept)  # only the model off the factor
+    assert all(r["note"].startswith("differs from the rescale: x1 against x0.75") for r in overall)
+    assert [f for _, f in changed if f != "capability.overall"] == ["price.output"] * 3
+    assert all(r["field"] != "capability.gpqa" for r in rows)  # the other metrics did not move
+
+    path = _write(new)
+    table = runner.invoke(app, ["catalog", "diff", str(REAL), str(path)])
+    assert table.exit_code == 0, table.output
+    lines = table.stdout.splitlines()
+    offerings = len({o["id"] for o in kept} | {o["id"] for o in new["offerings"][:3]})
+    assert lines[0].endswith(f"0 added, 0 removed, {offerings} changed ({3 + len(kept)} figures)")
+    assert lines[1].startswith("capability.overall rescaled x0.75 (")
+    assert "rescaled" not in "\n".join(lines[2:])  # the table lists the offerings' changes only
+    data = json.loads(runner.invoke(app, ["catalog", "diff", str(REAL), str(path), "--format", "json"]).stdout)
+    assert [r["change"] for r in data].count("rescaled") == 1
+
+
+def _write(data: dict) -> Path:
+    path = Path(tempfile.mkdtemp()) / "next.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def test_one_metric_scaled_on_half_the_offerings_is_no_rescale(real):
+    new = rescaled(real, share=0.5)
+    rows = diff_catalogs(Catalog.model_validate(real), Catalog.model_validate(new))
+    assert not any(r["change"] == "rescaled" for r in rows)
+    moved = sum(
+        1
+        for a, b in zip(real["offerings"], new["offerings"])
+        if a["capability"]["overall"] != b["capability"]["overall"]
+    )
+    assert moved > 400
+    assert sum(1 for r in rows if r["field"] == "capability.overall") == moved  # each one is a change
+
+
+def _small(scores: list[float], **metric) -> Catalog:
+    offerings = [offering(f"o{i}", capability=s) for i, s in enumerate(scores)]
+    data = catalog_of(*offerings)
+    if metric:
+        data["metrics"] = {"overall": {"name": "Intelligence index", **metric}}
+    return Catalog.model_validate(data)
+
+
+def test_a_declared_rescale_is_reported_even_with_few_scores():
+    old = _small([60.0, 40.0], scale="v3")
+    new = _small([45.0, 44.0], scale="v4")  # o1 moved far from the factor (x1.1 against x0.925)
+    rows = diff_catalogs(old, new)
+    assert rows[0]["change"] == "rescaled" and (rows[0]["before"], rows[0]["after"]) == ("v3", "v4")
+    assert "declared: scale 'v3' -> 'v4'" in rows[0]["note"]
+    assert [(r["offering"], r["before"], r["after"]) for r in rows[1:]] == [("o0", 60.0, 45.0), ("o1", 40.0, 44.0)]
+    assert all(r["note"].startswith("differs from the rescale") for r in rows[1:])
+    assert diff_catalogs(old, _small([45.0, 30.0], scale="v4"))[1:] == []  # both on the factor: one row
+    assert diff_catalogs(old, _small([60.0, 40.0], scale="v3")) == []
+    kept = diff_catalogs(_small([60.0, 40.0, 50.0], scale="v3", rounding=0.1), _small([45.0, 30.0, 50.0], scale="v4"))
+    assert [(r["offering"], r["before"], r["after"]) for r in kept[1:]] == [("o2", 50.0, 50.0)]  # an unchanged score
+    three = _small([60.0, 40.0, 50.0], scale="v3")
+    relabelled = diff_catalogs(three, _small([60.0, 44.0, 50.0], scale="v4"))  # a new label, no move on the whole
+    assert relabelled[0]["note"].endswith("but its scores did not move on the whole: their changes are listed")
+    assert [(r["offering"], r["after"], r["note"]) for r in relabelled[1:]] == [("o1", 44.0, None)]
+
+
+def test_few_scores_moving_together_are_changes_not_a_rescale():
+    rows = diff_catalogs(_small([60.0, 40.0, 50.0, 70.0]), _small([45.0, 30.0, 37.5, 52.5]))  # 4 < 5 scores
+    assert [r["change"] for r in rows] == ["changed"] * 4
+    rows = diff_catalogs(_small([60.0, 40.0, 50.0, 70.0, 20.0]), _small([45.0, 30.0, 37.5, 52.5, 15.0]))
+    assert [r["change"] for r in rows] == ["rescaled"] and "5 scores" in rows[0]["note"]
+
+
+def test_a_rescale_needs_scores_moving_one_way_by_one_factor():
+    old = [60.0, 40.0, 50.0, 70.0, 20.0, 30.0, 80.0, 65.0, 45.0, 55.0]
+    assert diff_catalogs(_small(old), _small([s * 0.75 for s in old]))[0]["change"] == "rescaled"
+    two_unchanged = [s * 0.75 for s in old[:8]] + old[8:]  # 80% move down: not 90% the same way
+    assert {r["change"] for r in diff_catalogs(_small(old), _small(two_unchanged))} == {"changed"}
+    spread = [s * f for s, f in zip(old, [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95])]  # not one factor
+    assert {r["change"] for r in diff_catalogs(_small(old), _small(spread))} == {"changed"}
+    drift = [s * 1.015 for s in old]  # every score 1.5% up: too small a move to be a new scale
+    assert {r["change"] for r in diff_catalogs(_small(old), _small(drift))} == {"changed"}
+
+
+def test_a_capability_change_under_half_the_rounding_is_no_change():
+    old = _small([60.0, 40.0], rounding=0.1)
+    assert diff_catalogs(old, _small([60.04, 39.96], rounding=0.1)) == []
+    rows = diff_catalogs(old, _small([60.06, 40.0], rounding=0.1))
+    assert [(r["offering"], r["after"]) for r in rows] == [("o0", 60.06)]
+    assert [r["offering"] for r in diff_catalogs(_small([60.0, 40.0]), _small([60.04, 40.0]))] == ["o0"]  # no rounding
+    coarse = _small([60.0, 40.0], rounding=1.0)  # the coarser rounding of the two catalogs applies
+    assert diff_catalogs(old, coarse.model_copy(update={"offerings": _small([60.4, 40.0]).offerings})) == []
+
+
+def test_catalog_show_says_what_each_metric_is_and_how_high_its_scores_go(real, tmp_path):
+    cut = {**real, "offerings": real["offerings"][:40]}
+    cut["metrics"] = {
+        "overall": {"name": "Artificial Analysis Intelligence Index", "scale": "v4 (2026-06-19)", "rounding": 0.1}
+    }
+    path = tmp_path / "cut.yaml"
+    path.write_text(yaml.safe_dump(cut, sort_keys=False))
+    scores = [o["capability"]["overall"] for o in cut["offerings"]]
+    gpqa = [o["capability"]["gpqa"] for o in cut["offerings"] if "gpqa" in o["capability"]]
+    result = runner.invoke(app, ["catalog", "show", str(path)], env={"COLUMNS": "100"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[:3] == [
+        "capability overall: Artificial Analysis Intelligence Index",
+        "  scale: v4 (2026-06-19) (published to 0.1)",
+        f"  scores {min(scores):.3g}-{max(scores):.3g} in 40 of 40 options (the scale's top is 100 but this "
+        f"catalog's best is {max(scores):.3g})",
+    ]
+    assert lines[3] == "capability gpqa: not described in the catalog's metrics (its scale is unknown)"
+    assert lines[4].startswith(f"  scores {min(gpqa):.3g}-{max(gpqa):.3g} in {len(gpqa)} of 40 options")
+    assert max(len(line) for line in lines) <= 100
+    assert any("overall 23.83" in line for line in lines)  # one score a line, four significant digits
+    rows = json.loads(runner.invoke(app, ["catalog", "show", str(path), "--format", "json"]).stdout)
+    assert len(rows) == 40 and rows[0]["capability"].endswith("overall 23.831")  # the files keep every digit

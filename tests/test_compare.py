@@ -1,14 +1,20 @@
 """Two plans side by side (planner.compare): cost, routing and price changes, which workloads a
 report shows, and `planner compare`."""
 
+import copy
+import io
 import json
 import pickle
+import random
+from csv import DictReader
 
+import pytest
 from conftest import ROOT, catalog_of, offering, solve_dicts, two_vendors, workload, workloads_of
 from typer.testing import CliRunner
 
 from planner.cli import app
 from planner.compare import Comparison, compare_plans
+from planner.load import load_catalog
 from planner.scenarios import apply_scenario
 from planner.schema import Scenario
 from planner.solve import solve_inputs
@@ -122,3 +128,144 @@ def test_compare_cli(tmp_path):
     broken.write_text("{not json")
     bad = runner.invoke(app, ["compare", str(broken), str(a / "support.plan.json")])
     assert bad.exit_code == 2 and "not valid JSON" in bad.stderr
+
+
+# ----------------------------------------------------------------------------- scores and rescales (issue 15)
+
+REAL = ROOT / "catalogs" / "aa-2026-06.yaml"
+
+
+def test_a_plan_carries_the_offerings_scores_and_the_catalogs_metrics():
+    cat = catalog_of(offering("a", capability={"overall": 70.0, "coding": 60.0}))
+    cat["metrics"] = {"overall": {"name": "Index", "scale": "v4", "rounding": 0.1}}
+    plan = solve_dicts(workloads_of(workload("w")), cat)
+    assert plan.offerings[0].capability == {"overall": 70.0, "coding": 60.0}
+    data = json.loads(plan.to_json())
+    assert data["metrics"] == {
+        "overall": {"name": "Index", "scale": "v4", "top": None, "rounding": 0.1, "source": None}
+    }
+    assert json.loads(solve_dicts(workloads_of(workload("w")), catalog_of(offering("a"))).to_json())["metrics"] == {}
+
+
+def test_a_route_moved_by_a_score_names_the_score_among_its_reasons():
+    ws = workloads_of(workload("w", capability={"min": 65}), workload("other", capability={"min": 50}))
+    before = solve_dicts(ws, catalog_of(offering("cheap", price_in=1, capability=70), offering("good", price_in=5)))
+    after = solve_dicts(ws, catalog_of(offering("cheap", price_in=1, capability=60), offering("good", price_in=5)))
+    cmp = compare_plans(before, after)
+    rows = {w.id: w for w in cmp.workloads}
+    assert rows["w"].routing_before == ["cheap 100%"] and rows["w"].routing_after == ["good 100%"]
+    assert cmp.reasons == {"w": ["cheap capability.overall 70 -> 60"]}  # "other" kept its route: no reasons
+    assert [(c.id, c.field, c.before, c.after) for c in cmp.offering_changes] == [
+        ("cheap", "capability.overall", 70.0, 60.0)
+    ]
+    assert cmp.rescales == [] and cmp.kept_floors == []
+
+
+def test_a_change_under_the_rounding_is_no_reason():
+    ws = workloads_of(workload("w"))
+
+    def plan(score):
+        cat = catalog_of(offering("a", capability=score))
+        cat["metrics"] = {"overall": {"name": "Index", "rounding": 0.1}}
+        return solve_dicts(ws, cat)
+
+    assert compare_plans(plan(70.0), plan(70.04)).offering_changes == []
+    assert [c.after for c in compare_plans(plan(70.0), plan(70.06)).offering_changes] == [70.06]
+
+
+@pytest.fixture(scope="module")
+def real_plans():
+    """Three workloads solved on the real catalog and on its next scrape: overall x0.75 with a per-model
+    noise of up to 3%, three output prices up 20%, the floors as they were."""
+    real = load_catalog(REAL).model_dump(exclude_none=True)
+    nxt = rescaled(real)
+    ws = workloads_of(
+        workload("chat", tasks=1e6, inp=2500, out=300, latency={"threshold": "attentive"}, capability={"min": 25}),
+        workload("summaries", tasks=1e5, inp=20000, out=800, capability={"min": 35}),
+        workload(
+            "code",
+            tasks=1e5,
+            inp=2000,
+            out=400,
+            latency={"budget_s": 20},
+            capability={"metric": "livecodebench", "min": 70},
+        ),
+    )
+    ws["name"] = "real"
+    return solve_dicts(ws, real, "highs"), solve_dicts(ws, nxt, "highs")
+
+
+def rescaled(data: dict, factor: float = 0.75, noise: float = 0.03, seed: int = 15) -> dict:
+    new = copy.deepcopy(data)
+    rng = random.Random(seed)
+    per_model: dict[str, float] = {}
+    for o in new["offerings"]:
+        jitter = per_model.setdefault(o["model"], rng.uniform(-noise, noise))
+        o["capability"]["overall"] = round(o["capability"]["overall"] * factor * (1 + jitter), 3)
+    for o in new["offerings"][:3]:
+        o["price"]["output"] = round(o["price"]["output"] * 1.2, 6)
+    new["as_of"] = "2026-07-01"
+    return new
+
+
+def test_plans_on_a_rescaled_catalog_name_the_rescale(real_plans):
+    before, after = real_plans
+    cmp = compare_plans(before, after)
+    assert [r.metric for r in cmp.rescales] == ["overall"]
+    rescale = cmp.rescales[0]
+    assert rescale.factor == pytest.approx(0.75, abs=0.02) and rescale.scores >= 5 and not rescale.declared
+    assert 0.7 <= rescale.low <= rescale.factor <= rescale.high <= 0.8
+    assert not any(c.field == "capability.overall" for c in cmp.offering_changes)  # all on the factor
+    assert [(k.workload, k.floor) for k in cmp.kept_floors] == [("chat", 25.0), ("summaries", 35.0)]
+    assert cmp.kept_floors[0].old_scale == pytest.approx(25 / rescale.factor)
+    rerouted = [w.id for w in cmp.workloads if w.changed]
+    assert rerouted and set(rerouted) <= {"chat", "summaries"}  # code's metric (livecodebench) did not move
+    floors = {"chat": "floor 25 kept across it (asks 33", "summaries": "floor 35 kept across it (asks 46"}
+    for wid in rerouted:
+        assert cmp.reasons[wid][0] == f"capability.overall rescaled x{rescale.factor:.3g}"
+        assert cmp.reasons[wid][1].startswith(floors[wid]) and len(cmp.reasons[wid]) == 2
+
+
+def test_compare_cli_says_a_metric_was_rescaled(real_plans, tmp_path):
+    before, after = real_plans
+    a, b = tmp_path / "before.plan.json", tmp_path / "after.plan.json"
+    a.write_text(before.to_json())
+    b.write_text(after.to_json())
+    line = compare_plans(before, after).rescales[0].line()
+    table = runner.invoke(app, ["compare", str(a), str(b), "--out", str(tmp_path)])
+    assert table.exit_code == 0, table.output
+    assert line in table.stdout and "chat: floor 25 on overall kept across the rescale" in table.stdout
+    html = (tmp_path / "real.compare.html").read_text()
+    assert "Capability rescaled" in html and line.replace("'", "&#39;") in html
+    data = json.loads(
+        runner.invoke(app, ["compare", str(a), str(b), "--out", str(tmp_path), "--format", "json"]).stdout
+    )
+    assert [r["metric"] for r in data["rescales"]] == ["overall"] and data["rescales"][0]["factor"] < 0.8
+    assert {k["workload"] for k in data["kept_floors"]} == {"chat", "summaries"}
+    csv = runner.invoke(app, ["compare", str(a), str(b), "--out", str(tmp_path), "--format", "csv"]).stdout
+    rows = {r["workload"]: r for r in DictReader(io.StringIO(csv))}
+    assert rows["chat"]["rescale"] == line and rows["code"]["rescale"] == ""
+    assert all("capability.overall rescaled x0.7" in rows[w]["reasons"] for w in rows if rows[w]["changed"] == "True")
+
+
+def test_a_declared_rescale_between_plans_needs_no_score_test():
+    ws = workloads_of(workload("w", capability={"min": 40}), workload("on-b", vendors={"allow": ["vb"]}))
+
+    def plan(scale, a, b):
+        cat = catalog_of(offering("a", price_in=1, capability=a), offering("b", vendor="vb", capability=b))
+        cat["metrics"] = {"overall": {"name": "Index", "scale": scale}}
+        return solve_dicts(ws, cat)
+
+    cmp = compare_plans(plan("v3", 80.0, 60.0), plan("v4", 60.0, 45.0))
+    assert [(r.metric, r.declared, r.scale_before, r.scale_after, r.factor, r.scores) for r in cmp.rescales] == [
+        ("overall", True, "v3", "v4", 0.75, 2)
+    ]
+    assert cmp.offering_changes == [] and [k.workload for k in cmp.kept_floors] == ["w"]
+    apart = compare_plans(plan("v3", 80.0, 60.0), plan("v4", 60.0, 75.0))  # a new label, no common move
+    assert apart.rescales[0].line().endswith("but its scores did not move on the whole: their changes are listed")
+    assert [(c.id, c.before, c.after, c.note) for c in apart.offering_changes] == [
+        ("a", 80.0, 60.0, None),
+        ("b", 60.0, 75.0, None),
+    ]
+    assert apart.kept_floors == []
+    assert compare_plans(plan("v3", 80.0, 60.0), plan("v3", 60.0, 45.0)).rescales == []  # 2 scores: too few
