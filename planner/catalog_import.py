@@ -8,15 +8,19 @@ the offerings; the price sources refine or add to them:
 * **aa** rows (host x model) give the measured figures: median output speed, median time to
   first token (the input part: thinking is apart), thinking time, context window and scores
   (capability `overall` is the intelligence index, `gpqa`, `mmlu_pro` and `livecodebench` the
-  benchmark fractions x 100). A row that thinks (`ttft_reasoning_time` > 0) carries
-  `thinking: {seconds}`, rounded up to the millisecond; its tokens (seconds x output speed,
-  billed as output) are an estimate. Rows of one endpoint and one model that differ only by an
-  effort qualifier ("(Reasoning, High Effort)", "(xhigh)"...) at the same prices are one
-  offering: the row that thinks least is the default, each other row a mode with its own model
-  name, scores, speed and thinking. Rows marked deleted, missing a price, speed, first-token
-  time or intelligence index, priced 0/0 (Artificial Analysis lists 0 for an unpublished
-  price), reasoning models with no measured thinking time, and rows whose input price equals
-  their cache-write price (a scrape that took one for the other) are left out and listed.
+  benchmark fractions x 100). A row that thinks (`ttft_reasoning_time` > 0) carries `thinking:
+  {seconds}`, rounded up to the millisecond; its tokens (seconds x output speed, billed as
+  output) are an estimate. A reasoning row measured with no thinking time, on a host that does
+  not stream thinking, has it inside its first-token time: the same host's non-reasoning rows'
+  median first-token time is the first token, the rest is thinking (both estimates; all of it
+  thinking when the host has no non-reasoning row). Rows of one endpoint and one model that
+  differ only by an effort qualifier ("(Reasoning, High Effort)", "(xhigh)"...) at the same
+  prices are one offering: the row that thinks least is the default, each other row a mode with
+  its own model name, scores, speed and thinking. Rows marked deleted, missing a price, speed,
+  first-token time or intelligence index, priced 0/0 (Artificial Analysis lists 0 for an
+  unpublished price), reasoning models with no measured thinking time, and rows whose input
+  price equals their cache-write price (a scrape that took one for the other) are left out and
+  listed.
 * **litellm** prices replace the table's price for the same host and model (list prices, with
   cached-input prices; published `rpm`/`tpm` become the offering's capacity), matched by the
   rule below. Entries with no matching row are left out (no measured speed).
@@ -63,7 +67,7 @@ import io
 import json
 import math
 import re
-import sys
+import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -979,6 +983,24 @@ def _metrics(offerings: list[dict], as_of: str | None) -> dict:
     return out
 
 
+def _hidden_thinking(rows: list[AARow]) -> None:
+    """Reasoning rows measured with no thinking time (thinking 0) on hosts that do not stream it (OpenAI,
+    Azure, Bedrock, Anthropic, Google...): their time to first token holds the thinking. It is split:
+    the first token takes what the same host's non-reasoning rows take (their median), the rest is
+    thinking, so its tokens are billed; both are estimates. With no non-reasoning row on the host, all
+    of it is thinking. The total to the first answer token stays the measured one."""
+    plain: dict[str, list[float]] = {}
+    for r in rows:
+        if not r.reasoning and r.ttft is not None and not r.deleted:
+            plain.setdefault(r.host, []).append(r.ttft)
+    for r in rows:
+        if not r.reasoning or r.thinking != 0 or r.ttft is None or r.ttft <= 0:
+            continue
+        first = min(statistics.median(plain[r.host]), r.ttft) if r.host in plain else 0.0
+        r.thinking, r.ttft = r.ttft - first, first
+        r.estimated += ["thinking.seconds", "speed.ttft_s"]
+
+
 def build_catalog(
     files: list[tuple[str, Path]], name: str, as_of: str | None = None, free_tiers: bool = False
 ) -> tuple[dict, ImportResult]:
@@ -996,6 +1018,7 @@ def build_catalog(
             litellm += read_litellm(path, skipped)
         elif kind == "openrouter":
             openrouter += read_openrouter(path, skipped)
+    _hidden_thinking([r for r, _ in aa_rows])
     result = ImportResult([], as_of=as_of)
     result.left_out += skipped
     by_host_model: dict[tuple[str, str], Price] = {}
@@ -1118,28 +1141,3 @@ def import_catalog(
     writer.writerow(["source", "name", "reason"])
     writer.writerows(csv_row(r) for r in result.left_out)
     return text, buf.getvalue(), result
-
-
-def run_import(
-    kind: str, files: list[str], out: Path, name: str | None, as_of: str | None, free_tiers: bool = False
-) -> int:
-    """The `catalog import` command: write the catalog and its left-out list, print what was left out."""
-    from .files import write_all
-    from .fmt import visible
-
-    out = Path(out)
-    text, left_csv, result = import_catalog(kind, files, out, name, as_of, free_tiers)
-    left = out.with_name(out.name.split(".")[0] + ".left-out.csv")
-    write_all({out: text, left: left_csv})
-    print(
-        visible(
-            f"{out}: {len(result.offerings)} offerings (as of {result.as_of or 'unknown'}); "
-            f"{len(result.left_out)} left out, listed in {left}"
-        )
-    )
-    by_reason: dict[tuple[str, str], int] = {}
-    for src, _, reason in result.left_out:
-        by_reason[(src, reason)] = by_reason.get((src, reason), 0) + 1
-    for (src, reason), n in sorted(by_reason.items(), key=lambda kv: -kv[1]):
-        print(visible(f"  left out: {n} from {src}: {reason}"), file=sys.stderr)
-    return 0

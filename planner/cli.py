@@ -274,12 +274,7 @@ def catalog_import(
     """Build a catalog from litellm's price table, OpenRouter's models listing and the Artificial
     Analysis providers table (prices from one, measured speeds from another)."""
 
-    def run() -> int:
-        from .catalog_import import run_import
-
-        return run_import(source.value, files, out, name, as_of, free_tiers)
-
-    _guard(run)
+    _guard(lambda: commands().catalog_import(source.value, files, out, name, as_of, free_tiers))
 
 
 @catalog_app.command("diff")

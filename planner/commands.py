@@ -83,7 +83,8 @@ def whatif(
             raise InputError.single(
                 "--without-vendor",
                 "",
-                f"no vendor or host '{v}' in the catalog (a company that bills or serves an offering); expected one of: {', '.join(companies)}",
+                f"no vendor or host '{v}' in the catalog (a company that bills or serves an offering); "
+                f"expected one of: {', '.join(companies)}",
             )
         scenarios.append((without_vendor(v, inputs.catalog), "--without-vendor"))
     if not scenarios:
@@ -237,11 +238,13 @@ def catalog_validate(catalog: Path) -> int:
     return EXIT_OK
 
 
-def catalog_import(kind: str, files: list[str], out: Path, name: str | None, as_of: str | None) -> int:
+def catalog_import(
+    kind: str, files: list[str], out: Path, name: str | None, as_of: str | None, free_tiers: bool = False
+) -> int:
     from .catalog_import import import_catalog
 
     out = Path(out)
-    text, left_csv, result = import_catalog(kind, files, out, name, as_of)
+    text, left_csv, result = import_catalog(kind, files, out, name, as_of, free_tiers)
     left = out.with_name(out.name.split(".")[0] + ".left-out.csv")
     write_all({out: text, left: left_csv})
     _say(

@@ -9,6 +9,7 @@ from functools import lru_cache
 
 from pydantic import BaseModel
 
+from .fmt import option
 from .plan import Plan, trusted
 from .rescale import Rescale, below_rounding, find_rescale, rounding_of
 
@@ -118,7 +119,7 @@ def _routing(w) -> list[str]:
 
 @lru_cache(maxsize=65536)
 def _route(offering: str, mode: str, share: float) -> str:
-    return f"{offering}{'' if mode == 'default' else '@' + mode} {share:.0%}"
+    return f"{option(offering, mode)} {share:.0%}"
 
 
 def compare_plans(
@@ -127,11 +128,13 @@ def compare_plans(
     label_before: str = "before",
     label_after: str = "after",
     old_routing: dict[str, list[str]] | None = None,
+    old_scores: dict[tuple[str, str, str], float] | None = None,
 ) -> Comparison:
     """Cost change in total, by workload and vendor; routing changes and, per rerouted workload, what
     changed on its routes; bindings; price, speed and capability changes; rescaled metrics and the
     floors that kept their number across one.
-    old_routing: routings(old), when many plans are compared with the same one (a what-if batch)."""
+    old_routing, old_scores: routings(old) and scores(old), when many plans are compared with the same
+    one (a what-if batch)."""
     old_w = {w.id: w for w in old.workloads}
     new_w = {w.id: w for w in new.workloads}
     old_routing = routings(old) if old_routing is None else old_routing
@@ -170,7 +173,7 @@ def compare_plans(
             x, y = getattr(oa[oid], field), getattr(ob[oid], field)
             if x is not None and y is not None and x != y:
                 offering_changes.append(OfferingChange(id=oid, field=field, before=x, after=y))
-    rescales, capability_changes = _capability(old, new)
+    rescales, capability_changes = _capability(old, new, old_scores)
     if capability_changes:
         offering_changes = sorted(offering_changes + capability_changes, key=_order)
     kept_floors = _kept_floors(old_w, new_w, rescales)
@@ -203,7 +206,7 @@ def _order(c: OfferingChange) -> tuple:
 
 
 def _label(offering: str, mode: str) -> str:
-    return offering if mode == "default" else f"{offering}@{mode}"
+    return option(offering, mode)
 
 
 def scores(plan: Plan) -> dict[tuple[str, str, str], float]:
@@ -223,23 +226,11 @@ def scores(plan: Plan) -> dict[tuple[str, str, str], float]:
     return out
 
 
-_old_scores: tuple[Plan, dict] | None = None  # the last plan compared as the earlier one, and its scores
-
-
-def _scores_of_old(plan: Plan) -> dict[tuple[str, str, str], float]:
-    """scores(plan), kept for the next comparison with the same earlier plan: a what-if batch compares
-    every scenario with one base (plans are not changed once built)."""
-    global _old_scores
-    if _old_scores is None or _old_scores[0] is not plan:
-        _old_scores = (plan, scores(plan))
-    return _old_scores[1]
-
-
-def _capability(old: Plan, new: Plan) -> tuple[dict[str, Rescale], list[OfferingChange]]:
+def _capability(old: Plan, new: Plan, old_scores: dict | None) -> tuple[dict[str, Rescale], list[OfferingChange]]:
     """The metrics put on a new scale between the plans (rescale.find_rescale over every score both
     carry, and their metrics' scale labels), and the capability changes of the options both carry:
     none under half the rounding, and under a rescale only the scores that differ from it."""
-    sa, sb = _scores_of_old(old), scores(new)
+    sa, sb = scores(old) if old_scores is None else old_scores, scores(new)
     by_metric: dict[str, list[tuple[str, str, float, float]]] = {}
     moved: dict[str, int] = {}
     for key, x in sa.items():

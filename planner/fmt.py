@@ -117,3 +117,8 @@ def csv_safe(value: Any) -> Any:
 
 def csv_row(values) -> list:
     return [csv_safe(v) for v in values]
+
+
+def option(offering: str, mode: str) -> str:
+    """An option as people read it: the offering, and its mode in brackets unless it is the default."""
+    return offering if mode == "default" else f"{offering} ({mode})"

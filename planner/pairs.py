@@ -12,7 +12,7 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-from .fmt import number, short
+from .fmt import number, option, short
 from .schema import Catalog, Offering, Speed, Thinking, WorkloadSet, floor_value
 
 
@@ -44,7 +44,7 @@ class Options:
         return len(self.offering_id)
 
     def label(self, o: int) -> str:
-        return self.offering_id[o] if self.mode[o] == "default" else f"{self.offering_id[o]}@{self.mode[o]}"
+        return option(self.offering_id[o], self.mode[o])
 
     @cached_property
     def standard_tier(self) -> np.ndarray:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .compare import Comparison
-from .fmt import cell, count, money, seconds, visible
+from .fmt import cell, count, money, option, seconds, visible
 from .frontier import Frontier
 from .plan import Plan
 from .tables import allocations_csv, rows_csv, rows_json
@@ -69,8 +69,7 @@ def print_plan(plan: Plan, fmt: str, paths: dict[str, Path]) -> None:
             _row(table, w.id, _styled("infeasible", "red"), "-", seconds(w.budget_s), "-", "-")
             continue
         route = ", ".join(
-            f"{a.offering}{'' if a.mode == 'default' else '@' + a.mode} {a.share:.0%}"
-            for a in sorted(w.allocations, key=lambda a: -a.share)
+            f"{option(a.offering, a.mode)} {a.share:.0%}" for a in sorted(w.allocations, key=lambda a: -a.share)
         )
         _row(
             table,

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .compare import Comparison, WorkloadChange, compare_plans, routings
+from .compare import Comparison, WorkloadChange, compare_plans, routings, scores
 from .files import discard, stage
 from .load import Inputs
 from .plan import Plan, trusted
@@ -53,11 +53,13 @@ class Batch:
     paths: list[Path] | None = None
     tag: str = ""
     routing: dict[str, list[str]] = field(init=False)  # the base's, shown beside each scenario's
+    scores: dict[tuple[str, str, str], float] = field(init=False)  # the base's capability scores
     kept: list[WorkloadChange] = field(init=False)  # per base workload, its comparison row when a plan keeps it
     kept_rows: list[tuple] = field(init=False)  # the same as values
 
     def __post_init__(self) -> None:
         self.routing = routings(self.base)
+        self.scores = scores(self.base)
         self.kept = [
             trusted(WorkloadChange, dict(zip(_ROW, (w.id, w.status, w.status, w.cost, w.cost, r, r, False))))
             for w in self.base.workloads
@@ -82,7 +84,7 @@ class Batch:
                 plan.status,
                 plan.total_cost,
                 list(plan.diagnosis),
-                compare_plans(self.base, plan, "base", scenario.name, self.routing),
+                compare_plans(self.base, plan, "base", scenario.name, self.routing, self.scores),
                 staged,
             )
         except BaseException:

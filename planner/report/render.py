@@ -27,6 +27,7 @@ def _env():
         num=fmt.count,
         logpos=_logpos,
         signed=fmt.signed_percent,
+        option=fmt.option,
     )
     return env
 
