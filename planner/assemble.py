@@ -111,6 +111,7 @@ def build_plan(
                 price_input=o.price.input,
                 price_output=o.price.output,
                 gateway=dict(o.gateway),
+                estimated=list(o.estimated),
             )
             for o in catalog.offerings
             if o.id in named

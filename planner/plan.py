@@ -227,6 +227,37 @@ class Relaxation(PlanModel):
     meaning: str = ""
 
 
+ESTIMATE_AFFECTS = {  # a catalog field that is an estimate, and the plan figures it enters
+    "thinking": ("cost", "latency"),
+    "price": ("cost",),
+    "speed": ("latency",),
+    "capability": ("capability",),
+    "context_window": (),
+    "capacity": (),
+}
+
+
+def estimated_fields(info: OfferingInfo | None, mode: str) -> list[str]:
+    """The catalog fields of one option that are estimates: the offering's own, and its mode's
+    (`modes.<mode>.<field>`, named here without the prefix)."""
+    out: list[str] = []
+    for path in info.estimated if info else ():
+        parts = path.split(".")
+        if parts[0] == "modes":
+            if len(parts) < 3 or parts[1] != mode:
+                continue
+            parts = parts[2:]
+        field = ".".join(parts)
+        if field not in out:
+            out.append(field)
+    return out
+
+
+def estimated_figures(info: OfferingInfo | None, mode: str) -> set[str]:
+    """Which of an option's plan figures (cost, latency, capability) rest on an estimate in the catalog."""
+    return {f for path in estimated_fields(info, mode) for f in ESTIMATE_AFFECTS.get(path.split(".")[0], ())}
+
+
 class OfferingInfo(PlanModel):
     """What an export needs of every offering the plan names (allocated or a runner-up)."""
 
@@ -237,6 +268,7 @@ class OfferingInfo(PlanModel):
     price_input: float
     price_output: float
     gateway: dict[str, str] = {}
+    estimated: list[str] = []  # the catalog's fields of this offering that are estimates
 
 
 class MetricInfo(PlanModel):

@@ -205,6 +205,8 @@ def test_whole_source_files_import_the_same_catalog_every_time(tmp_path):
         built = import_all(FULL, *files, "openrouter_models_2026-04-04.json", tmp_path / run / "aa-2026-06.yaml")
         texts.append([(tmp_path / run / name).read_bytes() for name in ("aa-2026-06.yaml", "aa-2026-06.left-out.csv")])
     assert texts[0] == texts[1]  # same input, byte-identical catalog and left-out list
+    shipped = ROOT / "catalogs"
+    assert texts[0] == [(shipped / n).read_bytes() for n in ("aa-2026-06.yaml", "aa-2026-06.left-out.csv")]
     assert built.as_of == "2026-06-19" and len(built.offerings) > 700
     for kind, name in (
         ("litellm", "litellm_model_prices_and_context_window.json"),

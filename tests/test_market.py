@@ -181,3 +181,14 @@ def test_every_estimate_is_marked(real):
                 assert f"modes.{m.name}.thinking.tokens" in o.estimated or "thinking.tokens" in o.estimated
     plan = json.loads(real[1].to_json())
     assert plan["status"] == "optimal"
+
+
+def test_the_report_marks_figures_that_rest_on_an_estimate(real, tmp_path):
+    from planner.report import render_plan_report
+
+    _, plan = real
+    html = render_plan_report(plan)
+    assert html.count('class="est"') >= 4  # cost and latency of the routes on derived thinking tokens
+    assert "gpt-oss-120b@cerebras: thinking.tokens" in html
+    support = render_plan_report(solve_inputs(load_inputs(SUPPORT), "highs"))
+    assert 'class="est"' not in support  # the demo catalog marks no field as an estimate

@@ -6,7 +6,7 @@ import math
 from functools import lru_cache
 
 from .. import fmt
-from ..plan import Plan
+from ..plan import Plan, estimated_fields, estimated_figures
 
 
 @lru_cache(maxsize=1)
@@ -29,6 +29,8 @@ def _env():
         signed=fmt.signed_percent,
         option=fmt.option,
     )
+    env.globals["estimated"] = estimated_figures
+    env.globals["estimated_fields"] = estimated_fields
     return env
 
 
