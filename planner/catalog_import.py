@@ -18,7 +18,8 @@ the offerings; the price sources refine or add to them:
   prices are one offering: the row that thinks least is the default, each other row a mode with
   its own model name, scores, speed and thinking. Rows marked deleted, missing a price, speed,
   first-token time or intelligence index, priced 0/0 (Artificial Analysis lists 0 for an
-  unpublished price), reasoning models with no measured thinking time, and rows whose input
+  unpublished price), priced under a tenth of the median of the model's other rows (a
+  placeholder; with at least 3 priced rows), reasoning models with no measured thinking time, and rows whose input
   price equals their cache-write price (a scrape that took one for the other) are left out and
   listed.
 * **litellm** prices replace the table's price for the same host and model (list prices, with
@@ -664,8 +665,29 @@ def _free_reason(capacity: dict | None, free_tiers: bool) -> str | None:
     return None
 
 
+def _blended(p_in: float, p_out: float) -> float:
+    return (3 * p_in + p_out) / 4  # Artificial Analysis's 3:1 blend
+
+
+def _typical_prices(rows: list[AARow]) -> dict[str, float]:
+    """Per model (without its effort qualifier), the median blended price of the table's priced rows,
+    where at least 3 rows price it: what a host's price is compared with to spot a placeholder."""
+    by: dict[str, list[float]] = {}
+    for r in rows:
+        if r.input is not None and r.output is not None and (r.input or r.output) and not r.deleted:
+            by.setdefault(normalize_model(split_effort(r.model)[0]), []).append(_blended(r.input, r.output))
+    return {m: statistics.median(v) for m, v in by.items() if len(v) >= 3}
+
+
 def _resolve(
-    row: AARow, path: Path, prices: dict, surcharged: set[str], free_tiers: bool, left: list, used: set[str]
+    row: AARow,
+    path: Path,
+    prices: dict,
+    surcharged: set[str],
+    free_tiers: bool,
+    left: list,
+    used: set[str],
+    typical: dict[str, float] | None = None,
 ) -> Entry | None:
     """The row's offering figures, or None with the reason in `left`. `surcharged`: the models some
     row prices cache writes above input (so an input price equal to a cache-write price is suspect)."""
@@ -708,6 +730,17 @@ def _resolve(
         p_in, p_out = row.input, row.output
         if p_in == 0 and p_out == 0:
             left.append(("aa", label, "price not published (Artificial Analysis lists 0 for input and output)"))
+            return None
+        median = (typical or {}).get(normalize_model(split_effort(row.model)[0]))
+        if median and _blended(p_in, p_out) < median / 10:
+            left.append(
+                (
+                    "aa",
+                    label,
+                    f"price {_money(p_in)}/{_money(p_out)} is under a tenth of the other hosts' for this model "
+                    f"(median blended {_money(median)}): a placeholder, not a published price",
+                )
+            )
             return None
         if p_in > 0 and p_in == row.cache_write and normalize_model(row.model) in surcharged:
             left.append(
@@ -1026,10 +1059,12 @@ def build_catalog(
         by_host_model.setdefault((p.provider, normalize_model(p.model)), p)
     used_prices: set[str] = set()
     surcharged = {normalize_model(r.model) for r, _ in aa_rows if r.cache_write and r.input and r.cache_write > r.input}
+    typical = _typical_prices([r for r, _ in aa_rows])
     entries = [
         e
         for row, path in aa_rows
-        if (e := _resolve(row, path, by_host_model, surcharged, free_tiers, result.left_out, used_prices)) is not None
+        if (e := _resolve(row, path, by_host_model, surcharged, free_tiers, result.left_out, used_prices, typical))
+        is not None
     ]
     ids: dict[str, int] = {}
     result.offerings = _aa_offerings(entries, ids, as_of)

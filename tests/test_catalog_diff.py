@@ -3,6 +3,7 @@
 import copy
 import json
 import random
+import re
 import tempfile
 from pathlib import Path
 
@@ -104,7 +105,7 @@ def test_a_rescale_of_the_real_catalog_is_one_row_not_a_change_per_offering(real
     assert len(rescale) == 1 and rescale[0]["field"] == "capability.overall" and rescale[0]["offering"] == "*"
     assert rescale[0]["relative"] == pytest.approx(-0.25, abs=0.01)
     scored = sum(1 for o in real["offerings"] if o["capability"]["overall"] > 0)
-    assert f"x0.75 ({scored} scores, middle 80% of ratios 0.7" in rescale[0]["note"]
+    assert re.search(rf"x0\.75\d* \({scored} scores, middle 80% of ratios 0\.7", rescale[0]["note"])
     assert "not declared" in rescale[0]["note"] and f"{len(kept)} differ from it" in rescale[0]["note"]
     changed = [(r["offering"], r["field"]) for r in rows if r["change"] == "changed"]
     overall = [r for r in rows if r["field"] == "capability.overall" and r["change"] == "changed"]
@@ -119,7 +120,7 @@ def test_a_rescale_of_the_real_catalog_is_one_row_not_a_change_per_offering(real
     lines = table.stdout.splitlines()
     offerings = len({o["id"] for o in kept} | {o["id"] for o in new["offerings"][:3]})
     assert lines[0].endswith(f"0 added, 0 removed, {offerings} changed ({3 + len(kept)} figures)")
-    assert lines[1].startswith("capability.overall rescaled x0.75 (")
+    assert re.match(r"capability\.overall rescaled x0\.75\d* \(", lines[1])
     assert "rescaled" not in "\n".join(lines[2:])  # the table lists the offerings' changes only
     data = json.loads(runner.invoke(app, ["catalog", "diff", str(REAL), str(path), "--format", "json"]).stdout)
     assert [r["change"] for r in data].count("rescaled") == 1
@@ -140,7 +141,7 @@ def test_one_metric_scaled_on_half_the_offerings_is_no_rescale(real):
         for a, b in zip(real["offerings"], new["offerings"])
         if a["capability"]["overall"] != b["capability"]["overall"]
     )
-    assert moved > 400
+    assert moved > 0.4 * len(real["offerings"])
     assert sum(1 for r in rows if r["field"] == "capability.overall") == moved  # each one is a change
 
 
@@ -199,7 +200,7 @@ def test_a_capability_change_under_half_the_rounding_is_no_change():
 
 
 def test_catalog_show_says_what_each_metric_is_and_how_high_its_scores_go(real, tmp_path):
-    cut = {**real, "offerings": real["offerings"][:40]}
+    cut = {**real, "offerings": [o for o in real["offerings"] if not o.get("modes")][:40]}
     cut["metrics"] = {
         "overall": {"name": "Artificial Analysis Intelligence Index", "scale": "v4 (2026-06-19)", "rounding": 0.1}
     }
