@@ -424,11 +424,14 @@ def company_columns(ctx: Context) -> dict[str, np.ndarray]:
     """Each company's columns: the options it bills or serves (an option of a vendor served by another
     company counts for both), in ascending order."""
     companies = ctx.pairs.options.companies
-    cols: dict[str, list[int]] = {}
-    for col, o in enumerate(ctx.var_o.tolist()):
-        for c in companies[o]:
-            cols.setdefault(c, []).append(col)
-    return {c: np.array(v, dtype=int) for c, v in sorted(cols.items())}
+    names = sorted({c for cs in companies for c in cs})
+    out = {}
+    for c in names:
+        on = np.array([c in cs for cs in companies], dtype=bool)
+        cols = np.flatnonzero(on[ctx.var_o])
+        if len(cols):
+            out[c] = cols
+    return out
 
 
 def traffic(ws: WorkloadSet, pairs: Pairs, basis: str) -> np.ndarray:

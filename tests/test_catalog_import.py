@@ -407,9 +407,10 @@ def test_effort_variants_of_one_endpoint_are_one_offering_with_modes(full):
     # "DeepInfra (FP4)" and "DeepInfra FP4" are one endpoint: its two efforts are one offering
     fp4 = by["deepseek-v4-flash@deepinfra-fp4"]
     assert fp4["tier"] == "standard-fp4" and [m["name"] for m in fp4["modes"]] == ["reasoning-max-effort"]
-    # CoreWeave prices its non-reasoning variant apart ($0.01/$0.01): two offerings
-    assert by["deepseek-v4-flash-non-reasoning@coreweave"]["price"]["input"] == 0.01
-    assert by["deepseek-v4-flash-reasoning-high-effort@coreweave"]["price"]["input"] == 0.14
+    # CoreWeave lists its non-reasoning variant at $0.01/$0.01, a placeholder (left out); the
+    # reasoning variants are one offering
+    assert "deepseek-v4-flash-non-reasoning@coreweave" not in by
+    assert by["deepseek-v4-flash@coreweave"]["price"]["input"] == 0.14
 
 
 def test_endpoint_variants_share_their_company(full):

@@ -264,7 +264,7 @@ def test_catalog_show_and_validate():
     result = run("catalog", "validate", cat)
     assert result.exit_code == 0 and "ok:" in result.stdout
     rows = json.loads(run("catalog", "show", cat, "--format", "json").stdout)
-    assert {"sol-fast", "sol-fast@ultra", "luna-std"} <= {r["option"] for r in rows}
+    assert {"sol-fast", "sol-fast (ultra)", "luna-std"} <= {r["option"] for r in rows}
 
 
 def test_version():

@@ -202,6 +202,10 @@ def rescaled(data: dict, factor: float = 0.75, noise: float = 0.03, seed: int = 
     for o in new["offerings"]:
         jitter = per_model.setdefault(o["model"], rng.uniform(-noise, noise))
         o["capability"]["overall"] = round(o["capability"]["overall"] * factor * (1 + jitter), 3)
+        for m in o.get("modes", []):  # a rescale moves every score, the modes' too
+            if "overall" in (m.get("capability") or {}):
+                j = per_model.setdefault(m.get("model") or o["model"], rng.uniform(-noise, noise))
+                m["capability"]["overall"] = round(m["capability"]["overall"] * factor * (1 + j), 3)
     for o in new["offerings"][:3]:
         o["price"]["output"] = round(o["price"]["output"] * 1.2, 6)
     new["as_of"] = "2026-07-01"

@@ -138,12 +138,12 @@ def test_the_routing_is_matched_by_workload_offering_and_mode():
     assert routed.shape == pairs.shape
     assert [(pairs.workloads.ids[w], pairs.options.label(o)) for w, o in zip(*np.nonzero(routed))] == [
         ("chat", "a2"),
-        ("agent", "b1@high"),
+        ("agent", "b1 (high)"),
     ]
     reordered = with_catalog(inputs, ws, catalog_of(*cat["offerings"][::-1]))  # the same ids, another order
     other = build_pairs(reordered.workloads, reordered.catalog)
     again = routed_pairs(routing, other)
-    assert [other.options.label(o) for o in range(5)] == ["b2", "b1", "b1@high", "a2", "a1"]
+    assert [other.options.label(o) for o in range(5)] == ["b2", "b1", "b1 (high)", "a2", "a1"]
     assert again.sum() == 2 and again[0, 3] and again[1, 2]
 
 
