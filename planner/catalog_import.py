@@ -19,7 +19,9 @@ the offerings; the price sources refine or add to them:
   its own model name, scores, speed and thinking. Rows marked deleted, missing a price, speed,
   first-token time or intelligence index, priced 0/0 (Artificial Analysis lists 0 for an
   unpublished price), priced under a tenth of the median of the model's other rows (a
-  placeholder; with at least 3 priced rows), reasoning models with no measured thinking time, and rows whose input
+  placeholder; with at least 3 priced rows), reasoning rows that think under a quarter of the
+  tokens the same model thinks on its other hosts (median over at least 3: the endpoint likely does
+  not run that effort), reasoning models with no measured thinking time, and rows whose input
   price equals their cache-write price (a scrape that took one for the other) are left out and
   listed.
 * **litellm** prices replace the table's price for the same host and model (list prices, with
@@ -1034,6 +1036,28 @@ def _hidden_thinking(rows: list[AARow]) -> None:
         r.estimated += ["thinking.seconds", "speed.ttft_s"]
 
 
+def _shallow_thinkers(rows: list[tuple[AARow, Path]]) -> dict[tuple[str, int], str]:
+    """Reasoning rows that think under a quarter of the tokens the same model thinks on its other hosts
+    (median over at least 3): the endpoint likely does not run that effort, so the model's score (one
+    per model, not per host) would not hold there. Keyed by (file, line), with the reason."""
+    tokens: dict[str, list[tuple[tuple[str, int], float]]] = {}
+    for r, path in rows:
+        if r.reasoning and r.thinking is not None and r.tps and not r.deleted:
+            tokens.setdefault(r.model, []).append(((str(path), r.line), r.thinking * r.tps))
+    out = {}
+    for found in tokens.values():
+        if len(found) < 3:
+            continue
+        median = statistics.median(t for _, t in found)
+        for key, t in found:
+            if t < median / 4:
+                out[key] = (
+                    f"thinks {t:,.0f} tokens a call against a median of {median:,.0f} for this model on other "
+                    "hosts: the endpoint likely does not run this effort, so the model's score would not hold"
+                )
+    return out
+
+
 def build_catalog(
     files: list[tuple[str, Path]], name: str, as_of: str | None = None, free_tiers: bool = False
 ) -> tuple[dict, ImportResult]:
@@ -1060,9 +1084,14 @@ def build_catalog(
     used_prices: set[str] = set()
     surcharged = {normalize_model(r.model) for r, _ in aa_rows if r.cache_write and r.input and r.cache_write > r.input}
     typical = _typical_prices([r for r, _ in aa_rows])
+    shallow = _shallow_thinkers(aa_rows)
+    for row, path in aa_rows:
+        if (str(path), row.line) in shallow:
+            result.left_out.append(("aa", f"{row.host} / {row.model}", shallow[str(path), row.line]))
     entries = [
         e
         for row, path in aa_rows
+        if (str(path), row.line) not in shallow
         if (e := _resolve(row, path, by_host_model, surcharged, free_tiers, result.left_out, used_prices, typical))
         is not None
     ]

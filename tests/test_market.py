@@ -71,6 +71,20 @@ def test_no_route_goes_to_an_unpriced_offering(real):
     assert plan.status == "optimal" and all(a.cost_per_task > 0 for w in plan.workloads for a in w.allocations)
 
 
+def test_an_endpoint_that_does_not_think_does_not_get_the_efforts_score(real):
+    """AA scores models, not endpoints: Bedrock's Claude Opus 4.7 (Adaptive Reasoning, Max Effort) thinks
+    34 tokens where its other hosts think about 930, so the max-effort score (53.5) would not hold there."""
+    inputs, _ = real
+    on_bedrock = [m for o in inputs.catalog.offerings if o.id.startswith("claude-opus-4.7@amazon") for m in o.modes] + [
+        o for o in inputs.catalog.offerings if o.id.startswith("claude-opus-4.7@amazon")
+    ]
+    assert on_bedrock and all("Max Effort" not in (x.model or "") for x in on_bedrock)
+    left = (ROOT / "catalogs" / "aa-2026-06.left-out.csv").read_text()
+    assert '"Amazon Bedrock / Claude Opus 4.7 (Adaptive Reasoning, Max Effort)","thinks 34 tokens' in left
+    elsewhere = [o for o in inputs.catalog.offerings if o.id == "claude-opus-4.7@anthropic"]
+    assert [m.model for m in elsewhere[0].modes] == ["Claude Opus 4.7 (Adaptive Reasoning, Max Effort)"]
+
+
 def test_endpoint_variants_are_one_company(real):
     inputs, _ = real
     deepinfra = {o.vendor for o in inputs.catalog.offerings if o.id.split("@")[-1].startswith("deepinfra")}
