@@ -196,7 +196,7 @@ def frontier(
         top = {int(lp.var_w[j]): labels_of(int(lp.var_o[j])) for j in firsts}
         if workload_id is not None:
             return top.get(next(iter(targets)), "-")
-        return " ".join(f"{ids[w]}:{top[w]}" for w in sorted(top))
+        return "; ".join(f"{ids[w]}: {top[w]}" for w in sorted(top))
 
     # latency sweep; with the whole portfolio, a workload that needs only a share of its tasks within
     # budget keeps that row, over the options within the scaled budget
