@@ -354,13 +354,12 @@ def resilience(pairs: Pairs, plan: Plan, lp: LinearProgram) -> list[VendorOutage
         return []
     in_lp = np.unique(lp.var_w)
     resolver = Resolver(lp)
-    companies = pairs.options.companies
     cover_rows = {r.name.split(":", 1)[1]: i for i, r in enumerate(lp.rows) if r.family == "cover"}
     ids = pairs.workloads.ids
     cost_by_w = {w.id: w.cost for w in plan.workloads}
     out = []
     for v in plan.vendors:
-        upper = np.array([v.vendor not in companies[o] for o in lp.var_o.tolist()], dtype=float)
+        upper = (~pairs.options.involving(v.vendor)[lp.var_o]).astype(float)
         alive = np.zeros(pairs.shape[0], dtype=bool)
         np.logical_or.at(alive, lp.var_w, upper > 0)
         lost = [ids[w] for w in in_lp if not alive[w]]

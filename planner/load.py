@@ -375,20 +375,7 @@ def check_workloads(ws: WorkloadSet, file: str, positions=None) -> None:
                 )
             )
     if problems:
-        try:
-            _, positions = read_yaml(file)
-        except (InputError, OSError):
-            positions = {}
-        loc_of = {format_loc(loc): positions.get(loc, (None, None)) for loc in _locs(ws)}
-        raise InputError(file, [Problem(p.path, p.message, *loc_of.get(p.path, (None, None))) for p in problems])
-
-
-def _locs(ws: WorkloadSet) -> list[tuple]:
-    out = [("policy", "regions")]
-    for i in range(len(ws.workloads)):
-        out += [("workloads", i, "regions"), ("workloads", i, "capability", "min")]
-        out += [("workloads", i, "capability", "mean_min")]
-    return out
+        raise InputError(file, problems)
 
 
 def load_inputs(workloads_path: str | Path, catalog_path: str | Path | None = None) -> Inputs:
@@ -413,25 +400,24 @@ def load_inputs(workloads_path: str | Path, catalog_path: str | Path | None = No
 def check_against_catalog(ws: WorkloadSet, catalog: Catalog, file: str) -> None:
     """Rules that read the catalog: a floor stated as a model's score names a model the catalog has,
     and a region rule needs a catalog that says where its offerings run."""
-    problems = []
+    found: list[tuple[tuple, str]] = []  # (field path, what is wrong)
     for i, w in enumerate(ws.workloads):
         for key in ("min", "mean_min"):
             try:
                 floor_value(getattr(w.capability, key), w.capability.metric, catalog)
             except ValueError as exc:
-                problems.append(
-                    Problem(format_loc(("workloads", i, "capability", key)), f"{exc} (in workload '{w.id}')")
-                )
+                found.append((("workloads", i, "capability", key), f"{exc} (in workload '{w.id}')"))
     if not any(o.regions for o in catalog.offerings):
         rules = [("policy", "regions")] if ws.policy.regions else []
         rules += [("workloads", i, "regions") for i, w in enumerate(ws.workloads) if w.regions]
-        for loc in rules:
-            problems.append(
-                Problem(
-                    format_loc(loc),
-                    f"a region rule, but the catalog '{catalog.catalog}' says for no offering where it runs "
-                    "(no 'regions'); remove the rule or use a catalog that lists regions",
-                )
-            )
-    if problems:
-        raise InputError(file, problems)
+        why = (
+            f"a region rule, but the catalog '{catalog.catalog}' says for no offering where it runs "
+            "(no 'regions'); remove the rule or use a catalog that lists regions"
+        )
+        found += [(loc, why) for loc in rules]
+    if found:
+        try:  # the lines of the fields at fault (a scenario's or --set's problems have none in the file)
+            _, positions = read_yaml(file)
+        except (InputError, OSError):
+            positions = {}
+        raise InputError(file, [Problem(format_loc(loc), why, *positions.get(loc, (None, None))) for loc, why in found])

@@ -423,12 +423,10 @@ SHARE_UNIT = {"tokens": "share of tokens", "tasks": "share of tasks", "spend": "
 def company_columns(ctx: Context) -> dict[str, np.ndarray]:
     """Each company's columns: the options it bills or serves (an option of a vendor served by another
     company counts for both), in ascending order."""
-    companies = ctx.pairs.options.companies
-    names = sorted({c for cs in companies for c in cs})
+    opts = ctx.pairs.options
     out = {}
-    for c in names:
-        on = np.array([c in cs for cs in companies], dtype=bool)
-        cols = np.flatnonzero(on[ctx.var_o])
+    for c in sorted({c for cs in opts.companies for c in cs}):
+        cols = np.flatnonzero(opts.involving(c)[ctx.var_o])
         if len(cols):
             out[c] = cols
     return out

@@ -46,6 +46,10 @@ class Options:
     def label(self, o: int) -> str:
         return option(self.offering_id[o], self.mode[o])
 
+    def involving(self, company: str) -> np.ndarray:
+        """Per option, whether the company bills or serves it."""
+        return np.array([company in cs for cs in self.companies], dtype=bool)
+
     @cached_property
     def standard_tier(self) -> np.ndarray:
         return np.array([t == "standard" for t in self.tier], dtype=bool)
