@@ -12,8 +12,8 @@ the offerings; the price sources refine or add to them:
   {seconds}`, rounded up to the millisecond; its tokens (seconds x output speed, billed as
   output) are an estimate. A reasoning row measured with no thinking time, on a host that does
   not stream thinking, has it inside its first-token time: the same host's non-reasoning rows'
-  median first-token time is the first token, the rest is thinking (both estimates; all of it
-  thinking when the host has no non-reasoning row). Rows of one endpoint and one model that
+  median first-token time is the first token, the rest is thinking (both estimates; left out when
+  the host has no non-reasoning row). Rows of one endpoint and one model that
   differ only by an effort qualifier ("(Reasoning, High Effort)", "(xhigh)"...) at the same
   prices are one offering: the row that thinks least is the default, each other row a mode with
   its own model name, scores, speed and thinking. Rows marked deleted, missing a price, speed,
@@ -203,7 +203,7 @@ METRICS = {
     "mmlu_pro": ("MMLU-Pro", "model_mmlu_pro"),
     "livecodebench": ("LiveCodeBench", "model_livecodebench"),
 }
-METRIC_ROUNDING = 0.1  # Artificial Analysis publishes the index and the benchmark percentages to one decimal
+METRIC_ROUNDING = 0.0001  # the importer keeps the table's scores to 4 decimals
 
 
 def normalize_model(name: str) -> str:
@@ -1003,8 +1003,8 @@ def _metrics(offerings: list[dict], as_of: str | None) -> dict:
     for metric, (name, column) in METRICS.items():
         if metric not in top:
             continue
-        if metric == "overall":
-            scale = f"{name} as of {as_of}" if as_of else f"{name} (scrape date unknown)"
+        if metric == "overall":  # a label that names a version would change only with the index itself
+            scale = "0-100 points; the scrape does not name the index version"
         else:
             scale = f"{name}, percent of questions answered correctly (0-100)"
         entry: dict = {"name": name, "scale": scale}
@@ -1022,8 +1022,9 @@ def _hidden_thinking(rows: list[AARow]) -> None:
     """Reasoning rows measured with no thinking time (thinking 0) on hosts that do not stream it (OpenAI,
     Azure, Bedrock, Anthropic, Google...): their time to first token holds the thinking. It is split:
     the first token takes what the same host's non-reasoning rows take (their median), the rest is
-    thinking, so its tokens are billed; both are estimates. With no non-reasoning row on the host, all
-    of it is thinking. The total to the first answer token stays the measured one."""
+    thinking, so its tokens are billed; both are estimates. With no non-reasoning row on the host there
+    is nothing to split by: the thinking is unknown and the row is left out. The total to the first
+    answer token stays the measured one."""
     plain: dict[str, list[float]] = {}
     for r in rows:
         if not r.reasoning and r.ttft is not None and not r.deleted:
@@ -1031,7 +1032,10 @@ def _hidden_thinking(rows: list[AARow]) -> None:
     for r in rows:
         if not r.reasoning or r.thinking != 0 or r.ttft is None or r.ttft <= 0:
             continue
-        first = min(statistics.median(plain[r.host]), r.ttft) if r.host in plain else 0.0
+        if r.host not in plain:
+            r.thinking = None  # hidden in the first token, with nothing to tell it from the input time
+            continue
+        first = min(statistics.median(plain[r.host]), r.ttft)
         r.thinking, r.ttft = r.ttft - first, first
         r.estimated += ["thinking.seconds", "speed.ttft_s"]
 
@@ -1111,9 +1115,23 @@ def build_catalog(
         found = by_model.get(key, [])
         # "GPT-5 (ChatGPT)" is another model than "openai/gpt-5": rows whose other qualifiers also match first
         found = [e for e in found if normalize_model(re.sub(r"[()]", " ", e.base)) == key] or found
+        # "Qwen3 VL 32B Instruct" and "Qwen3 VL 32B" (its thinking release) differ only by a word the
+        # matching rule drops: the OpenRouter id says which
+        instruct = "instruct" in p.model.lower()
+        found = [e for e in found if ("instruct" in e.base.lower()) == instruct] or found
+        models = sorted({e.base for e in found})
         if not found:
             result.left_out.append(
                 ("openrouter", p.key, "no measured speed (no Artificial Analysis row for this model)")
+            )
+        elif len(models) > 1:  # dated releases ("GPT-4o (May '24)", "(Nov '24)") are different models
+            result.left_out.append(
+                (
+                    "openrouter",
+                    p.key,
+                    f"matches {len(models)} Artificial Analysis models ({'; '.join(models)}): "
+                    "which one it serves is unknown",
+                )
             )
         elif p.free:
             result.left_out.append(("openrouter", p.key, _free_reason(None, free_tiers)))
