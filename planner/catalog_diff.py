@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .rescale import Rescale, below_rounding, find_rescale, rounding_of
+from .rescale import Rescale, rounding_of, score_changes
 from .schema import Catalog
 
 
@@ -31,14 +31,15 @@ def _fields(o) -> dict[str, float | str | None]:
     return out
 
 
-def catalog_rescales(old: Catalog, new: Catalog) -> dict[str, Rescale]:
-    """Per capability metric put on a new scale between the catalogs (declared or found from the
-    scores of the offerings in both), its rescale."""
+def capability_changes(old: Catalog, new: Catalog) -> tuple[dict[str, Rescale], dict[str, dict[str, str | None]]]:
+    """Per capability metric of the offerings in both catalogs: its rescale, when it was put on a new
+    scale (declared, or found from the scores), and the scores to list as changes, offering -> note
+    (rescale.score_changes)."""
     b = {o.id: o for o in new.offerings}
     metrics = sorted(
         {m for o in (*old.offerings, *new.offerings) for m in o.capability} | set(old.metrics) | set(new.metrics)
     )
-    out = {}
+    rescales, listed = {}, {}
     for m in metrics:
         ma, mb = old.metrics.get(m), new.metrics.get(m)
         scores = [
@@ -46,31 +47,26 @@ def catalog_rescales(old: Catalog, new: Catalog) -> dict[str, Rescale]:
             for o in old.offerings
             if o.id in b and m in o.capability and m in b[o.id].capability
         ]
-        found = find_rescale(
+        found, listed[m] = score_changes(
             m,
             scores,
-            _rounding(old, new, m),
+            rounding_of(ma.rounding if ma else None, mb.rounding if mb else None),
             ma.scale if ma else None,
             mb.scale if mb else None,
         )
         if found is not None:
-            out[m] = found
-    return out
-
-
-def _rounding(old: Catalog, new: Catalog, metric: str) -> float | None:
-    ma, mb = old.metrics.get(metric), new.metrics.get(metric)
-    return rounding_of(ma.rounding if ma else None, mb.rounding if mb else None)
+            rescales[m] = found
+    return rescales, listed
 
 
 def diff_catalogs(old: Catalog, new: Catalog) -> list[dict[str, Any]]:
     """One row per rescaled capability metric, per added or removed offering and per changed figure of
-    an offering in both. Under a rescale of metric m, an offering's capability.m row is listed only
-    when its score differs from the rescale (note says so); a capability change under half the
-    rounding either catalog declares for the metric is no change."""
+    an offering in both. Capability rows follow rescale.score_changes: under a rescale of metric m, an
+    offering's capability.m row is listed only when its score differs from the rescale (the note says
+    so); a capability change under half the rounding either catalog declares is no change."""
     a = {o.id: o for o in old.offerings}
     b = {o.id: o for o in new.offerings}
-    rescales = catalog_rescales(old, new)
+    rescales, listed = capability_changes(old, new)
     rows: list[dict[str, Any]] = [
         _row(
             "rescaled",
@@ -91,19 +87,14 @@ def diff_catalogs(old: Catalog, new: Catalog) -> list[dict[str, Any]]:
         fa, fb = _fields(a[oid]), _fields(b[oid])
         for key in list(fa) + [k for k in fb if k not in fa]:
             x, y = fa.get(key), fb.get(key)
-            note = None
             numbers = isinstance(x, (int, float)) and isinstance(y, (int, float))
             metric = key.removeprefix("capability.") if key.startswith("capability.") and numbers else None
-            rescale = rescales.get(metric) if metric else None
-            if rescale is not None and rescale.moves:  # an unchanged score may differ from it
-                if not rescale.differs_at(x, y, _rounding(old, new, metric)):
+            note = None
+            if metric is not None:
+                if oid not in listed[metric]:
                     continue
-                note = (
-                    f"differs from the rescale: x{y / x:.3g} against x{rescale.factor:.3g}"
-                    if x
-                    else f"differs from the rescale (x{rescale.factor:.3g})"
-                )
-            elif x == y or (metric and below_rounding(x, y, _rounding(old, new, metric))):
+                note = listed[metric][oid]
+            elif x == y:
                 continue
             rel = (y - x) / x if numbers and x else None
             rows.append(_row("changed", oid, key, x, y, None if rel is None else round(rel, 6), note))

@@ -689,7 +689,7 @@ def _resolve(
     free_tiers: bool,
     left: list,
     used: set[str],
-    typical: dict[str, float] | None = None,
+    typical: dict[str, float],
 ) -> Entry | None:
     """The row's offering figures, or None with the reason in `left`. `surcharged`: the models some
     row prices cache writes above input (so an input price equal to a cache-write price is suspect)."""
@@ -733,7 +733,7 @@ def _resolve(
         if p_in == 0 and p_out == 0:
             left.append(("aa", label, "price not published (Artificial Analysis lists 0 for input and output)"))
             return None
-        median = (typical or {}).get(normalize_model(split_effort(row.model)[0]))
+        median = typical.get(normalize_model(split_effort(row.model)[0]))
         if median and _blended(p_in, p_out) < median / 10:
             left.append(
                 (

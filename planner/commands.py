@@ -216,13 +216,15 @@ def _rescaled_workloads(cmp, old, new) -> dict[str, str]:
 
 
 def catalog_show(catalog: Path, fmt: str) -> int:
+    from .pairs import build_options
     from .tables import catalog_rows, metric_lines
     from .terminal import print_catalog, print_rows
 
     cat = load_catalog(catalog)
     title = f"{cat.catalog} (as of {cat.as_of}, {cat.currency})"
     if fmt == "table":
-        print_catalog(cat, metric_lines(cat), title)
+        opts = build_options(cat)
+        print_catalog(cat, opts, metric_lines(cat, opts), title)
     else:
         print_rows(catalog_rows(cat), fmt, title=title)
     return EXIT_OK

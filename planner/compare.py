@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from .fmt import option
 from .plan import Plan, trusted
-from .rescale import Rescale, below_rounding, find_rescale, rounding_of
+from .rescale import Rescale, rounding_of, score_changes
 
 OFFERING_FIELDS = ("price_input", "price_output", "output_tps", "ttft_s")  # offerings[] figures compared
 
@@ -49,11 +49,11 @@ class OfferingChange(BaseModel):
 
     @property
     def option(self) -> str:
-        return _label(self.id, self.mode)
+        return option(self.id, self.mode)
 
     def text(self) -> str:
         note = f" ({self.note})" if self.note else ""
-        return f"{self.option} {self.field} {self.before:g} -> {self.after:g}{note}"
+        return f"{self.option}: {self.field} {self.before:g} -> {self.after:g}{note}"
 
 
 class KeptFloor(BaseModel):
@@ -205,10 +205,6 @@ def _order(c: OfferingChange) -> tuple:
     return (c.id, c.mode != "default", c.mode, field, c.field)
 
 
-def _label(offering: str, mode: str) -> str:
-    return option(offering, mode)
-
-
 def scores(plan: Plan) -> dict[tuple[str, str, str], float]:
     """Every capability score a plan carries, by (offering, mode, metric): the offerings' scores
     (offerings[], default mode) and each workload's allocations and rejected options in its metric."""
@@ -227,51 +223,33 @@ def scores(plan: Plan) -> dict[tuple[str, str, str], float]:
 
 
 def _capability(old: Plan, new: Plan, old_scores: dict | None) -> tuple[dict[str, Rescale], list[OfferingChange]]:
-    """The metrics put on a new scale between the plans (rescale.find_rescale over every score both
-    carry, and their metrics' scale labels), and the capability changes of the options both carry:
-    none under half the rounding, and under a rescale only the scores that differ from it."""
+    """The metrics put on a new scale between the plans and the capability changes of the options
+    both carry (rescale.score_changes over every score both carry, and the metrics' scale labels)."""
     sa, sb = scores(old) if old_scores is None else old_scores, scores(new)
-    by_metric: dict[str, list[tuple[str, str, float, float]]] = {}
-    moved: dict[str, int] = {}
-    for key, x in sa.items():
-        y = sb.get(key)
+    by_metric: dict[str, dict[str, tuple[str, str, float, float]]] = {}
+    for (offering, mode, metric), x in sa.items():
+        y = sb.get((offering, mode, metric))
         if y is not None:
-            by_metric.setdefault(key[2], []).append((key[0], key[1], x, y))
-            if x != y:
-                moved[key[2]] = moved.get(key[2], 0) + 1
+            by_metric.setdefault(metric, {})[option(offering, mode)] = (offering, mode, x, y)
     rescales: dict[str, Rescale] = {}
-    rounding: dict[str, float | None] = {}
+    changes = []
     for metric in sorted(set(by_metric) | set(old.metrics) | set(new.metrics)):
         ma, mb = old.metrics.get(metric), new.metrics.get(metric)
-        rounding[metric] = rounding_of(ma.rounding if ma else None, mb.rounding if mb else None)
-        declared = ma is not None and mb is not None and ma.scale != mb.scale
-        if not declared and 2 * moved.get(metric, 0) < len(by_metric.get(metric, ())):
-            continue  # most scores the same: the median ratio is 1, no rescale (a what-if batch's case)
-        found = find_rescale(
+        rows = by_metric.get(metric, {})
+        found, listed = score_changes(
             metric,
-            [(_label(o, m), x, y) for o, m, x, y in by_metric.get(metric, ())],
-            rounding[metric],
+            [(key, x, y) for key, (_, _, x, y) in rows.items()],
+            rounding_of(ma.rounding if ma else None, mb.rounding if mb else None),
             ma.scale if ma else None,
             mb.scale if mb else None,
         )
         if found is not None:
             rescales[metric] = found
-    changes = []
-    for metric, rows in by_metric.items():
-        rescale = rescales.get(metric)
-        under = rescale if rescale is not None and rescale.moves else None
-        if under is None and not moved.get(metric):
-            continue
-        for offering, mode, x, y in rows:
-            note = None
-            if under is not None:
-                if not under.differs_at(x, y, rounding[metric]):
-                    continue
-                note = f"differs from the rescale x{under.factor:.3g}"
-            elif x == y or below_rounding(x, y, rounding[metric]):
-                continue
-            change = OfferingChange(id=offering, field=f"capability.{metric}", before=x, after=y, mode=mode, note=note)
-            changes.append(change)
+        for key, note in listed.items():
+            offering, mode, x, y = rows[key]
+            changes.append(
+                OfferingChange(id=offering, field=f"capability.{metric}", before=x, after=y, mode=mode, note=note)
+            )
     return rescales, changes
 
 

@@ -59,18 +59,14 @@ class Rescale(BaseModel):
             line += ", but its scores did not move on the whole: their changes are listed"
         return line
 
-    def explains(self, before: float, after: float, rounding: float | None = None) -> bool:
-        """True when after is before on the new scale: within TOLERANCE of factor x before (or within
-        the rounding of it, for scores near zero). False for a score that differs from the rescale."""
-        if self.factor is None:
+    def differs_at(self, before: float, after: float, rounding: float | None = None) -> bool:
+        """Under a rescale that moves the scores: a score further than TOLERANCE of factor x before (and
+        further than the rounding, for scores near zero) is a change of its own, even when the score
+        itself did not change."""
+        if not self.moves:
             return False
         expected = self.factor * before
-        return abs(after - expected) <= max(TOLERANCE * expected, rounding or 0.0)
-
-    def differs_at(self, before: float, after: float, rounding: float | None = None) -> bool:
-        """Under a rescale that moves the scores: a score far from factor x before (past TOLERANCE of it
-        and past the rounding), a change of its own even when the score itself did not change."""
-        return self.moves and not self.explains(before, after, rounding)
+        return abs(after - expected) > max(TOLERANCE * expected, rounding or 0.0)
 
 
 def rounding_of(*declared: float | None) -> float | None:
@@ -102,6 +98,8 @@ def find_rescale(
     every = [(k, float(b), float(a)) for k, b, a in scores if math.isfinite(b) and math.isfinite(a)]
     rows = [r for r in every if r[1] > 0]
     declared = scale_before is not None and scale_after is not None and scale_before != scale_after
+    if not declared and 2 * sum(1 for _, b, a in rows if a != b) < len(rows):
+        return None  # most scores the same: the median ratio is 1 (a what-if scenario's usual case)
     if not rows:
         if not declared:
             return None
@@ -137,3 +135,26 @@ def find_rescale(
     )
     differs = [k for k, b, a in every if found.differs_at(b, a, rounding)]
     return found.model_copy(update={"differs": differs})
+
+
+def score_changes(
+    metric: str,
+    scores: list[tuple[str, float, float]],
+    rounding: float | None = None,
+    scale_before: str | None = None,
+    scale_after: str | None = None,
+) -> tuple[Rescale | None, dict[str, str | None]]:
+    """The metric's rescale between two sides (find_rescale, or None) and the scores to list as
+    changes, key -> note: under a rescale that moves the scores only those that differ from it (with
+    a note saying how), else every score that changed by half the rounding or more."""
+    found = find_rescale(metric, scores, rounding, scale_before, scale_after)
+    if found is not None and found.moves:
+        differs = set(found.differs)
+        return found, {
+            k: f"differs from the rescale: x{a / b:.3g} against x{found.factor:.3g}"
+            if b
+            else f"differs from the rescale (x{found.factor:.3g})"
+            for k, b, a in scores
+            if k in differs
+        }
+    return found, {k: None for k, b, a in scores if a != b and not below_rounding(b, a, rounding)}

@@ -133,11 +133,10 @@ def option_scores(opts, o: int) -> dict[str, float]:
 TOP = 100.0  # every score is on a scale up to 100 (schema.Score)
 
 
-def metric_lines(catalog: Catalog) -> list[str]:
+def metric_lines(catalog: Catalog, opts) -> list[str]:
     """Per capability metric (declared ones in the catalog's order, then the others by name): what it
     is and its scale, then the range of the scores in the catalog's options and how far its best is
-    from the scale's top, so that a floor can be read against them."""
-    opts = build_options(catalog)
+    from the scale's top, so that a floor can be read against them. opts: build_options(catalog)."""
     names = list(catalog.metrics) + sorted(m for m in opts.capability if m not in catalog.metrics)
     lines = []
     for m in names:

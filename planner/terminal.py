@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from .compare import Comparison
-from .fmt import cell, count, money, option, seconds, visible
+from .fmt import cell, count, money, option, seconds, short, visible
 from .frontier import Frontier
+from .pairs import Options
 from .plan import Plan
-from .tables import allocations_csv, rows_csv, rows_json
+from .tables import allocations_csv, option_scores, rows_csv, rows_json
 
 TABLE_ROWS = 25  # terminal tables show at most this many rows; files carry everything
 
@@ -108,20 +109,16 @@ def print_rows(rows: list[dict[str, Any]], fmt: str, title: str = "") -> None:
     console().print(table)
 
 
-def print_catalog(catalog, metrics: list[str], title: str) -> None:
+def print_catalog(catalog, opts: Options, metrics: list[str], title: str) -> None:
     """catalog show as a table people can read at 100 columns, below what each capability metric is
     (tables.metric_lines): figures short and kept whole, one score a line, names wrapped (the model
     names and the full figures are in --format json|csv)."""
     from rich.text import Text
 
-    from .pairs import build_options
-    from .tables import option_scores
-
     out = console()
     for line in metrics:
         out.print(visible(line))
-    opts = build_options(catalog)
-    scores = [[visible(f"{m} {v:.4g}") for m, v in sorted(option_scores(opts, o).items())] for o in range(len(opts))]
+    scores = [[visible(f"{m} {short(v)}") for m, v in sorted(option_scores(opts, o).items())] for o in range(len(opts))]
     limits = any(o.capacity and o.capacity.tokens_per_minute for o in catalog.offerings)
     table = _table(title)
     table.add_column("option", ratio=3, overflow="fold")
@@ -137,7 +134,7 @@ def print_catalog(catalog, metrics: list[str], title: str) -> None:
         cells = [
             visible(opts.label(o)),
             visible(f"{where} · {off.tier}"),
-            f"{opts.price_input[o]:.4g}/{opts.price_output[o]:.4g}",
+            f"{short(opts.price_input[o])}/{short(opts.price_output[o])}",
             count(float(opts.output_tps[o])),
             seconds(float(opts.ttft_s[o])),
             Text("\n".join(scores[o])),
@@ -258,8 +255,7 @@ def print_compare(cmp: Comparison, html: Path) -> None:
     for wid, reasons in why[:TABLE_ROWS]:
         out.print(visible(f"{wid} rerouted: " + "; ".join(reasons)))
     for c in cmp.offering_changes[:TABLE_ROWS]:
-        note = f" ({c.note})" if c.note else ""
-        out.print(visible(f"{c.option}: {c.field} {c.before:g} -> {c.after:g}{note}"))
+        out.print(visible(c.text()))
     more = max(0, len(why) - TABLE_ROWS) + max(0, len(cmp.offering_changes) - TABLE_ROWS)
     if more:
         out.print(visible(f"... and {more} more lines in the report"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import random
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -143,3 +144,23 @@ def write_yaml(tmp_path):
         return path
 
     return write
+
+
+def rescaled(data: dict, factor: float = 0.75, share: float = 1.0, noise: float = 0.03, seed: int = 15) -> dict:
+    """A catalog as the next scrape would give it after a rescale: every `overall` score (of the first
+    `share` of the offerings, modes included) times factor with a per-model noise of up to +-noise,
+    and three output prices raised 20%."""
+    new = copy.deepcopy(data)
+    rng = random.Random(seed)
+    per_model: dict[str, float] = {}
+    for o in new["offerings"][: int(len(new["offerings"]) * share)]:
+        jitter = per_model.setdefault(o["model"], rng.uniform(-noise, noise))
+        o["capability"]["overall"] = round(o["capability"]["overall"] * factor * (1 + jitter), 3)
+        for m in o.get("modes", []):  # a rescale moves every score, the modes' too
+            if "overall" in (m.get("capability") or {}):
+                j = per_model.setdefault(m.get("model") or o["model"], rng.uniform(-noise, noise))
+                m["capability"]["overall"] = round(m["capability"]["overall"] * factor * (1 + j), 3)
+    for o in new["offerings"][:3]:
+        o["price"]["output"] = round(o["price"]["output"] * 1.2, 6)
+    new["as_of"] = "2026-07-01"
+    return new

@@ -3,6 +3,7 @@ source files, and on the whole files in catalogs/sources (built twice: byte for 
 
 import csv
 import io
+import json
 from pathlib import Path
 
 import pytest
@@ -486,7 +487,16 @@ def test_litellm_rate_limits_become_capacity(full):
     catalog, _ = full
     limited = [o for o in catalog["offerings"] if "capacity" in o]
     assert limited and all("(published rate limits)" in o["source"] for o in limited)
-    assert all(o["gateway"]["litellm"] for o in limited)
+    table = json.loads((FULL / "litellm_model_prices_and_context_window.json").read_text())
+    for o in limited:  # the capacity is the entry's own rpm and tpm, nothing else
+        key = o["gateway"]["litellm"]
+        entry = table.get(key) or table[key.split("/", 1)[1]]
+        expected = {}
+        if entry.get("rpm") is not None:
+            expected["requests_per_minute"] = float(entry["rpm"])
+        if entry.get("tpm") is not None:
+            expected["tokens_per_minute"] = float(entry["tpm"])
+        assert {k: float(v) for k, v in o["capacity"].items()} == expected, key
 
 
 def test_aggregator_figures_hold_at_its_price(full):

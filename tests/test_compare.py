@@ -1,15 +1,13 @@
 """Two plans side by side (planner.compare): cost, routing and price changes, which workloads a
 report shows, and `planner compare`."""
 
-import copy
 import io
 import json
 import pickle
-import random
 from csv import DictReader
 
 import pytest
-from conftest import ROOT, catalog_of, offering, solve_dicts, two_vendors, workload, workloads_of
+from conftest import ROOT, catalog_of, offering, rescaled, solve_dicts, two_vendors, workload, workloads_of
 from typer.testing import CliRunner
 
 from planner.cli import app
@@ -154,7 +152,7 @@ def test_a_route_moved_by_a_score_names_the_score_among_its_reasons():
     cmp = compare_plans(before, after)
     rows = {w.id: w for w in cmp.workloads}
     assert rows["w"].routing_before == ["cheap 100%"] and rows["w"].routing_after == ["good 100%"]
-    assert cmp.reasons == {"w": ["cheap capability.overall 70 -> 60"]}  # "other" kept its route: no reasons
+    assert cmp.reasons == {"w": ["cheap: capability.overall 70 -> 60"]}  # "other" kept its route: no reasons
     assert [(c.id, c.field, c.before, c.after) for c in cmp.offering_changes] == [
         ("cheap", "capability.overall", 70.0, 60.0)
     ]
@@ -193,23 +191,6 @@ def real_plans():
     )
     ws["name"] = "real"
     return solve_dicts(ws, real, "highs"), solve_dicts(ws, nxt, "highs")
-
-
-def rescaled(data: dict, factor: float = 0.75, noise: float = 0.03, seed: int = 15) -> dict:
-    new = copy.deepcopy(data)
-    rng = random.Random(seed)
-    per_model: dict[str, float] = {}
-    for o in new["offerings"]:
-        jitter = per_model.setdefault(o["model"], rng.uniform(-noise, noise))
-        o["capability"]["overall"] = round(o["capability"]["overall"] * factor * (1 + jitter), 3)
-        for m in o.get("modes", []):  # a rescale moves every score, the modes' too
-            if "overall" in (m.get("capability") or {}):
-                j = per_model.setdefault(m.get("model") or o["model"], rng.uniform(-noise, noise))
-                m["capability"]["overall"] = round(m["capability"]["overall"] * factor * (1 + j), 3)
-    for o in new["offerings"][:3]:
-        o["price"]["output"] = round(o["price"]["output"] * 1.2, 6)
-    new["as_of"] = "2026-07-01"
-    return new
 
 
 def test_plans_on_a_rescaled_catalog_name_the_rescale(real_plans):
