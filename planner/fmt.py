@@ -3,6 +3,7 @@ and the HTML report all format through here, so they cannot disagree."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 _SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£"}
@@ -29,7 +30,19 @@ def money(x: float | None, currency: str = "USD") -> str:
         body = "0"
     else:
         body = f"{x:.2g}"
+        if "e" in body:  # under 0.0001: written out, two significant digits (0.000028, not 2.8e-05)
+            body = f"{x:.{1 - math.floor(math.log10(x))}f}".rstrip("0")
     return f"{sign}{symbol}{body}"
+
+
+def money_change(x: float | None, currency: str = "USD") -> str:
+    """A change in money with its sign: +$1,016, -$25k; under half a cent (solver noise, equal-cost
+    ties) no change: $0."""
+    if x is None:
+        return "-"
+    if abs(x) < 0.005:
+        return money(0.0, currency)
+    return ("+" if x > 0 else "") + money(x, currency)
 
 
 def seconds(x: float | None) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .compare import Comparison
-from .fmt import cell, count, money, option, seconds, short, visible
+from .fmt import cell, count, money, money_change, option, seconds, short, visible
 from .frontier import Frontier
 from .pairs import Options
 from .plan import Plan
@@ -193,7 +193,7 @@ def print_whatif(base: Plan, results, report: Path) -> None:
             sc.name,
             plan.status,
             money(plan.total_cost, cur),
-            f"{'+' if delta >= 0 else ''}{money(delta, cur)}",
+            money_change(delta, cur),
             rerouted,
         )
     out = console()
@@ -228,7 +228,7 @@ def print_compare(cmp: Comparison, html: Path) -> None:
     out.print(
         visible(
             f"{cmp.label_before} -> {cmp.label_after}: {money(cmp.total_before, cur)} -> "
-            f"{money(cmp.total_after, cur)} per {cmp.period} ({'+' if delta >= 0 else ''}{money(delta, cur)})"
+            f"{money(cmp.total_after, cur)} per {cmp.period} ({money_change(delta, cur)})"
         )
     )
     for r in cmp.rescales:
@@ -247,8 +247,10 @@ def print_compare(cmp: Comparison, html: Path) -> None:
             w.id,
             money(w.cost_before, cur),
             money(w.cost_after, cur),
-            money(change, cur),
-            (", ".join(w.routing_before) + " -> " + ", ".join(w.routing_after)) if w.changed else "same",
+            money_change(change, cur),
+            ((", ".join(w.routing_before) or "infeasible") + " -> " + (", ".join(w.routing_after) or "infeasible"))
+            if w.changed
+            else "same",
         )
     out.print(table)
     why = [(wid, reasons) for wid, reasons in cmp.reasons.items() if reasons]

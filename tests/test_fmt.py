@@ -2,7 +2,7 @@
 
 import pytest
 
-from planner.fmt import cell, count, money, number, percent, seconds, short, signed_percent
+from planner.fmt import cell, count, money, money_change, number, percent, seconds, short, signed_percent
 
 
 @pytest.mark.parametrize(
@@ -59,3 +59,14 @@ def test_counts_and_figures():
     assert [number(x) for x in (43200.0, 2.5, 1234.5678)] == ["43,200", "2.5", "1,235"]
     assert [short(x) for x in (112.0, 7.4666, 0.00012345)] == ["112", "7.467", "0.0001234"]
     assert [cell(x) for x in (None, 1234567.0, ["a", "b"], "x", 3)] == ["-", "1.23457e+06", "a; b", "x", "3"]
+
+
+def test_tiny_money_is_written_out_not_in_scientific_notation():
+    """A cost per task of a cheap model (2.8e-05) reads as $0.000028 in tables and reports."""
+    assert money(2.8e-5) == "$0.000028" and money(-7.1e-5) == "-$0.000071" and money(1e-9) == "$0.000000001"
+    assert money(0.0042) == "$0.0042" and money(0.5) == "$0.5"  # unchanged above 0.0001
+
+
+def test_a_money_change_has_its_sign_and_noise_is_no_change():
+    assert money_change(1016.2) == "+$1,016" and money_change(-25000) == "-$25k" and money_change(None) == "-"
+    assert money_change(8.5e-05) == "$0" and money_change(-0.004) == "$0" and money_change(0.01) == "+$0.01"

@@ -28,6 +28,7 @@ def _env():
         logpos=_logpos,
         signed=fmt.signed_percent,
         option=fmt.option,
+        change=fmt.money_change,
     )
     env.globals["estimated"] = estimated_figures
     env.globals["estimated_fields"] = estimated_fields
