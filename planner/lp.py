@@ -496,19 +496,7 @@ def define_vendor_spend(ctx: Context) -> Iterable[Row]:
     for c in sorted(caps):
         if c not in by_company:
             continue
-        cols, limit = by_company[c], caps[c]
-        yield Row(
-            f"vendor_spend:{c}",
-            "vendor_spend",
-            cols,
-            ctx.spend[cols] / ctx.scale,
-            "<=",
-            limit / ctx.scale,
-            limit=limit,
-            unit="currency",
-            rhs_scale=1.0 / ctx.scale,
-            relax_weight=ctx.scale / limit,
-        )
+        yield _spend_cap(ctx, f"vendor_spend:{c}", "vendor_spend", by_company[c], caps[c])
 
 
 def define_workload_vendor_share(ctx: Context) -> Iterable[Row]:
@@ -539,19 +527,23 @@ def define_workload_vendor_share(ctx: Context) -> Iterable[Row]:
 def define_budget(ctx: Context) -> Iterable[Row]:
     """Total spend <= policy.budget (money scaled)."""
     budget = ctx.ws.policy.budget
-    if budget is None:
-        return
-    yield Row(
-        "budget",
-        "budget",
-        np.arange(len(ctx.spend)),
-        ctx.spend / ctx.scale,
+    if budget is not None:
+        yield _spend_cap(ctx, "budget", "budget", np.arange(len(ctx.spend)), budget)
+
+
+def _spend_cap(ctx: Context, name: str, family: str, cols: np.ndarray, limit: float) -> Row:
+    """Spend over the columns <= limit, in scaled money; relaxed by its raise as a fraction of the limit."""
+    return Row(
+        name,
+        family,
+        cols,
+        ctx.spend[cols] / ctx.scale,
         "<=",
-        budget / ctx.scale,
-        limit=budget,
+        limit / ctx.scale,
+        limit=limit,
         unit="currency",
         rhs_scale=1.0 / ctx.scale,
-        relax_weight=ctx.scale / budget,
+        relax_weight=ctx.scale / limit,
     )
 
 
