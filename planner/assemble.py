@@ -9,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .arrays import dot
-from .fmt import money, short
+from .fmt import money, number, percent, short
 from .load import Inputs
 from .lp import LinearProgram, Row, traffic
 from .pairs import Pairs, vendor_caps
@@ -17,6 +17,7 @@ from .plan import (
     Allocation,
     Binding,
     BreakEven,
+    CatalogEntry,
     Compounding,
     Diagnosis,
     InputFiles,
@@ -36,6 +37,8 @@ from .plan import (
 from .solver import SolveResult
 
 REJECTIONS = 10  # rejected options listed per workload, cheapest first (SPEC 5)
+FAR_FLOOR = 0.8  # a score under 80% of the floor misses it by a mile (SPEC v1.3) ...
+FAR_BUDGET = 10.0  # ... as does a latency over ten times the budget
 
 Known = Callable[[np.ndarray, np.ndarray], list[Rejection | None]] | None
 
@@ -60,11 +63,13 @@ def build_plan(
     known_rejections and known_records (a what-if scenario's, warm.py) give records already made."""
     ws, catalog = inputs.workloads, inputs.catalog
     total = dot(lp.spend, share)
-    relaxation = _relaxations(lp, share, result.slack, total) if result.slack is not None else []
+    relaxation = _relaxations(lp, share, result.slack, total, catalog.currency) if result.slack is not None else []
     diagnosis = [r.meaning for r in relaxation]
+    far = far_misses(pairs)
     workloads = _workload_plans(
-        inputs, pairs, lp, share, break_even, _rejections(pairs, known_rejections), curves, known_records or {}
+        inputs, pairs, lp, share, break_even, _rejections(pairs, known_rejections, far=far), curves, known_records or {}
     )
+    _count_far(workloads, pairs, far)
     alone = np.flatnonzero(pairs.eligible_count == 0)
     for w in alone:
         diagnosis.append(f"workload '{pairs.workloads.ids[w]}': {workloads[w].diagnosis.summary}")
@@ -117,6 +122,25 @@ def build_plan(
             if o.id in named
         },
         metrics={m: MetricInfo(**d.model_dump()) for m, d in catalog.metrics.items()},
+        catalog_index={o.id: _entry(o) for o in catalog.offerings},
+    )
+
+
+def _float(x: float | None) -> float | None:
+    return None if x is None else float(x)
+
+
+def _entry(o) -> CatalogEntry:
+    cap = o.capacity
+    return trusted(
+        CatalogEntry,
+        {
+            "price_input": float(o.price.input),
+            "price_output": float(o.price.output),
+            "price_cached_input": _float(o.price.cached_input),
+            "tokens_per_minute": _float(cap.tokens_per_minute if cap else None),
+            "requests_per_minute": _float(cap.requests_per_minute if cap else None),
+        },
     )
 
 
@@ -163,6 +187,8 @@ def _workload_plans(
     u_lat = pairs.latency_s[u_w, u_o]
     u_cap = pairs.capability[u_w, u_o]
     u_within = pairs.within_budget[u_w, u_o]
+    u_in = wa.turns[u_w] * wa.input[u_w]  # per task: what the price bridge of a comparison reprices
+    u_out = pairs.task_tokens[u_w, u_o] - u_in
     n_w = len(wa.ids)
     lat_mean = np.bincount(u_w, u_s * u_lat, minlength=n_w).tolist()
     lat_max = np.full(n_w, -np.inf)
@@ -172,7 +198,7 @@ def _workload_plans(
     cap_mean = np.where(np.bincount(u_w, np.isnan(u_cap), minlength=n_w) > 0, None, cap_mean).tolist()
     lat_max = lat_max.tolist()
     allocs_of: list[list[Allocation]] = [[] for _ in range(n_w)]
-    for w, o, sh, tasks, cpt, lat, cap, inside in zip(
+    for w, o, sh, tasks, cpt, lat, cap, inside, t_in, t_out in zip(
         u_w.tolist(),
         u_o.tolist(),
         u_s.tolist(),
@@ -181,6 +207,8 @@ def _workload_plans(
         u_lat.tolist(),
         np.where(np.isnan(u_cap), None, u_cap).tolist(),
         u_within.tolist(),
+        u_in.tolist(),
+        u_out.tolist(),
     ):
         allocs_of[w].append(
             trusted(
@@ -199,6 +227,8 @@ def _workload_plans(
                     "tier": opts.tier[o],
                     "model": opts.model[o],
                     "within_budget": inside,
+                    "input_tokens": t_in,
+                    "output_tokens": t_out,
                 },
             )
         )
@@ -245,6 +275,8 @@ def _workload_plans(
                     "eligible": eligible[w],
                     "allocations": allocs,
                     "rejected": rejected[w],
+                    "rejected_far": 0,
+                    "cached_input_share": float(wl.tokens.cached_input_share),
                     "break_even": break_even.get(w, []),
                     "tool_latency_s": wl.tool_latency_s,
                     "streaming": wl.latency.streaming,
@@ -256,17 +288,42 @@ def _workload_plans(
     return out
 
 
-def _rejections(pairs: Pairs, known: Known = None, limit: int = REJECTIONS) -> list[list[Rejection]]:
+def far_misses(pairs: Pairs) -> np.ndarray:
+    """Per pair, whether the option misses the workload's rules by a mile: a score under FAR_FLOOR of
+    its floor, or a latency over FAR_BUDGET times its budget. Such options are counted, not listed;
+    a workload with no eligible option lists its cheapest misses however far (with its diagnosis)."""
+    wa = pairs.workloads
+    floor = wa.cap_min[:, None]
+    with np.errstate(invalid="ignore"):
+        low = (floor > 0) & (pairs.capability < FAR_FLOOR * floor)
+        slow = pairs.latency_s > FAR_BUDGET * wa.budget_s[:, None]
+    return ~pairs.eligible & (low | slow) & (pairs.eligible_count > 0)[:, None]
+
+
+def _count_far(workloads: list[WorkloadPlan], pairs: Pairs, far: np.ndarray) -> None:
+    """Each workload's count of options that miss by a mile and cost less per task than its plan
+    (than anything, when it has no plan)."""
+    chosen = np.array([np.inf if w.cost_per_task is None else w.cost_per_task for w in workloads])
+    counts = (far & (pairs.cost_per_task < chosen[:, None])).sum(axis=1).tolist()
+    for w, n in zip(workloads, counts):
+        if w.rejected_far != n:
+            w.__dict__["rejected_far"] = n
+
+
+def _rejections(
+    pairs: Pairs, known: Known = None, limit: int = REJECTIONS, far: np.ndarray | None = None
+) -> list[list[Rejection]]:
     """Per workload, up to `limit` ineligible options, cheapest first (then faster, then catalog order),
-    each with its reasons. known(rw, ro): per pair, a record already made for it (equal to the one
-    made here), or None."""
+    each with its reasons, leaving out those that miss by a mile (`far`). known(rw, ro): per pair, a
+    record already made for it (equal to the one made here), or None."""
     W, O = pairs.shape
-    cost = np.where(pairs.eligible, np.inf, pairs.cost_per_task)
+    listed = ~pairs.eligible if far is None else ~pairs.eligible & ~far
+    cost = np.where(listed, pairs.cost_per_task, np.inf)
     if O > limit:  # only options up to each row's limit-th cheapest cost can make its list
         nth = np.partition(cost, limit - 1, axis=1)[:, limit - 1]
-        rw, ro = np.nonzero(~pairs.eligible & (cost <= nth[:, None]))
+        rw, ro = np.nonzero(listed & (cost <= nth[:, None]))
     else:
-        rw, ro = np.nonzero(~pairs.eligible)
+        rw, ro = np.nonzero(listed)
     order = np.lexsort((pairs.latency_s[rw, ro], cost[rw, ro], rw))  # cheapest, then faster, then catalog (stable)
     rw, ro = rw[order], ro[order]
     keep = np.arange(len(rw)) - np.searchsorted(rw, rw) < limit
@@ -449,17 +506,51 @@ def _natural(row: Row, act: float, lp: LinearProgram, share: np.ndarray, total: 
     return act / row.rhs_scale if row.rhs_scale else act
 
 
-MEANING = {
-    "tokens_per_minute": "another {unit_step} tokens/minute on {id} would save {money} per period",
-    "requests_per_minute": "another {unit_step} requests/minute on {id} would save {money} per period",
-    "vendor_share": "raising the traffic cap on {id} by 1 point would save {money} per period",
-    "vendor_spend_share": "raising the spend-share cap on {id} by 1 point would save {money} per period",
-    "vendor_spend": "raising the spend cap on {id} by {unit_step} would save {money} per period",
-    "workload_vendor_share": "raising {id}'s cap by 1 point would save {money} per period",
-    "latency_share": "lowering the within-budget share of {id} by 1 point would save {money} per period",
-    "mean_capability": "lowering the mean capability floor of {id} by 1 point would save {money} per period",
-    "budget": "the budget is fully used",
+SHARE_FAMILIES = ("vendor_share", "vendor_spend_share", "workload_vendor_share", "latency_share")
+LABELS = {  # a constraint in plain words, from its family and the ids in its name
+    "tokens_per_minute": "{0}: tokens per minute",
+    "requests_per_minute": "{0}: requests per minute",
+    "vendor_share": "{0}: cap on its share of traffic",
+    "vendor_spend_share": "{0}: cap on its share of spend",
+    "vendor_spend": "{0}: spend cap",
+    "workload_vendor_share": "{1}: cap on its share of {0}",
+    "latency_share": "{0}: share of tasks within budget",
+    "mean_capability": "{0}: mean capability floor",
+    "budget": "the budget",
 }
+MEANING = {  # what one step of a binding limit is worth, in the period's currency
+    "tokens_per_minute": "another {step} tokens/minute on {0} would save {money} a {period}",
+    "requests_per_minute": "another {step} requests/minute on {0} would save {money} a {period}",
+    "vendor_share": "each point more on {0}'s traffic cap (now {limit}) would save {money} a {period}",
+    "vendor_spend_share": "each point more on {0}'s spend-share cap (now {limit}) would save {money} a {period}",
+    "vendor_spend": "another {step} on {0}'s spend cap (now {limit}) would save {money} a {period}",
+    "workload_vendor_share": "each point more on {1}'s cap for {0} (now {limit}) would save {money} a {period}",
+    "latency_share": "each point of {0}'s within-budget share (now {limit}) costs {money} a {period}",
+    "mean_capability": "each point of {0}'s mean capability floor (now {limit}) costs {money} a {period}",
+    "budget": "the budget ({limit}) is fully used",
+}
+
+
+def _ids(row: Row) -> list[str]:
+    """The ids in a row's name: "latency_share:w" -> [w]; "workload_vendor_share:w:c" -> [w, c]."""
+    ident = row.name.split(":", 1)[1] if ":" in row.name else ""
+    if row.family == "workload_vendor_share":
+        return ident.rsplit(":", 1)
+    return [ident]
+
+
+def label(row: Row) -> str:
+    """A constraint as people read it ("ticket-triage: share of tasks within budget")."""
+    return LABELS[row.family].format(*_ids(row)) if row.family in LABELS else row.name
+
+
+def amount(row: Row, x: float, currency: str = "USD") -> str:
+    """A limit or an activity in the row's unit: shares as percentages, money as money."""
+    if row.family in SHARE_FAMILIES:
+        return percent(x)
+    if row.family in ("budget", "vendor_spend"):
+        return money(x, currency)
+    return number(x)
 
 
 def _binding(
@@ -493,41 +584,38 @@ def _binding(
                 limit=row.limit,
                 unit=row.unit,
                 meaning=_meaning(row, shadow, currency, period),
+                label=label(row),
             )
         )
     return out
 
 
 def _meaning(row: Row, shadow: float | None, currency: str = "USD", period: str = "period") -> str:
-    ident = row.name.split(":", 1)[1] if ":" in row.name else ""
-    if shadow is None:
-        return f"{row.name} is at its limit"
-    if row.family in ("tokens_per_minute", "requests_per_minute"):
-        step = 10 ** max(0, int(np.floor(np.log10(max(row.limit or 1, 1)))) - 1)
-        return (
-            MEANING[row.family]
-            .format(unit_step=f"{step:,}", id=ident, money=money(shadow * step, currency))
-            .replace("per period", f"per {period}")
-        )
-    if row.family == "budget":
-        return MEANING["budget"]
-    if row.family == "vendor_spend":
-        step = 10 ** max(0, int(np.floor(np.log10(max(row.limit or 1, 1)))) - 1)
-        return (
-            MEANING[row.family]
-            .format(unit_step=money(step, currency), id=ident, money=money(shadow * step, currency))
-            .replace("per period", f"per {period}")
-        )
-    shares = ("vendor_share", "vendor_spend_share", "workload_vendor_share", "latency_share")
-    scale = 0.01 if row.family in shares else 1.0
-    return (
-        MEANING[row.family]
-        .format(id=ident, money=money(shadow * scale, currency))
-        .replace("per period", f"per {period}")
+    """What one step of the limit is worth: a point of a share, a tenth of a capacity's or spend
+    cap's order of magnitude, a point of a mean floor."""
+    if shadow is None or row.family not in MEANING:
+        return f"{label(row)} is at its limit"
+    limit = row.limit or 0.0
+    step = 1.0
+    if row.family in ("tokens_per_minute", "requests_per_minute", "vendor_spend"):
+        step = 10.0 ** max(0, int(np.floor(np.log10(max(limit, 1)))) - 1)
+    elif row.family in SHARE_FAMILIES:
+        step = 0.01
+    worth = shadow * step
+    text = MEANING[row.family].format(
+        *_ids(row),
+        step=money(step, currency) if row.family == "vendor_spend" else f"{step:,.0f}",
+        limit=amount(row, limit, currency),
+        money=money(worth, currency) if worth >= 0.005 else "under a cent",
+        period=period,
     )
+    return text
 
 
-def _relaxations(lp: LinearProgram, share: np.ndarray, slack: np.ndarray, total: float) -> list[Relaxation]:
+def _relaxations(lp: LinearProgram, share: np.ndarray, slack: np.ndarray, total: float, currency: str = "USD"):
+    """The limits the smallest relaxation moves, in plain words. A move within the solver's tolerance
+    (a millionth of the limit) is noise and not listed; one that takes a requirement away entirely
+    (a share or floor to nothing, a share cap to 100%) is flagged."""
     out = []
     acts, _ = lp.activities(share)
     for i, row in enumerate(lp.rows):
@@ -537,10 +625,15 @@ def _relaxations(lp: LinearProgram, share: np.ndarray, slack: np.ndarray, total:
         needed = _natural(row, act, lp, share, total)
         limit = float(row.limit)
         by = needed - limit if row.sense == "<=" else limit - needed
-        if by <= 1e-9 * max(1.0, abs(limit)):
+        if by <= 1e-6 * max(1.0, abs(limit)):
             continue
+        removes = needed <= 1e-9 if row.sense == ">=" else (row.family in SHARE_FAMILIES and needed >= 1 - 1e-9)
         verb = "raised" if row.sense == "<=" else "lowered"
-        rel = f" ({by / limit:+.1%})".replace("+", "+" if row.sense == "<=" else "-") if limit else ""
+        a, b = _apart(row, limit, needed, currency)
+        rel = f" ({percent(by / limit)} {'up' if row.sense == '<=' else 'down'})" if limit and not removes else ""
+        text = f"{label(row)} must be {verb} from {a} to {b}{rel} for a plan to exist"
+        if removes:
+            text += ": that removes the requirement entirely"
         out.append(
             Relaxation(
                 constraint=row.name,
@@ -548,11 +641,28 @@ def _relaxations(lp: LinearProgram, share: np.ndarray, slack: np.ndarray, total:
                 needed=needed,
                 by=by,
                 unit=row.unit,
-                meaning=f"{row.name} must be {verb} from {limit:,.6g} to {needed:,.6g} "
-                f"{row.unit}{rel} for a plan to exist",
+                meaning=text,
+                label=label(row),
+                removes=removes,
             )
         )
     return out
+
+
+def _apart(row: Row, limit: float, needed: float, currency: str) -> tuple[str, str]:
+    """The limit and the needed value written so that they read differently: more digits when the
+    usual ones would show the same figure twice."""
+    a, b = amount(row, limit, currency), amount(row, needed, currency)
+    if a != b:
+        return a, b
+    for digits in range(2, 7):
+        if row.family in SHARE_FAMILIES:
+            a, b = f"{limit:.{digits}%}", f"{needed:.{digits}%}"
+        else:
+            a, b = f"{limit:,.{digits}f}", f"{needed:,.{digits}f}"
+        if a != b:
+            break
+    return a, b
 
 
 def _assumptions(inputs: Inputs, pairs: Pairs) -> list[str]:

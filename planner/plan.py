@@ -76,6 +76,8 @@ class Allocation(PlanModel):
     tier: str
     model: str = ""
     within_budget: bool = True
+    input_tokens: float | None = None  # per task, cached and uncached (what the price bridge reprices)
+    output_tokens: float | None = None  # per task, reasoning included (billed as output)
 
 
 class Rejection(PlanModel):
@@ -171,6 +173,8 @@ class WorkloadPlan(PlanModel):
     eligible: int = 0
     allocations: list[Allocation]
     rejected: list[Rejection]
+    rejected_far: int = 0  # cheaper options left out of `rejected`: they miss by a mile (SPEC v1.3)
+    cached_input_share: float = 0.0
     break_even: list[BreakEven] = []
     tool_latency_s: float = 0.0
     streaming: bool = False
@@ -212,10 +216,11 @@ class VendorSpend(PlanModel):
 
 class Binding(PlanModel):
     constraint: str
-    shadow_price: float | None
+    shadow_price: float | None  # the period's currency per unit of the limit
     limit: float | None = None
     unit: str = ""
     meaning: str = ""
+    label: str = ""  # the constraint in plain words ("ticket-triage: share of tasks within budget")
 
 
 class Relaxation(PlanModel):
@@ -225,6 +230,30 @@ class Relaxation(PlanModel):
     by: float
     unit: str = ""
     meaning: str = ""
+    label: str = ""
+    removes: bool = False  # the relaxation takes the requirement away entirely (a share or floor to 0)
+
+
+class Risk(PlanModel):
+    """One thing that could hurt the plan, what it puts at stake and what to do about it (SPEC v1.3)."""
+
+    kind: str  # single_source | concentration | capacity | near_budget | estimated | unpriced
+    severity: str  # high | medium
+    subject: str  # the company, offering or workload it is about
+    spend: float  # the spend per period it concerns
+    text: str
+    action: str
+
+
+class CatalogEntry(PlanModel):
+    """An offering of the catalog the plan was solved against: what a comparison reprices with and
+    what it tells added and removed offerings and capacity changes by."""
+
+    price_input: float
+    price_output: float
+    price_cached_input: float | None = None  # None: billed at the input price
+    tokens_per_minute: float | None = None
+    requests_per_minute: float | None = None
 
 
 ESTIMATE_AFFECTS = {  # a catalog field that is an estimate, and the plan figures it enters
@@ -303,6 +332,8 @@ class Plan(PlanModel):
     sources: dict[str, str] = {}
     offering_info: dict[str, OfferingInfo] = {}
     metrics: dict[str, MetricInfo] = {}  # the catalog's metrics declarations
+    risks: list[Risk] = []  # ranked, most serious first (insight.risks)
+    catalog_index: dict[str, CatalogEntry] = {}  # every offering of the catalog, by id
 
     def to_json(self) -> str:
         """The plan file's text: pydantic's serializer (Rust), 2-space indent, stable field order (without

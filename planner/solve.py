@@ -18,6 +18,7 @@ from .pairs import Pairs, build_pairs
 from .plan import Plan
 from .prune import candidates
 from .resolve import solve_sifted
+from .risks import risks
 from .solver import SolveResult, relax_lp, solve_lp
 from .timing import log, timed
 from .warm import WarmStart
@@ -118,6 +119,7 @@ def _solve(
     if plan.status == "optimal" and resilience and int(pairs.eligible.sum()) <= insight.RESILIENCE_MAX_PAIRS:
         with timed("outages"):
             plan.resilience = insight.resilience(pairs, plan, full_lp())
+    plan.risks = risks(plan)
     return plan, pairs, cand
 
 

@@ -28,7 +28,7 @@ LAYERS = [
     ("lp", {"lp"}),
     ("solver", {"backends", "solver", "resolve"}),
     ("plan", {"plan", "assemble"}),
-    ("insight", {"insight", "compare"}),
+    ("insight", {"insight", "compare", "risks"}),
     ("pipeline", {"warm", "solve", "whatif", "frontier"}),
     ("outputs", {"tables", "terminal", "gateway", "report"}),
     ("commands", {"commands"}),

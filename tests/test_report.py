@@ -63,7 +63,7 @@ def test_infeasible_report_leads_with_diagnosis(tmp_path):
     assert result.exit_code == 3
     html = (tmp_path / "support.html").read_text()
     assert html.index('id="diagnosis"') < html.index('id="workloads"')
-    assert "budget must be raised from 1,000 to" in html
+    assert "the budget must be raised from $1,000 to" in html
 
 
 def _browser():
