@@ -212,10 +212,13 @@ def compare(
     new: Path = typer.Argument(..., help="The later plan file (.plan.json)."),
     out: Path = typer.Option(Path("reports"), "--out", help="Folder for <name>.compare.html."),
     fmt: Format = typer.Option(Format.table, "--format", help="table, json or csv."),
+    label: list[str] = typer.Option(
+        [], "--label", help="Names for the two plans, given twice (default: each plan's catalog and date)."
+    ),
 ) -> None:
     """Quarter over quarter: cost, routing, vendor and price changes between two plans."""
 
-    _guard(lambda: commands().compare(old, new, out, fmt.value))
+    _guard(lambda: commands().compare(old, new, out, fmt.value, label))
 
 
 @catalog_app.command("show")

@@ -173,14 +173,16 @@ def frontier(workloads: Path, catalog: Path | None, workload: str | None, points
     return EXIT_OK
 
 
-def compare(old_path: Path, new_path: Path, out: Path, fmt: str) -> int:
-    from .compare import compare_plans
+def compare(old_path: Path, new_path: Path, out: Path, fmt: str, label: list[str] | None = None) -> int:
+    from .compare import compare_plans, labels
     from .plan import read_plan
     from .report import render_compare_report
     from .terminal import print_compare, print_rows
 
+    if label and (len(label) != 2 or not all(x.strip() for x in label)):
+        raise InputError.single("--label", "", f"given {len(label)} time(s); expected twice, a name for each plan")
     old, new = read_plan(old_path), read_plan(new_path)
-    cmp = compare_plans(old, new, Path(old_path).name, Path(new_path).name)
+    cmp = compare_plans(old, new, *labels(old, new, label))
     html = Path(out) / f"{file_stem(new.name, str(new_path))}.compare.html"
     write_all({html: render_compare_report(cmp)})
     if fmt == "json":

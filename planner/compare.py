@@ -6,6 +6,7 @@ against its base)."""
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 from pydantic import BaseModel
 
@@ -71,6 +72,15 @@ class KeptFloor(BaseModel):
         )
 
 
+class BridgeStep(BaseModel):
+    """One part of the change in total cost (SPEC v1.3, "The cost bridge")."""
+
+    key: str  # volumes | prices | catalog | routing
+    label: str
+    amount: float
+    detail: list[str] = []  # the largest contributors, by workload
+
+
 class Comparison(BaseModel):
     label_before: str
     label_after: str
@@ -89,6 +99,15 @@ class Comparison(BaseModel):
     rescales: list[Rescale] = []  # capability metrics on a new scale (declared or found from the scores)
     reasons: dict[str, list[str]] = {}  # per rerouted workload: the changes of the options on its routes
     kept_floors: list[KeptFloor] = []
+    comparable: bool = True  # both plans feasible: only then is a change in cost shown
+    lacks_before: str = ""  # what an infeasible plan lacks, in a line
+    lacks_after: str = ""
+    bridge: list[BridgeStep] = []  # the change in total cost in four parts; empty unless comparable
+    bridge_note: str = ""
+
+    @property
+    def delta(self) -> float | None:
+        return self.total_after - self.total_before if self.comparable else None
 
     def notable(self, limit: int = 60) -> list[WorkloadChange]:
         """The workloads a report shows (in file order): all of them when few, else the rerouted ones
@@ -120,6 +139,41 @@ def _routing(w) -> list[str]:
 @lru_cache(maxsize=65536)
 def _route(offering: str, mode: str, share: float) -> str:
     return f"{option(offering, mode)} {share:.0%}"
+
+
+def labels(old: Plan, new: Plan, given: list[str] | None = None) -> tuple[str, str]:
+    """What the two plans are called: the labels given, else each plan's catalog and its date, made
+    distinct by the scenario or workloads file when both name the same catalog, else before/after."""
+    if given:
+        return given[0], given[1]
+
+    def name(p: Plan, detail: bool) -> str:
+        if detail:  # the same catalog: the scenario or the workloads file tells them apart
+            return p.inputs.scenario or Path(p.inputs.workloads_file).name
+        return f"{p.inputs.catalog} ({p.inputs.as_of})" if p.inputs.as_of else p.inputs.catalog
+
+    a, b = name(old, False), name(new, False)
+    if a == b:
+        a, b = name(old, True), name(new, True)
+    return (a, b) if a != b else ("before", "after")
+
+
+def shortfall(plan: Plan) -> str:
+    """What an infeasible plan lacks, in a line: the workloads with no eligible option, then the
+    limits the smallest relaxation moves."""
+    if plan.status == "optimal":
+        return ""
+    parts = []
+    lost = [w.id for w in plan.workloads if w.status != "ok"]
+    if lost:
+        parts.append(
+            f"no eligible option for {', '.join(lost[:6])}" + (f" and {len(lost) - 6} more" if len(lost) > 6 else "")
+        )
+    for r in plan.relaxation[:4]:
+        parts.append(f"{r.label or r.constraint} {'removed' if r.removes else 'moved'}")
+    if len(plan.relaxation) > 4:
+        parts.append(f"{len(plan.relaxation) - 4} more limits moved")
+    return "; ".join(parts) or "no plan meets every rule"
 
 
 def compare_plans(
@@ -177,7 +231,9 @@ def compare_plans(
     if capability_changes:
         offering_changes = sorted(offering_changes + capability_changes, key=_order)
     kept_floors = _kept_floors(old_w, new_w, rescales)
-    reasons = _reasons(workloads, old_w, new_w, offering_changes, rescales, kept_floors)
+    reasons, causes = _reasons(workloads, old_w, new_w, offering_changes, rescales, kept_floors, old, new)
+    comparable = old.status == "optimal" and new.status == "optimal"
+    bridge, note = _bridge(old, new, old_w, new_w, causes, workloads) if comparable else ([], "")
     return Comparison(
         label_before=label_before,
         label_after=label_after,
@@ -196,6 +252,11 @@ def compare_plans(
         rescales=list(rescales.values()),
         reasons=reasons,
         kept_floors=kept_floors,
+        comparable=comparable,
+        lacks_before=shortfall(old),
+        lacks_after=shortfall(new),
+        bridge=bridge,
+        bridge_note=note,
     )
 
 
@@ -253,38 +314,177 @@ def _capability(old: Plan, new: Plan, old_scores: dict | None) -> tuple[dict[str
     return rescales, changes
 
 
-def _reasons(workloads, old_w, new_w, offering_changes, rescales, kept_floors) -> dict[str, list[str]]:
-    """Per rerouted workload in both plans, what changed about the options on its routes before and
-    after: their offerings' prices and speeds, their scores in its metric, a rescale of its metric
-    (and its floor kept across it), its floor."""
+CATALOG_CAUSES = {"speed", "capability", "catalog"}  # what a catalog change is, for the bridge
+
+
+def _reasons(
+    workloads, old_w, new_w, offering_changes, rescales, kept_floors, old: Plan, new: Plan
+) -> tuple[dict[str, list[str]], dict[str, set[str]]]:
+    """Per rerouted workload in both plans, what changed about it and the options on its routes
+    before and after: their offerings' prices and speeds, leaving or joining the catalog, their
+    capacity, their scores in its metric, a rescale of its metric (and its floor kept across it),
+    its own rules and volume; when none did, the shared limits that started or stopped binding.
+    Also the kinds of those causes (price, speed, capability, catalog, rule, shared), for the bridge."""
     kept = {k.workload: k for k in kept_floors}
     out: dict[str, list[str]] = {}
+    kinds: dict[str, set[str]] = {}
     by_offering: dict[str, list[OfferingChange]] = {}
     for c in offering_changes:
         by_offering.setdefault(c.id, []).append(c)
+    ia, ib = old.catalog_index, new.catalog_index
+    shared = _shared_limits(old, new)
     for row in workloads:
         a, b = old_w.get(row.id), new_w.get(row.id)
         if not row.changed or a is None or b is None:
             continue
         options = {(x.offering, x.mode) for x in (*a.allocations, *b.allocations)}
+        offerings = sorted({o for o, _ in options})
         score = f"capability.{b.metric}"
-        reasons = [
-            c.text()
-            for offering in sorted({o for o, _ in options})
-            for c in by_offering.get(offering, ())
-            if c.field in OFFERING_FIELDS or (c.field == score and (c.id, c.mode) in options)
-        ]
+        reasons: list[str] = []
+        why: set[str] = set()
+        for offering in offerings:
+            for c in by_offering.get(offering, ()):
+                if c.field in OFFERING_FIELDS or (c.field == score and (c.id, c.mode) in options):
+                    reasons.append(c.text())
+                    why.add(
+                        "price"
+                        if c.field.startswith("price")
+                        else "speed"
+                        if c.field in OFFERING_FIELDS
+                        else "capability"
+                    )
+            if ia and ib:
+                if offering in ia and offering not in ib:
+                    reasons.append(f"{offering} left the catalog")
+                    why.add("catalog")
+                elif offering in ib and offering not in ia:
+                    reasons.append(f"{offering} is new in the catalog")
+                    why.add("catalog")
+                elif offering in ia and offering in ib:
+                    for field in ("tokens_per_minute", "requests_per_minute"):
+                        x, y = getattr(ia[offering], field), getattr(ib[offering], field)
+                        if x != y:
+                            reasons.append(f"{offering}: {field.replace('_', ' ')} {_num(x)} -> {_num(y)}")
+                            why.add("catalog")
         rescale = rescales.get(b.metric) if a.metric == b.metric else None
         if rescale is not None and rescale.moves:  # in short: the comparison shows the rescale's line once
             reasons.append(f"capability.{rescale.metric} rescaled x{rescale.factor:.3g}")
+            why.add("capability")
         if row.id in kept:
             reasons.append(
                 f"floor {kept[row.id].floor:g} kept across it (asks {kept[row.id].old_scale:.3g} on the earlier scale)"
             )
-        if a.capability_min != b.capability_min:
-            reasons.append(f"floor {_num(a.capability_min)} -> {_num(b.capability_min)} on {b.metric}")
+        for text in _own_rules(a, b):
+            reasons.append(text)
+            why.add("rule")
+        if not reasons:
+            reasons.append(
+                "nothing about it or its routes changed: "
+                + (
+                    f"shared limits moved it ({shared})"
+                    if shared
+                    else "another workload's move or a shared limit moved it"
+                )
+            )
+            why.add("shared")
         out[row.id] = reasons
+        kinds[row.id] = why
+    return out, kinds
+
+
+def _own_rules(a, b) -> list[str]:
+    """A workload's own changes between two plans: its floor, budget, share within budget, volume."""
+    out = []
+    if a.capability_min != b.capability_min:
+        out.append(f"floor {_num(a.capability_min)} -> {_num(b.capability_min)} on {b.metric}")
+    if a.budget_s != b.budget_s:
+        out.append(f"budget {_num(a.budget_s)} s -> {_num(b.budget_s)} s")
+    if a.within_budget_share_required != b.within_budget_share_required:
+        out.append(f"share within budget {a.within_budget_share_required:.0%} -> {b.within_budget_share_required:.0%}")
+    if a.tasks != b.tasks:
+        out.append(f"tasks {a.tasks:,.0f} -> {b.tasks:,.0f} a period")
     return out
+
+
+def _shared_limits(old: Plan, new: Plan) -> str:
+    """The portfolio's limits that started or stopped binding, in words."""
+    la = {x.constraint: x.label or x.constraint for x in old.binding}
+    lb = {x.constraint: x.label or x.constraint for x in new.binding}
+    started = [lb[k] for k in sorted(set(lb) - set(la))]
+    stopped = [la[k] for k in sorted(set(la) - set(lb))]
+    parts = ([f"binding now: {', '.join(started)}"] if started else []) + (
+        [f"no longer binding: {', '.join(stopped)}"] if stopped else []
+    )
+    return "; ".join(parts)
+
+
+BRIDGE_LABELS = {
+    "volumes": "volumes (tasks and tokens per task; workloads added or removed)",
+    "prices": "prices (the earlier routes at the later prices)",
+    "catalog": "catalog changes (offerings added or removed, speed, capability, capacity)",
+    "routing": "routing (rules, shared limits and price moves that rerouted workloads)",
+}
+
+
+def _bridge(old: Plan, new: Plan, old_w, new_w, causes, rows) -> tuple[list[BridgeStep], str]:
+    """The change in total cost in four parts that add up to it exactly (SPEC v1.3): per workload in
+    both plans, volumes = the change in tasks at the earlier cost per task; prices = the earlier
+    routes repriced at the later catalog's prices, on the later tasks; the rest is the rerouting,
+    counted as a catalog change when an offering on its routes left, joined or changed speed,
+    capability or capacity, else as routing (with unchanged routes the rest is tokens per task: a
+    volume). Workloads in one plan only count as volumes."""
+    parts = {k: {} for k in BRIDGE_LABELS}
+    note = ""
+    repriceable = bool(new.catalog_index)
+    for row in rows:
+        a, b = old_w.get(row.id), new_w.get(row.id)
+        if a is None or b is None:
+            parts["volumes"][row.id] = (b.cost if b else 0.0) - (a.cost if a else 0.0)
+            continue
+        cpt0 = a.cost / a.tasks if a.tasks else 0.0
+        volume = (b.tasks - a.tasks) * cpt0
+        repriced = _repriced(a, new.catalog_index) if repriceable else None
+        if repriced is None:
+            repriced, note = cpt0, "prices are not separated: a plan file from before v1.3 carries no token counts"
+        price = b.tasks * (repriced - cpt0)
+        rest = b.cost - a.cost - volume - price
+        key = "volumes" if not row.changed else "catalog" if causes.get(row.id, set()) & CATALOG_CAUSES else "routing"
+        for k, x in (("volumes", volume), ("prices", price), (key, rest)):
+            parts[k][row.id] = parts[k].get(row.id, 0.0) + x
+    steps = []
+    for k, by in parts.items():
+        amount = sum(by.values())
+        top = sorted((x for x in by.items() if abs(x[1]) >= 0.005), key=lambda x: (-abs(x[1]), x[0]))[:3]
+        steps.append(
+            BridgeStep(
+                key=k, label=BRIDGE_LABELS[k], amount=amount, detail=[f"{w} {_signed(x, new.currency)}" for w, x in top]
+            )
+        )
+    return steps, note
+
+
+def _repriced(w, index) -> float | None:
+    """Workload w's cost per task on its routes at the prices of `index` (offerings that left keep
+    their price: their move is the catalog's), or None without token counts."""
+    total = 0.0
+    for a in w.allocations:
+        if a.input_tokens is None or a.output_tokens is None:
+            return None
+        entry = index.get(a.offering)
+        if entry is None:
+            total += a.share * a.cost_per_task
+            continue
+        cached = entry.price_input if entry.price_cached_input is None else entry.price_cached_input
+        c = w.cached_input_share
+        cpt = (a.input_tokens * ((1 - c) * entry.price_input + c * cached) + a.output_tokens * entry.price_output) / 1e6
+        total += a.share * cpt
+    return total
+
+
+def _signed(x: float, currency: str) -> str:
+    from .fmt import money_change
+
+    return money_change(x, currency)
 
 
 def _num(x: float | None) -> str:

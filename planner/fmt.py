@@ -4,6 +4,7 @@ and the HTML report all format through here, so they cannot disagree."""
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 _SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£"}
@@ -43,6 +44,18 @@ def money_change(x: float | None, currency: str = "USD") -> str:
     if abs(x) < 0.005:
         return money(0.0, currency)
     return ("+" if x > 0 else "") + money(x, currency)
+
+
+def in_unit(x: float | None, unit: str, currency: str = "USD") -> str:
+    """A limit in its unit as people read it: a share as a percentage, money as money, else the
+    figure and its unit."""
+    if x is None:
+        return "-"
+    if unit.startswith("share"):
+        return percent(x)
+    if unit == "currency":
+        return money(x, currency)
+    return f"{number(x)} {unit}".strip()
 
 
 def seconds(x: float | None) -> str:
@@ -135,3 +148,25 @@ def csv_row(values) -> list:
 def option(offering: str, mode: str) -> str:
     """An option as people read it: the offering, and its mode in brackets unless it is the default."""
     return offering if mode == "default" else f"{offering} ({mode})"
+
+
+_BREAKS = re.compile(r"(?<=[@/ ])|(?<=-)(?=[^-])")
+
+
+def wrap_id(text: str, width: int) -> str:
+    """An id wrapped to `width` at its own separators (after @, / , - and spaces), lines joined by
+    new lines, so a host or a mode is never split; a piece longer than the width is cut only then."""
+    if len(text) <= width:
+        return text
+    lines, line = [], ""
+    for piece in _BREAKS.split(text):
+        if line and len(line) + len(piece) > width:
+            lines.append(line.rstrip())
+            line = ""
+        while len(piece) > width:
+            lines.append(piece[:width])
+            piece = piece[width:]
+        line += piece
+    if line:
+        lines.append(line.rstrip())
+    return "\n".join(lines)

@@ -8,13 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from .compare import Comparison
-from .fmt import cell, count, money, money_change, option, seconds, short, visible
+from .fmt import cell, count, money, money_change, option, percent, seconds, short, signed_percent, visible, wrap_id
 from .frontier import Frontier
 from .pairs import Options
 from .plan import Plan
 from .tables import allocations_csv, option_scores, rows_csv, rows_json
 
 TABLE_ROWS = 25  # terminal tables show at most this many rows; files carry everything
+RISKS = 5  # risks a summary lists; the plan file and the report carry all
 
 
 def console():
@@ -43,7 +44,8 @@ def _styled(text: str, style: str):
 
 
 def print_plan(plan: Plan, fmt: str, paths: dict[str, Path]) -> None:
-    """The plan as a summary table, its file as JSON, or its allocations as CSV."""
+    """The plan as its summary (the total against simple rules, the routes with who serves them,
+    spend by company, the top risks and what to do), its file as JSON, or its allocations as CSV."""
     if fmt == "json":
         sys.stdout.write(plan.to_json())
         return
@@ -51,46 +53,103 @@ def print_plan(plan: Plan, fmt: str, paths: dict[str, Path]) -> None:
         sys.stdout.write(allocations_csv(plan))
         return
     cur = plan.currency
-    table = _table(f"{plan.name}: {plan.status}, {money(plan.total_cost, cur)} per {plan.period}")
-    for col, just in (
-        ("workload", "left"),
-        ("route", "left"),
-        ("latency", "right"),
-        ("budget", "right"),
-        ("cost/task", "right"),
-        (f"cost/{plan.period}", "right"),
-    ):
-        table.add_column(col, justify=just)
+    out = console()
+    relaxed = " under the smallest relaxation" if plan.status != "optimal" else ""
+    _say(
+        out,
+        f"{plan.name}: {'optimal' if plan.status == 'optimal' else 'no feasible plan'}, "
+        f"{money(plan.total_cost, cur)} a {plan.period}{relaxed} · catalog {plan.inputs.catalog} "
+        f"({plan.inputs.as_of or 'date unknown'})",
+    )
+    for b in plan.baselines:
+        misses = f", breaks the rules of {b.misses} workload{'s' if b.misses != 1 else ''}" if b.misses else ""
+        _say(out, f"  against {b.label}: {money(b.total_cost, cur)}{misses}", "  ")
+    out.print(_routes_table(plan, out.width))
+    if plan.vendors:
+        shown = " · ".join(f"{v.vendor} {money(v.spend, cur)} ({percent(v.share)})" for v in plan.vendors[:8])
+        more = f" · {len(plan.vendors) - 8} more" if len(plan.vendors) > 8 else ""
+        _say(out, f"spend by company: {shown}{more}")
+    for line in plan.diagnosis[:TABLE_ROWS]:
+        _say(out, f"! {line}", style="yellow")
+    if plan.risks:
+        out.print("top risks:")
+        for k, r in enumerate(plan.risks[:RISKS], 1):
+            _say(out, f"{k}. [{r.severity}] {r.text}", style="red" if r.severity == "high" else "yellow")
+            _say(out, f"   do: {r.action}", "   ")
+        if len(plan.risks) > RISKS:
+            out.print(visible(f"   and {len(plan.risks) - RISKS} more in the report"))
+    for b in sorted(plan.binding, key=lambda b: -(b.shadow_price or 0))[:TABLE_ROWS]:
+        if b.shadow_price:
+            _say(out, f"binding: {b.label or b.constraint}: {b.meaning}")
+    out.print(visible(f"plan:   {paths['plan']}") + "\n" + visible(f"report: {paths['report']}"))
+
+
+def _routes_table(plan: Plan, width: int):
+    """One row per route: the workload and its budget (on its first route), the option, who bills
+    and serves it, its share, latency and cost; the largest spends when there are many. Option ids
+    break only at their separators, so a host is never split."""
+    from rich.text import Text
+
+    cur = plan.currency
     shown = plan.workloads
     if len(shown) > TABLE_ROWS:  # the largest spends and every infeasible workload; the rest is in the report
         keep = {w.id for w in sorted(shown, key=lambda w: (w.status == "ok", -w.cost))[:TABLE_ROWS]}
         shown = [w for w in shown if w.id in keep]
+    rows = []
     for w in shown:
+        budget = f"budget {seconds(w.budget_s)}" if w.budget_s else "no budget"
+        if w.within_budget_share_required < 1 and w.budget_s:
+            budget += f" for {percent(w.within_budget_share_required)}"
         if w.status != "ok":
-            _row(table, w.id, _styled("infeasible", "red"), "-", seconds(w.budget_s), "-", "-")
+            rows.append((w.id, budget, None, "-", "-", "-", "-"))
             continue
-        route = ", ".join(
-            f"{option(a.offering, a.mode)} {a.share:.0%}" for a in sorted(w.allocations, key=lambda a: -a.share)
-        )
-        _row(
-            table,
-            w.id,
-            route,
-            seconds(w.latency_s.max),
-            seconds(w.budget_s) if w.budget_s else "none",
-            money(w.cost_per_task, cur),
-            money(w.cost, cur),
-        )
+        for k, a in enumerate(sorted(w.allocations, key=lambda a: (-a.share, a.offering, a.mode))):
+            over = "" if a.within_budget or not w.budget_s else " over"
+            rows.append(
+                (
+                    w.id if k == 0 else "",
+                    budget if k == 0 else "",
+                    option(a.offering, a.mode),
+                    a.vendor if a.host == a.vendor else f"{a.vendor} · {a.host}",
+                    percent(a.share),
+                    seconds(a.latency_s) + over,
+                    money(a.cost, cur),
+                )
+            )
+    heads = ("workload · budget", "option", "company", "share", "latency", f"cost/{plan.period}")
+    fixed = [
+        min(20, max(len(heads[0]), *(max(len(r[0]), len(r[1])) for r in rows))),
+        min(18, max(len(heads[2]), *(len(r[3]) for r in rows))),
+        *(max(len(heads[k]), *(len(r[k + 1]) for r in rows)) for k in (3, 4, 5)),
+    ]
+    room = max(16, width - sum(fixed) - 3 * len(heads) - 1)
+    table = _table("")
+    table.add_column(heads[0], overflow="fold", width=fixed[0])
+    table.add_column(heads[1], overflow="fold", width=min(room, max(len(heads[1]), *(len(r[2] or "") for r in rows))))
+    table.add_column(heads[2], overflow="fold", width=fixed[1])
+    for head in heads[3:]:
+        table.add_column(head, justify="right", no_wrap=True)
+    for wid, budget, opt, company, share, latency, cost in rows:
+        who = Text(visible(wid) + ("\n" if wid else ""))
+        who.append(visible(budget), style="dim")
+        if opt is None:
+            table.add_row(who, _styled("no eligible option", "red"), company, share, latency, cost)
+            continue
+        table.add_row(who, wrap_id(visible(opt), room), visible(company), share, latency, cost)
     if len(shown) < len(plan.workloads):
         table.caption = f"{len(shown)} of {len(plan.workloads)} workloads: the largest spends and any infeasible"
-    out = console()
-    out.print(table)
-    for line in plan.diagnosis[:TABLE_ROWS]:
-        out.print(_styled(f"! {line}", "yellow"))
-    for b in sorted(plan.binding, key=lambda b: -(b.shadow_price or 0))[:TABLE_ROWS]:
-        if b.shadow_price:
-            out.print(visible(f"binding: {b.constraint}: {b.meaning}"))
-    out.print(visible(f"plan:   {paths['plan']}") + "\n" + visible(f"report: {paths['report']}"))
+    return table
+
+
+def _say(out, text: str, indent: str = "", style: str | None = None) -> None:
+    """A sentence wrapped to the console's width, its continuation lines indented under its start."""
+    import textwrap
+
+    lines = textwrap.wrap(
+        visible(text), width=out.width, subsequent_indent=indent + "   ", break_on_hyphens=False, break_long_words=False
+    )
+    for line in lines:
+        out.print(_styled(line, style) if style else line)
 
 
 def print_rows(rows: list[dict[str, Any]], fmt: str, title: str = "") -> None:
@@ -174,30 +233,26 @@ def print_explain(rows: list[dict[str, Any]], title: str, currency: str = "USD")
 
 
 def print_whatif(base: Plan, results, report: Path) -> None:
-    """Each scenario's status, cost, change against the base and rerouted workloads."""
+    """Each scenario's status, cost, change against the base and rerouted workloads; an infeasible
+    scenario shows what it lacks and no cost or change (its cost is a relaxation's, not a plan's)."""
     cur = base.currency
-    table = _table(f"{base.name}: base {base.status}, {money(base.total_cost, cur)} per {base.period}")
-    for col, just in (
-        ("scenario", "left"),
-        ("status", "left"),
-        (f"cost/{base.period}", "right"),
-        ("change", "right"),
-        ("rerouted", "left"),
-    ):
-        table.add_column(col, justify=just)
+    table = _table(f"{base.name}: base {base.status}, {money(base.total_cost, cur)} a {base.period}")
+    table.add_column("scenario", overflow="fold", max_width=24)
+    table.add_column("status", no_wrap=True)
+    table.add_column(f"cost/{base.period}", justify="right", no_wrap=True)
+    table.add_column("change", justify="right", no_wrap=True)
+    table.add_column("rerouted, or what it lacks", ratio=1)
     for sc, plan, cmp in results:
-        delta = plan.total_cost - base.total_cost
-        rerouted = ", ".join(w.id for w in cmp.workloads if w.changed) or "-"
-        _row(
-            table,
-            sc.name,
-            plan.status,
-            money(plan.total_cost, cur),
-            money_change(delta, cur),
-            rerouted,
-        )
+        if plan.status != "optimal":
+            _row(table, sc.name, _styled("no feasible plan", "red"), "-", "-", f"lacks: {cmp.lacks_after}")
+            continue
+        rerouted = ", ".join(w.id for w in cmp.workloads if w.changed) or "none"
+        change = money_change(cmp.delta, cur) if cmp.comparable else "-"
+        _row(table, sc.name, plan.status, money(plan.total_cost, cur), change, rerouted)
     out = console()
     out.print(table)
+    if base.status != "optimal":
+        _say(out, "the base has no feasible plan: changes in cost are not shown", style="yellow")
     out.print(visible(f"report: {report}"))
 
 
@@ -220,48 +275,99 @@ def print_frontier(result: Frontier, name: str, workload: str | None, html: Path
 
 
 def print_compare(cmp: Comparison, html: Path) -> None:
-    """The change in total, the metrics put on a new scale (and floors that kept their number across
-    one), per workload with what changed on a rerouted one's routes, and the offerings' changes."""
+    """The change in total and its bridge (volumes, prices, catalog, routing), the metrics put on a
+    new scale, per workload and per company, what changed on each rerouted workload's routes, and the
+    offerings' changes. A plan with no feasible routing shows what it lacks, and no change in cost."""
     cur = cmp.currency
-    delta = cmp.total_after - cmp.total_before
     out = console()
-    out.print(
-        visible(
-            f"{cmp.label_before} -> {cmp.label_after}: {money(cmp.total_before, cur)} -> "
-            f"{money(cmp.total_after, cur)} per {cmp.period} ({money_change(delta, cur)})"
-        )
+
+    def total(value: float, status: str, lacks: str) -> str:
+        return money(value, cur) if status == "optimal" else f"no feasible plan ({lacks})"
+
+    head = (
+        f"{cmp.label_before} -> {cmp.label_after}: {total(cmp.total_before, cmp.status_before, cmp.lacks_before)}"
+        f" -> {total(cmp.total_after, cmp.status_after, cmp.lacks_after)}"
     )
+    if cmp.comparable:
+        rel = f", {signed_percent(cmp.delta / cmp.total_before)}" if cmp.total_before > 0 else ""
+        head += f" a {cmp.period} ({money_change(cmp.delta, cur)}{rel})"
+    else:
+        head += "; costs are compared only between two feasible plans"
+    _say(out, head)
+    if cmp.bridge:
+        bridge = _table("the change in cost, in four parts")
+        bridge.add_column("part", ratio=1)
+        bridge.add_column("change", justify="right", no_wrap=True)
+        bridge.add_column("largest", ratio=1)
+        for step in cmp.bridge:
+            _row(bridge, step.label, money_change(step.amount, cur), ", ".join(step.detail) or "-")
+        out.print(bridge)
+        if cmp.bridge_note:
+            _say(out, cmp.bridge_note, style="yellow")
     for r in cmp.rescales:
-        out.print(_styled(r.line(), "yellow"))
+        _say(out, r.line(), style="yellow")
     for k in cmp.kept_floors[:TABLE_ROWS]:
-        out.print(_styled(k.text(), "yellow"))
+        _say(out, k.text(), style="yellow")
     if len(cmp.kept_floors) > TABLE_ROWS:
         out.print(visible(f"... and {len(cmp.kept_floors) - TABLE_ROWS} more floors kept; see the report"))
     table = _table("by workload")
-    for col in ("workload", "before", "after", "change", "routing"):
-        table.add_column(col)
-    for w in cmp.workloads:
-        change = None if w.cost_before is None or w.cost_after is None else w.cost_after - w.cost_before
+    table.add_column("workload", overflow="fold", max_width=22)
+    for col in ("before", "after", "change"):
+        table.add_column(col, justify="right", no_wrap=True)
+    table.add_column("routing", ratio=1)
+    rows = cmp.notable(TABLE_ROWS)
+    for w in rows:
+        change = None
+        if cmp.comparable and w.cost_before is not None and w.cost_after is not None:
+            change = w.cost_after - w.cost_before
         _row(
             table,
             w.id,
-            money(w.cost_before, cur),
-            money(w.cost_after, cur),
+            _cost(w.cost_before, w.status_before, cmp.status_before, cur),
+            _cost(w.cost_after, w.status_after, cmp.status_after, cur),
             money_change(change, cur),
-            ((", ".join(w.routing_before) or "infeasible") + " -> " + (", ".join(w.routing_after) or "infeasible"))
+            ((", ".join(w.routing_before) or "no option") + " -> " + (", ".join(w.routing_after) or "no option"))
             if w.changed
             else "same",
         )
+    if len(rows) < len(cmp.workloads):
+        table.caption = f"{len(rows)} of {len(cmp.workloads)} workloads: the rerouted and the largest changes"
     out.print(table)
+    if not cmp.comparable:
+        _say(out, "* under the smallest relaxation of a plan that does not exist: not a cost to compare")
+    vendors = _table("by company (spend on what it bills or serves)")
+    vendors.add_column("company", overflow="fold")
+    for col in (cmp.label_before, cmp.label_after, "change"):
+        vendors.add_column(col, justify="right", overflow="fold")
+    for v in cmp.vendors[:TABLE_ROWS]:
+        _row(
+            vendors,
+            v.key,
+            money(v.before, cur) if cmp.status_before == "optimal" else "-",
+            money(v.after, cur) if cmp.status_after == "optimal" else "-",
+            money_change(v.delta, cur) if cmp.comparable else "-",
+        )
+    if len(cmp.vendors) > TABLE_ROWS:
+        vendors.caption = f"{TABLE_ROWS} of {len(cmp.vendors)} companies, the largest changes first"
+    out.print(vendors)
     why = [(wid, reasons) for wid, reasons in cmp.reasons.items() if reasons]
     for wid, reasons in why[:TABLE_ROWS]:
-        out.print(visible(f"{wid} rerouted: " + "; ".join(reasons)))
+        _say(out, f"{wid} rerouted: " + "; ".join(reasons), "  ")
     for c in cmp.offering_changes[:TABLE_ROWS]:
-        out.print(visible(c.text()))
+        _say(out, c.text(), "  ")
     more = max(0, len(why) - TABLE_ROWS) + max(0, len(cmp.offering_changes) - TABLE_ROWS)
     if more:
         out.print(visible(f"... and {more} more lines in the report"))
     out.print(visible(f"report: {html}"))
+
+
+def _cost(value: float | None, status: str | None, plan_status: str, cur: str) -> str:
+    """A workload's cost in a comparison: none where it has no plan; marked where its plan is a relaxation's."""
+    if value is None or status is None:
+        return "-"
+    if status != "ok":
+        return "no option"
+    return money(value, cur) + ("*" if plan_status != "optimal" else "")
 
 
 def progress(total: int, label: str):

@@ -104,7 +104,8 @@ def test_compare_cli(tmp_path):
         ],
     )
     assert result.exit_code == 0, result.output
-    assert "support.plan.json -> support.fast-tier-half-price.plan.json" in result.stdout
+    # the same catalog on both sides: the plans are told apart by their workloads file and scenario
+    assert "support.yaml -> fast-tier-half-price: $22.7k -> $13.2k a month" in result.stdout
     assert "kimi-fast: price_output 8 -> 4" in result.stdout
     assert (tmp_path / "support.compare.html").exists()
     data = json.loads(

@@ -29,12 +29,16 @@ def _env():
         signed=fmt.signed_percent,
         option=fmt.option,
         change=fmt.money_change,
+        amount=fmt.in_unit,
+        abs=abs,
     )
     env.globals["estimated"] = estimated_figures
     env.globals["estimated_fields"] = estimated_fields
     return env
 
 
+BUY_ROWS = 25  # workloads in the summary's table of routes (the largest spends, and any infeasible)
+RISKS = 5  # risks in the summary
 CARDS = 60  # workload cards (and their break-even rows) in one report; a table lists every workload
 BASELINE_MISSES = 12  # per baseline rule, the workloads listed where it breaks something
 COMPOUNDING_CHARTS = 6  # the multi-turn workloads with the largest spend get a chart
@@ -59,6 +63,7 @@ def render_plan_report(plan: Plan) -> str:
     if len(cards) > CARDS:  # large portfolios: cards for the largest spends and every infeasible workload
         keep = {w.id for w in sorted(cards, key=lambda w: (w.status == "ok", -w.cost, w.id))[:CARDS]}
         cards = [w for w in cards if w.id in keep]
+    buy = sorted(plan.workloads, key=lambda w: (w.status == "ok", -w.cost, w.id))[:BUY_ROWS]
     return (
         _env()
         .get_template("plan.html.j2")
@@ -66,6 +71,12 @@ def render_plan_report(plan: Plan) -> str:
             plan=plan,
             compounding=compounding,
             cards=cards,
+            carded={w.id for w in cards},
+            number={w.id: k for k, w in enumerate(plan.workloads, 1)},
+            buy=buy,
+            buy_more=len(buy) < len(plan.workloads),
+            buy_shown=len(buy),
+            risk_count=RISKS,
             baselines_svg=charts.baselines_chart(plan),
             vendors_svg=charts.vendor_chart(plan),
             strip_ticks=[0.1, 1, 10, 100, 1000],
