@@ -8,9 +8,11 @@ comment. Text in the SVG is escaped by the XML writer.
 from __future__ import annotations
 
 import itertools
+import math
 import re
+from collections.abc import Iterator
 
-from ..fmt import money, seconds
+from ..fmt import money, percent, seconds
 from ..plan import Plan, WorkloadPlan
 
 _SCRIPT = re.compile(r"<script\b[^>]*>.*?</script>", re.S)
@@ -21,7 +23,7 @@ _ids = itertools.count()
 PALETTE = ("#1f3b73", "#d9822b", "#7a7a7a", "#5aa469", "#b33c3c", "#9d7fd1")
 
 
-def _style():
+def _style(**overrides):
     from pygal.style import Style
 
     return Style(
@@ -37,6 +39,7 @@ def _style():
         legend_font_size=12,
         title_font_size=14,
         value_font_size=11,
+        **overrides,
     )
 
 
@@ -51,6 +54,32 @@ def reset_ids() -> None:
     """Chart ids restart for every report, so the same plan renders to the same bytes."""
     global _ids
     _ids = itertools.count()
+
+
+LABEL_PX = 12  # the style's label font size, for pygal's own width estimate (0.6 em a character)
+BAR_ROOM = 460  # a bar chart's width beside its category labels: the bars, margins and last tick
+
+
+def _text_px(chars: int, font_px: float) -> float:
+    """Width of a text as pygal estimates it when it lays out margins."""
+    return chars * 0.6 * font_px
+
+
+def _decade(x: float) -> float:
+    """The power of ten at or below x."""
+    return 10.0 ** math.floor(math.log10(x))
+
+
+def _clean(x: float) -> float:
+    """A tick without float dust (0.30000000000000004 is 0.3), so labels and positions read exact."""
+    return float(f"{x:.12g}")
+
+
+def _ladder(*mantissas: float, start: float) -> Iterator[float]:
+    """m x 10^k for each mantissa, ascending from the decade `start`: the values people read as round."""
+    for k in itertools.count(round(math.log10(start))):
+        for m in mantissas:
+            yield _clean(m * 10.0**k)
 
 
 def _base(kind, **config):
@@ -116,42 +145,67 @@ def compounding_chart(plan: Plan, w: WorkloadPlan) -> str | None:
 
 
 def baselines_chart(plan: Plan) -> str | None:
-    """Total cost of the plan against each baseline."""
-    import pygal
-
+    """Total cost of the plan against each baseline, the plan on top; each bar's cost is in its label
+    so a short bar's figure cannot sit on the axis text."""
     if not plan.baselines:
         return None
-    chart = _base(
-        pygal.HorizontalBar,
-        title=f"cost per {plan.period}: the plan against simple rules",
-        value_formatter=lambda v: money(v, plan.currency),
-        print_values=True,
-        show_legend=False,
-        height=60 + 45 * (len(plan.baselines) + 1),
-    )
-    chart.x_labels = ["this plan"] + [b.label + (f" (misses {b.misses})" if b.misses else "") for b in plan.baselines]
-    chart.add("cost", [plan.total_cost] + [b.total_cost for b in plan.baselines])
-    return _render(chart, "baselines")
+    rows = [("this plan", plan.total_cost)] + [
+        (b.label + (f" · misses {b.misses}" if b.misses else ""), b.total_cost) for b in plan.baselines
+    ]
+    labels = [f"{name} · {money(cost, plan.currency)}" for name, cost in rows]
+    title = f"cost per {plan.period}: the plan against simple rules"
+    return _money_bars(title, labels, [cost for _, cost in rows], plan.currency, "baselines")
+
+
+VENDOR_BARS = 8  # vendors drawn as their own bar; the rest share one bar, so the chart stays short
 
 
 def vendor_chart(plan: Plan) -> str | None:
-    """Share of spend per vendor."""
-    import pygal
-
+    """Spend per vendor, the largest on top, each bar labelled with its money and share of spend; past
+    VENDOR_BARS the smallest are summed into one bar (an option billed by one folded company and
+    served by another counts for both, as in the vendor table)."""
     if not plan.vendors:
         return None
+    vendors = sorted(plan.vendors, key=lambda v: (-v.spend, v.vendor))
+    rows = [(v.vendor, v.spend, v.share) for v in vendors[:VENDOR_BARS]]
+    rest = vendors[VENDOR_BARS:]
+    if rest:
+        name = f"{len(rest)} other" + ("s" if len(rest) > 1 else "")
+        rows.append((name, sum(v.spend for v in rest), sum(v.share for v in rest)))
+    labels = [f"{name} · {money(spend, plan.currency)} · {percent(share)}" for name, spend, share in rows]
+    title = f"spend per {plan.period} by vendor"
+    return _money_bars(title, labels, [spend for _, spend, _ in rows], plan.currency, "vendors")
+
+
+def money_ticks(top: float, most: int = 5) -> list[float]:
+    """Value-axis ticks from zero past `top` on a 1-2-5 step: four to six ticks, few enough that their
+    money labels never touch (pygal's own ticks crowd a wide range)."""
+    step = next(s for s in _ladder(1, 2, 5, start=_decade(top / most)) if math.ceil(top / s - 1e-9) <= most)
+    n = max(1, math.ceil(top / step - 1e-9))
+    return [_clean(k * step) for k in range(n + 1)]
+
+
+def _money_bars(title: str, labels: list[str], values: list[float], currency: str, key: str) -> str:
+    """A horizontal bar per label, top to bottom in the given order, on money ticks. The chart widens
+    with the longest label, so long rule names leave the bars room rather than being cut."""
+    import pygal
+
+    ticks = money_ticks(max(max(values), 0.0) or 1.0)
+    longest = max(len(label) for label in labels)
     chart = _base(
         pygal.HorizontalBar,
-        title="share of spend by vendor",
+        title=title,
         show_legend=False,
-        print_values=True,
-        value_formatter=lambda v: f"{v:.0%}",
-        range=(0, 1),
-        height=60 + 40 * len(plan.vendors),
+        style=_style(guide_stroke_color="#ccc", major_guide_stroke_color="#ccc"),
+        value_formatter=lambda v: money(v, currency),
+        range=(0, ticks[-1]),
+        y_labels=[{"value": t, "label": money(t, currency)} for t in ticks],
+        width=max(720, 20 * math.ceil((_text_px(longest, LABEL_PX) + BAR_ROOM) / 20)),
+        height=90 + 40 * len(labels),
     )
-    chart.x_labels = [v.vendor for v in plan.vendors]
-    chart.add("share", [v.share for v in plan.vendors])
-    return _render(chart, "vendors")
+    chart.x_labels = labels[::-1]  # pygal draws the first bar at the bottom
+    chart.add("", values[::-1])
+    return _render(chart, key)
 
 
 def frontier_chart(frontier, sweep: str) -> str | None:
