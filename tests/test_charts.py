@@ -36,6 +36,9 @@ def drawn(plan) -> dict[str, str]:
     """Every chart the plan report draws, by name."""
     charts.reset_ids()
     out = {"baselines": charts.baselines_chart(plan), "vendors": charts.vendor_chart(plan)}
+    for w in plan.workloads:
+        if w.compounding:
+            out[f"compounding {w.id}"] = charts.compounding_chart(plan, w)
     return {name: svg for name, svg in out.items() if svg}
 
 
@@ -124,9 +127,11 @@ def _all_charts(plans):
 
 
 def test_every_chart_is_drawn(plans):
-    """Both portfolios have baselines and vendors: each gets its chart."""
+    """Both portfolios have baselines, vendors and multi-turn workloads: each gets its chart."""
     for p in PLANS:
-        assert {"baselines", "vendors"} <= set(drawn(plans[p]))
+        names = drawn(plans[p])
+        assert {"baselines", "vendors"} <= set(names)
+        assert any(n.startswith("compounding ") for n in names)
 
 
 def test_labels_of_one_axis_never_overlap(plans):
@@ -142,6 +147,7 @@ def test_every_text_is_inside_the_drawing(plans):
     """Legend entries (whole, never cut with an ellipsis) and axis labels lie within the viewBox."""
     for p, name, svg in _all_charts(plans):
         found, width, height = labels(svg)
+        assert any(label.group == "legend" for label in found) or not name.startswith("compounding")
         for label in found:
             where = f"{p} {name}: {label.text!r}"
             assert 0 <= label.left and label.right <= width, where
@@ -159,6 +165,34 @@ def test_no_label_in_scientific_notation(plans):
 def test_charts_are_deterministic(plans):
     for p in PLANS:
         assert drawn(plans[p]) == drawn(plans[p])
+
+
+def _plotted_seconds(plan, w) -> list[float]:
+    c = w.compounding
+    lines = [v for v in plan.thresholds.values() if v] + ([w.budget_s] if w.budget_s else [])
+    return c.chosen_latency_s + (c.standard_latency_s or []) + lines
+
+
+def test_latency_axis_names_one_and_ten_seconds(plans):
+    for p in PLANS:
+        plan = plans[p]
+        for w in (w for w in plan.workloads if w.compounding):
+            ys = [label.text for label in axis(charts.compounding_chart(plan, w), "axis y")]
+            values = _plotted_seconds(plan, w)
+            for tick, text in ((1.0, "1.0 s"), (10.0, "10 s")):
+                if min(values) <= tick <= max(values):
+                    assert text in ys, f"{p} {w.id}: {ys}"
+
+
+def test_latency_lines_carry_their_value_in_the_legend(plans):
+    for p in PLANS:
+        plan = plans[p]
+        for w in (w for w in plan.workloads if w.compounding):
+            legend = {label.text for label in axis(charts.compounding_chart(plan, w), "legend")}
+            for name, value in plan.thresholds.items():
+                if value:
+                    assert f"{name} ({charts.seconds(value)})" in legend, f"{p} {w.id}: {legend}"
+            assert f"chosen: {w.compounding.chosen}" in legend
 
 
 def _categories(svg: str) -> list[str]:
@@ -192,6 +226,14 @@ def test_money_ticks_step_one_two_five(top):
     assert all(abs(b - a - step) < 1e-9 * step for a, b in zip(ticks, ticks[1:]))
 
 
+@pytest.mark.parametrize("lo,hi", [(0.35, 60), (0.9, 700), (1.0, 240), (0.05, 12), (0.5, 2400)])
+def test_seconds_ticks_hold_one_and_ten_seconds(lo, hi):
+    ticks = charts.seconds_ticks(lo, hi)
+    assert 1.0 in ticks and 10.0 in ticks
+    assert ticks[0] <= lo and ticks[-1] <= hi and len(ticks) <= 9
+    assert len({charts.seconds(t) for t in ticks}) == len(ticks)
+
+
 def test_vendor_chart_sorts_by_spend_and_folds_the_tail(plans):
     plan = plans["real-support"]
     rows = _categories(charts.vendor_chart(plan))
@@ -201,3 +243,15 @@ def test_vendor_chart_sorts_by_spend_and_folds_the_tail(plans):
     rows = _categories(charts.vendor_chart(plan.model_copy(update={"vendors": many})))
     assert [r.split(" · ")[0] for r in rows] == [f"v{k:02d}" for k in range(10, 2, -1)] + ["3 others"]
     assert rows[-1] == f"3 others · {charts.money(600.0)} · {charts.percent(6 / 66)}"
+
+
+def test_long_legend_entries_widen_the_chart_whole(plans):
+    """An option named at length (a long model, host and mode) widens the chart rather than being cut."""
+    plan = plans["real-support"]
+    w = next(w for w in plan.workloads if w.compounding)
+    long = "meta-llama/llama-3.1-405b-instruct-turbo@openrouter-eu-west (reasoning-high-effort)"
+    w = w.model_copy(update={"compounding": w.compounding.model_copy(update={"standard": long})})
+    svg = charts.compounding_chart(plan, w)
+    found, width, _ = labels(svg)
+    entry = next(label for label in found if label.text == f"cheapest standard: {long}")
+    assert width > 720 and entry.right <= width

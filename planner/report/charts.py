@@ -102,12 +102,26 @@ def _base(kind, **config):
 
 
 def compounding_chart(plan: Plan, w: WorkloadPlan) -> str | None:
-    """Task latency against agent turns, chosen option vs cheapest standard-tier option, with thresholds."""
+    """Task latency against agent turns, chosen option vs cheapest standard-tier option, with thresholds.
+
+    Both axes are logarithmic, so the y axis gets its own round ticks (pygal labels only powers of ten
+    and leaves the 1 s and 2 s lines unnamed). The legend is one column, the chart growing a row per
+    entry, because pygal reserves too little room for a two-column legend of odd length and clips it.
+    """
     import pygal
 
     comp = w.compounding
     if comp is None:
         return None
+    first, last = comp.turns[0], comp.turns[-1]
+    series = [(f"chosen: {comp.chosen}", list(zip(comp.turns, comp.chosen_latency_s)), {})]
+    if comp.standard and comp.standard_latency_s:
+        series.append((f"cheapest standard: {comp.standard}", list(zip(comp.turns, comp.standard_latency_s)), {}))
+    for name, value, dashes in _latency_lines(plan, w):
+        line = {"stroke_style": {"dasharray": dashes, "width": 1.5}, "show_dots": False}
+        series.append((f"{name} ({seconds(value)})", [(first, value), (last, value)], line))
+    values = [y for _, points, _ in series for _, y in points if y and y > 0]
+    ticks = seconds_ticks(min(values), max(values))
     chart = _base(
         pygal.XY,
         logarithmic=True,
@@ -116,32 +130,79 @@ def compounding_chart(plan: Plan, w: WorkloadPlan) -> str | None:
         y_title="seconds (log scale)",
         dots_size=2,
         stroke=True,
-        x_labels=comp.turns[:: max(1, len(comp.turns) // 12)],
+        x_labels=turn_ticks(comp.turns),
+        y_labels=[{"value": t, "label": seconds(t)} for t in ticks],
+        # from the lowest tick; a little over the top value, as pygal skips a y label on the top edge
+        range=(min(ticks[0], min(values)), max(values) * 1.02),
+        value_formatter=seconds,
         show_x_guides=False,
         show_y_guides=False,
-        show_minor_y_labels=False,
-        height=400,
+        show_minor_y_labels=True,
+        legend_at_bottom_columns=1,
+        width=_legend_width(title for title, _, _ in series),
+        height=360 + LEGEND_ROW_PX * len(series),
     )
-    chart.add(f"chosen: {comp.chosen}", list(zip(comp.turns, comp.chosen_latency_s)))
-    if comp.standard and comp.standard_latency_s:
-        chart.add(f"cheapest standard: {comp.standard}", list(zip(comp.turns, comp.standard_latency_s)))
-    first, last = comp.turns[0], comp.turns[-1]
-    for name, value in sorted(plan.thresholds.items(), key=lambda kv: kv[1] or 0):
-        if value:
-            chart.add(
-                f"{name} ({seconds(value)})",
-                [(first, value), (last, value)],
-                stroke_style={"dasharray": "6, 4", "width": 1.5},
-                show_dots=False,
-            )
-    if w.budget_s and w.budget_s not in plan.thresholds.values():
-        chart.add(
-            f"budget ({seconds(w.budget_s)})",
-            [(first, w.budget_s), (last, w.budget_s)],
-            stroke_style={"dasharray": "2, 3", "width": 1.5},
-            show_dots=False,
-        )
+    for title, points, options in series:
+        chart.add(title, points, **options)
     return _render(chart, "compounding")
+
+
+LEGEND_ROW_PX = 18  # pygal spaces legend rows 1.5 x the legend font size
+LEGEND_LEFT_PX = 130  # a bottom legend starts past the y title and labels (up to "10.0 min")
+
+
+def _legend_width(titles) -> int:
+    """The chart's width: the usual 720, or wider when a legend entry (an option with a long mode)
+    would run past the right edge, since entries are never cut."""
+    entry = LEGEND_LEFT_PX + 17 + max(_text_px(len(t), LABEL_PX) for t in titles) + 20  # box, gap, margin
+    return max(720, 20 * math.ceil(entry / 20))
+
+
+def _latency_lines(plan: Plan, w: WorkloadPlan) -> list[tuple[str, float, str]]:
+    """The plan's latency thresholds, then the workload's own budget unless it is one of them: name,
+    seconds and dash pattern of each horizontal line."""
+    lines = [
+        (name, value, "6, 4") for name, value in sorted(plan.thresholds.items(), key=lambda kv: kv[1] or 0) if value
+    ]
+    if w.budget_s and w.budget_s not in plan.thresholds.values():
+        lines.append(("budget", w.budget_s, "2, 3"))
+    return lines
+
+
+def seconds_ticks(lo: float, hi: float, most: int = 9) -> list[float]:
+    """Round durations from the tick at or below `lo` up to `hi`: a 1-2-5 ladder, or 1-3 or decades
+    when that would make more than `most` ticks. Past two minutes the ladder counts minutes (2, 5,
+    10 min), as planner.fmt.seconds writes them; every ladder holds 1 s and 10 s."""
+    for mantissas in ((1, 2, 5), (1, 3), (1,)):
+        ticks = _from_below(_duration_ladder(mantissas), lo, hi)
+        if len(ticks) <= most:
+            break
+    return ticks  # a span too wide even for decades keeps them all: a decade apart they cannot touch
+
+
+SECONDS_FLOOR = 0.001  # the smallest tick: fmt.seconds writes anything smaller in scientific notation
+
+
+def _duration_ladder(mantissas: tuple[float, ...]) -> list[float]:
+    """Round values in seconds below two minutes, then round minutes, up to a week; a second's value
+    too close to the first minute one (100 s against 2 min) is dropped so the two labels cannot crowd."""
+    secs = list(itertools.takewhile(lambda x: x < 120, _ladder(*mantissas, start=SECONDS_FLOOR)))
+    mins = [60 * x for x in itertools.takewhile(lambda x: x <= 7 * 24 * 60, _ladder(*mantissas, start=1)) if x >= 2]
+    return [x for x in secs if mins[0] / x >= 1.25] + mins
+
+
+def _from_below(ladder: list[float], lo: float, hi: float) -> list[float]:
+    """The ladder's values from the last at or below lo (so the axis starts on a label) up to hi."""
+    start = max([x for x in ladder if x <= lo], default=ladder[0])
+    return [x for x in ladder if start <= x <= hi] or [start]
+
+
+def turn_ticks(turns: list[int]) -> list[int]:
+    """Turn counts to label on the log x axis: 1, 2, 3, 5, 10, 20, 30... and the last, dropping a round
+    value so close to the last that their labels would touch (19 and 20 on a log axis)."""
+    last = turns[-1]
+    ladder = [int(x) for x in itertools.takewhile(lambda x: x <= last, _ladder(1, 2, 3, 5, start=1)) if x >= turns[0]]
+    return [x for x in ladder if last / x >= 1.15] + [last]
 
 
 def baselines_chart(plan: Plan) -> str | None:
