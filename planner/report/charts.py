@@ -8,9 +8,11 @@ comment. Text in the SVG is escaped by the XML writer.
 from __future__ import annotations
 
 import itertools
+import math
 import re
+from collections.abc import Iterator
 
-from ..fmt import money, seconds
+from ..fmt import money, percent, seconds
 from ..plan import Plan, WorkloadPlan
 
 _SCRIPT = re.compile(r"<script\b[^>]*>.*?</script>", re.S)
@@ -21,7 +23,7 @@ _ids = itertools.count()
 PALETTE = ("#1f3b73", "#d9822b", "#7a7a7a", "#5aa469", "#b33c3c", "#9d7fd1")
 
 
-def _style():
+def _style(**overrides):
     from pygal.style import Style
 
     return Style(
@@ -37,6 +39,7 @@ def _style():
         legend_font_size=12,
         title_font_size=14,
         value_font_size=11,
+        **overrides,
     )
 
 
@@ -51,6 +54,32 @@ def reset_ids() -> None:
     """Chart ids restart for every report, so the same plan renders to the same bytes."""
     global _ids
     _ids = itertools.count()
+
+
+LABEL_PX = 12  # the style's label font size, for pygal's own width estimate (0.6 em a character)
+BAR_ROOM = 460  # a bar chart's width beside its category labels: the bars, margins and last tick
+
+
+def _text_px(chars: int, font_px: float) -> float:
+    """Width of a text as pygal estimates it when it lays out margins."""
+    return chars * 0.6 * font_px
+
+
+def _decade(x: float) -> float:
+    """The power of ten at or below x."""
+    return 10.0 ** math.floor(math.log10(x))
+
+
+def _clean(x: float) -> float:
+    """A tick without float dust (0.30000000000000004 is 0.3), so labels and positions read exact."""
+    return float(f"{x:.12g}")
+
+
+def _ladder(*mantissas: float, start: float) -> Iterator[float]:
+    """m x 10^k for each mantissa, ascending from the decade `start`: the values people read as round."""
+    for k in itertools.count(round(math.log10(start))):
+        for m in mantissas:
+            yield _clean(m * 10.0**k)
 
 
 def _base(kind, **config):
@@ -73,12 +102,26 @@ def _base(kind, **config):
 
 
 def compounding_chart(plan: Plan, w: WorkloadPlan) -> str | None:
-    """Task latency against agent turns, chosen option vs cheapest standard-tier option, with thresholds."""
+    """Task latency against agent turns, chosen option vs cheapest standard-tier option, with thresholds.
+
+    Both axes are logarithmic, so the y axis gets its own round ticks (pygal labels only powers of ten
+    and leaves the 1 s and 2 s lines unnamed). The legend is one column, the chart growing a row per
+    entry, because pygal reserves too little room for a two-column legend of odd length and clips it.
+    """
     import pygal
 
     comp = w.compounding
     if comp is None:
         return None
+    first, last = comp.turns[0], comp.turns[-1]
+    series = [(f"chosen: {comp.chosen}", list(zip(comp.turns, comp.chosen_latency_s)), {})]
+    if comp.standard and comp.standard_latency_s:
+        series.append((f"cheapest standard: {comp.standard}", list(zip(comp.turns, comp.standard_latency_s)), {}))
+    for name, value, dashes in _latency_lines(plan, w):
+        line = {"stroke_style": {"dasharray": dashes, "width": 1.5}, "show_dots": False}
+        series.append((f"{name} ({seconds(value)})", [(first, value), (last, value)], line))
+    values = [y for _, points, _ in series for _, y in points if y and y > 0]
+    ticks = seconds_ticks(min(values), max(values))
     chart = _base(
         pygal.XY,
         logarithmic=True,
@@ -87,71 +130,143 @@ def compounding_chart(plan: Plan, w: WorkloadPlan) -> str | None:
         y_title="seconds (log scale)",
         dots_size=2,
         stroke=True,
-        x_labels=comp.turns[:: max(1, len(comp.turns) // 12)],
+        x_labels=turn_ticks(comp.turns),
+        y_labels=[{"value": t, "label": seconds(t)} for t in ticks],
+        # from the lowest tick; a little over the top value, as pygal skips a y label on the top edge
+        range=(min(ticks[0], min(values)), max(values) * 1.02),
+        value_formatter=seconds,
         show_x_guides=False,
         show_y_guides=False,
-        show_minor_y_labels=False,
-        height=400,
+        show_minor_y_labels=True,
+        legend_at_bottom_columns=1,
+        width=_legend_width(title for title, _, _ in series),
+        height=360 + LEGEND_ROW_PX * len(series),
     )
-    chart.add(f"chosen: {comp.chosen}", list(zip(comp.turns, comp.chosen_latency_s)))
-    if comp.standard and comp.standard_latency_s:
-        chart.add(f"cheapest standard: {comp.standard}", list(zip(comp.turns, comp.standard_latency_s)))
-    first, last = comp.turns[0], comp.turns[-1]
-    for name, value in sorted(plan.thresholds.items(), key=lambda kv: kv[1] or 0):
-        if value:
-            chart.add(
-                f"{name} ({seconds(value)})",
-                [(first, value), (last, value)],
-                stroke_style={"dasharray": "6, 4", "width": 1.5},
-                show_dots=False,
-            )
-    if w.budget_s and w.budget_s not in plan.thresholds.values():
-        chart.add(
-            f"budget ({seconds(w.budget_s)})",
-            [(first, w.budget_s), (last, w.budget_s)],
-            stroke_style={"dasharray": "2, 3", "width": 1.5},
-            show_dots=False,
-        )
+    for title, points, options in series:
+        chart.add(title, points, **options)
     return _render(chart, "compounding")
 
 
-def baselines_chart(plan: Plan) -> str | None:
-    """Total cost of the plan against each baseline."""
-    import pygal
+LEGEND_ROW_PX = 18  # pygal spaces legend rows 1.5 x the legend font size
+LEGEND_LEFT_PX = 130  # a bottom legend starts past the y title and labels (up to "10.0 min")
 
+
+def _legend_width(titles) -> int:
+    """The chart's width: the usual 720, or wider when a legend entry (an option with a long mode)
+    would run past the right edge, since entries are never cut."""
+    entry = LEGEND_LEFT_PX + 17 + max(_text_px(len(t), LABEL_PX) for t in titles) + 20  # box, gap, margin
+    return max(720, 20 * math.ceil(entry / 20))
+
+
+def _latency_lines(plan: Plan, w: WorkloadPlan) -> list[tuple[str, float, str]]:
+    """The plan's latency thresholds, then the workload's own budget unless it is one of them: name,
+    seconds and dash pattern of each horizontal line."""
+    lines = [
+        (name, value, "6, 4") for name, value in sorted(plan.thresholds.items(), key=lambda kv: kv[1] or 0) if value
+    ]
+    if w.budget_s and w.budget_s not in plan.thresholds.values():
+        lines.append(("budget", w.budget_s, "2, 3"))
+    return lines
+
+
+def seconds_ticks(lo: float, hi: float, most: int = 9) -> list[float]:
+    """Round durations from the tick at or below `lo` up to `hi`: a 1-2-5 ladder, or 1-3 or decades
+    when that would make more than `most` ticks. Past two minutes the ladder counts minutes (2, 5,
+    10 min), as planner.fmt.seconds writes them; every ladder holds 1 s and 10 s."""
+    for mantissas in ((1, 2, 5), (1, 3), (1,)):
+        ticks = _from_below(_duration_ladder(mantissas), lo, hi)
+        if len(ticks) <= most:
+            break
+    return ticks  # a span too wide even for decades keeps them all: a decade apart they cannot touch
+
+
+SECONDS_FLOOR = 0.001  # the smallest tick: fmt.seconds writes anything smaller in scientific notation
+
+
+def _duration_ladder(mantissas: tuple[float, ...]) -> list[float]:
+    """Round values in seconds below two minutes, then round minutes, up to a week; a second's value
+    too close to the first minute one (100 s against 2 min) is dropped so the two labels cannot crowd."""
+    secs = list(itertools.takewhile(lambda x: x < 120, _ladder(*mantissas, start=SECONDS_FLOOR)))
+    mins = [60 * x for x in itertools.takewhile(lambda x: x <= 7 * 24 * 60, _ladder(*mantissas, start=1)) if x >= 2]
+    return [x for x in secs if mins[0] / x >= 1.25] + mins
+
+
+def _from_below(ladder: list[float], lo: float, hi: float) -> list[float]:
+    """The ladder's values from the last at or below lo (so the axis starts on a label) up to hi."""
+    start = max([x for x in ladder if x <= lo], default=ladder[0])
+    return [x for x in ladder if start <= x <= hi] or [start]
+
+
+def turn_ticks(turns: list[int]) -> list[int]:
+    """Turn counts to label on the log x axis: 1, 2, 3, 5, 10, 20, 30... and the last, dropping a round
+    value so close to the last that their labels would touch (19 and 20 on a log axis)."""
+    last = turns[-1]
+    ladder = [int(x) for x in itertools.takewhile(lambda x: x <= last, _ladder(1, 2, 3, 5, start=1)) if x >= turns[0]]
+    return [x for x in ladder if last / x >= 1.15] + [last]
+
+
+def baselines_chart(plan: Plan) -> str | None:
+    """Total cost of the plan against each baseline, the plan on top; each bar's cost is in its label
+    so a short bar's figure cannot sit on the axis text."""
     if not plan.baselines:
         return None
-    chart = _base(
-        pygal.HorizontalBar,
-        title=f"cost per {plan.period}: the plan against simple rules",
-        value_formatter=lambda v: money(v, plan.currency),
-        print_values=True,
-        show_legend=False,
-        height=60 + 45 * (len(plan.baselines) + 1),
-    )
-    chart.x_labels = ["this plan"] + [b.label + (f" (misses {b.misses})" if b.misses else "") for b in plan.baselines]
-    chart.add("cost", [plan.total_cost] + [b.total_cost for b in plan.baselines])
-    return _render(chart, "baselines")
+    rows = [("this plan", plan.total_cost)] + [
+        (b.label + (f" · misses {b.misses}" if b.misses else ""), b.total_cost) for b in plan.baselines
+    ]
+    labels = [f"{name} · {money(cost, plan.currency)}" for name, cost in rows]
+    title = f"cost per {plan.period}: the plan against simple rules"
+    return _money_bars(title, labels, [cost for _, cost in rows], plan.currency, "baselines")
+
+
+VENDOR_BARS = 8  # vendors drawn as their own bar; the rest share one bar, so the chart stays short
 
 
 def vendor_chart(plan: Plan) -> str | None:
-    """Share of spend per vendor."""
-    import pygal
-
+    """Spend per vendor, the largest on top, each bar labelled with its money and share of spend; past
+    VENDOR_BARS the smallest are summed into one bar (an option billed by one folded company and
+    served by another counts for both, as in the vendor table)."""
     if not plan.vendors:
         return None
+    vendors = sorted(plan.vendors, key=lambda v: (-v.spend, v.vendor))
+    rows = [(v.vendor, v.spend, v.share) for v in vendors[:VENDOR_BARS]]
+    rest = vendors[VENDOR_BARS:]
+    if rest:
+        name = f"{len(rest)} other" + ("s" if len(rest) > 1 else "")
+        rows.append((name, sum(v.spend for v in rest), sum(v.share for v in rest)))
+    labels = [f"{name} · {money(spend, plan.currency)} · {percent(share)}" for name, spend, share in rows]
+    title = f"spend per {plan.period} by vendor"
+    return _money_bars(title, labels, [spend for _, spend, _ in rows], plan.currency, "vendors")
+
+
+def money_ticks(top: float, most: int = 5) -> list[float]:
+    """Value-axis ticks from zero past `top` on a 1-2-5 step: four to six ticks, few enough that their
+    money labels never touch (pygal's own ticks crowd a wide range)."""
+    step = next(s for s in _ladder(1, 2, 5, start=_decade(top / most)) if math.ceil(top / s - 1e-9) <= most)
+    n = max(1, math.ceil(top / step - 1e-9))
+    return [_clean(k * step) for k in range(n + 1)]
+
+
+def _money_bars(title: str, labels: list[str], values: list[float], currency: str, key: str) -> str:
+    """A horizontal bar per label, top to bottom in the given order, on money ticks. The chart widens
+    with the longest label, so long rule names leave the bars room rather than being cut."""
+    import pygal
+
+    ticks = money_ticks(max(max(values), 0.0) or 1.0)
+    longest = max(len(label) for label in labels)
     chart = _base(
         pygal.HorizontalBar,
-        title="share of spend by vendor",
+        title=title,
         show_legend=False,
-        print_values=True,
-        value_formatter=lambda v: f"{v:.0%}",
-        range=(0, 1),
-        height=60 + 40 * len(plan.vendors),
+        style=_style(guide_stroke_color="#ccc", major_guide_stroke_color="#ccc"),
+        value_formatter=lambda v: money(v, currency),
+        range=(0, ticks[-1]),
+        y_labels=[{"value": t, "label": money(t, currency)} for t in ticks],
+        width=max(720, 20 * math.ceil((_text_px(longest, LABEL_PX) + BAR_ROOM) / 20)),
+        height=90 + 40 * len(labels),
     )
-    chart.x_labels = [v.vendor for v in plan.vendors]
-    chart.add("share", [v.share for v in plan.vendors])
-    return _render(chart, "vendors")
+    chart.x_labels = labels[::-1]  # pygal draws the first bar at the bottom
+    chart.add("", values[::-1])
+    return _render(chart, key)
 
 
 def frontier_chart(frontier, sweep: str) -> str | None:
