@@ -224,11 +224,16 @@ def compare(
 @catalog_app.command("show")
 def catalog_show(
     catalog: Path = typer.Argument(..., help="Catalog file (YAML)."),
-    fmt: Format = typer.Option(Format.table, "--format", help="table, json or csv."),
+    fmt: Format = typer.Option(Format.table, "--format", help="table, json or csv (json and csv: every metric)."),
+    metric: str | None = typer.Option(
+        None,
+        "--metric",
+        help="The capability metric the table shows; default: the catalog's first declared metric.",
+    ),
 ) -> None:
     """List a catalog's options (offering x mode) with prices, speeds and capability."""
 
-    _guard(lambda: commands().catalog_show(catalog, fmt.value))
+    _guard(lambda: commands().catalog_show(catalog, fmt.value, metric))
 
 
 @catalog_app.command("validate")

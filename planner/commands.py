@@ -217,16 +217,23 @@ def _rescaled_workloads(cmp, old, new) -> dict[str, str]:
     return {w.id: lines[metric[w.id]] for w in cmp.workloads if metric[w.id] in lines}
 
 
-def catalog_show(catalog: Path, fmt: str) -> int:
+def catalog_show(catalog: Path, fmt: str, metric: str | None = None) -> int:
     from .pairs import build_options
-    from .tables import catalog_rows, metric_lines
+    from .tables import catalog_rows, default_metric, metric_lines, metric_names
     from .terminal import print_catalog, print_rows
 
     cat = load_catalog(catalog)
+    opts = build_options(cat)
+    names = metric_names(cat, opts)
+    if metric is None:
+        metric = default_metric(cat, opts)
+    elif metric not in names:
+        raise InputError.single(
+            str(catalog), "--metric", f"no metric '{metric}'; expected one of: {', '.join(names) or 'none'}"
+        )
     title = f"{cat.catalog} (as of {cat.as_of}, {cat.currency})"
     if fmt == "table":
-        opts = build_options(cat)
-        print_catalog(cat, opts, metric_lines(cat, opts), title)
+        print_catalog(cat, opts, metric_lines(cat, opts), title, metric)
     else:
         print_rows(catalog_rows(cat), fmt, title=title)
     return EXIT_OK

@@ -4,7 +4,6 @@ and the HTML report all format through here, so they cannot disagree."""
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 _SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£"}
@@ -66,7 +65,7 @@ def seconds(x: float | None) -> str:
         return f"{x / 60:.1f} min"
     if x >= 10:
         return f"{x:.0f} s"
-    return f"{x:.2g} s" if x < 1 else f"{x:.1f} s"
+    return f"{figure(x, 2)} s" if x < 1 else f"{x:.1f} s"
 
 
 def percent(x: float | None) -> str:
@@ -89,13 +88,23 @@ def count(x: float | None, digits: int = 3) -> str:
     """A count or a rate, shortened: 1.2M, 45.6k, 950, 0.25."""
     if x is None:
         return "-"
-    if abs(x) >= 1e6:
-        return f"{x / 1e6:.{digits}g}M"
-    if abs(x) >= 1e4:
-        return f"{x / 1e3:.{digits}g}k"
+    for above, size, unit in ((1e12, 1e12, "T"), (1e9, 1e9, "B"), (1e6, 1e6, "M"), (1e4, 1e3, "k")):
+        if abs(x) >= above:
+            return figure(x / size, digits) + unit
     if abs(x) >= 100:
         return f"{x:,.0f}"
-    return f"{x:,.{digits}g}"
+    return figure(x, digits)
+
+
+def figure(x: float, digits: int = 4) -> str:
+    """A figure written out, never with an exponent: at most `digits` significant digits, trailing
+    zeros dropped, thousands separated: 0.000028, 0.15, 12.35, 1,918, 123,500."""
+    if x == 0 or not math.isfinite(x):
+        return "0" if x == 0 else f"{x}"
+    decimals = digits - 1 - math.floor(math.log10(abs(x)))
+    x = round(x, decimals)
+    text = f"{x:,.{max(decimals, 0)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def number(x: float) -> str:
@@ -148,25 +157,3 @@ def csv_row(values) -> list:
 def option(offering: str, mode: str) -> str:
     """An option as people read it: the offering, and its mode in brackets unless it is the default."""
     return offering if mode == "default" else f"{offering} ({mode})"
-
-
-_BREAKS = re.compile(r"(?<=[@/ ])|(?<=-)(?=[^-])")
-
-
-def wrap_id(text: str, width: int) -> str:
-    """An id wrapped to `width` at its own separators (after @, / , - and spaces), lines joined by
-    new lines, so a host or a mode is never split; a piece longer than the width is cut only then."""
-    if len(text) <= width:
-        return text
-    lines, line = [], ""
-    for piece in _BREAKS.split(text):
-        if line and len(line) + len(piece) > width:
-            lines.append(line.rstrip())
-            line = ""
-        while len(piece) > width:
-            lines.append(piece[:width])
-            piece = piece[width:]
-        line += piece
-    if line:
-        lines.append(line.rstrip())
-    return "\n".join(lines)

@@ -130,6 +130,22 @@ def option_scores(opts, o: int) -> dict[str, float]:
     return {m: float(v[o]) for m, v in opts.capability.items() if v[o] == v[o]}
 
 
+def metric_names(catalog: Catalog, opts) -> list[str]:
+    """The capability metrics: the catalog's declared ones in its order, then the others its options
+    score on, by name."""
+    return list(catalog.metrics) + sorted(m for m in opts.capability if m not in catalog.metrics)
+
+
+def default_metric(catalog: Catalog, opts) -> str | None:
+    """The metric catalog show shows: the catalog's first declared one; when it declares none, the
+    workloads' default metric (overall) if its options score on it, else the first by name."""
+    if catalog.metrics:
+        return next(iter(catalog.metrics))
+    if "overall" in opts.capability:
+        return "overall"
+    return min(opts.capability, default=None)
+
+
 TOP = 100.0  # every score is on a scale up to 100 (schema.Score)
 
 
@@ -137,9 +153,8 @@ def metric_lines(catalog: Catalog, opts) -> list[str]:
     """Per capability metric (declared ones in the catalog's order, then the others by name): what it
     is and its scale, then the range of the scores in the catalog's options and how far its best is
     from the scale's top, so that a floor can be read against them. opts: build_options(catalog)."""
-    names = list(catalog.metrics) + sorted(m for m in opts.capability if m not in catalog.metrics)
     lines = []
-    for m in names:
+    for m in metric_names(catalog, opts):
         declared = catalog.metrics.get(m)
         if declared is None:
             lines.append(f"capability {m}: not described in the catalog's metrics (its scale is unknown)")

@@ -2,17 +2,32 @@
 
 from __future__ import annotations
 
+import itertools
+import re
 import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
+from rich.cells import cell_len
+
 from .compare import Comparison
-from .fmt import cell, count, money, money_change, option, percent, seconds, short, signed_percent, visible, wrap_id
+from .fmt import (
+    cell,
+    count,
+    figure,
+    money,
+    money_change,
+    option,
+    percent,
+    seconds,
+    signed_percent,
+    visible,
+)
 from .frontier import Frontier
 from .pairs import Options
 from .plan import Plan
-from .tables import allocations_csv, option_scores, rows_csv, rows_json
+from .tables import allocations_csv, rows_csv, rows_json
 
 TABLE_ROWS = 25  # terminal tables show at most this many rows; files carry everything
 RISKS = 5  # risks a summary lists; the plan file and the report carry all
@@ -135,7 +150,7 @@ def _routes_table(plan: Plan, width: int):
         if opt is None:
             table.add_row(who, _styled("no eligible option", "red"), company, share, latency, cost)
             continue
-        table.add_row(who, wrap_id(visible(opt), room), visible(company), share, latency, cost)
+        table.add_row(who, wrap_at_separators(visible(opt), room), visible(company), share, latency, cost)
     if len(shown) < len(plan.workloads):
         table.caption = f"{len(shown)} of {len(plan.workloads)} workloads: the largest spends and any infeasible"
     return table
@@ -168,40 +183,117 @@ def print_rows(rows: list[dict[str, Any]], fmt: str, title: str = "") -> None:
     console().print(table)
 
 
-def print_catalog(catalog, opts: Options, metrics: list[str], title: str) -> None:
+HEAD_MAX = 16  # a figures column is as wide as its header up to this; a longer header folds
+
+
+def print_catalog(catalog, opts: Options, metrics: list[str], title: str, metric: str | None) -> None:
     """catalog show as a table people can read at 100 columns, below what each capability metric is
-    (tables.metric_lines): figures short and kept whole, one score a line, names wrapped (the model
-    names and the full figures are in --format json|csv)."""
-    from rich.text import Text
+    (tables.metric_lines): one line an option whenever its id fits, one metric's score (the full
+    figures, the model names and every metric are in --format json|csv)."""
+    from rich import box
+    from rich.table import Table
 
     out = console()
     for line in metrics:
         out.print(visible(line))
-    scores = [[visible(f"{m} {short(v)}") for m, v in sorted(option_scores(opts, o).items())] for o in range(len(opts))]
+    out.print(visible(f"{title}: {len(opts)} options; capability: {metric or 'none'}"))
+    offerings = [catalog.offerings[int(i)] for i in opts.offering_index]
+    score = opts.score(metric) if metric else None
     limits = any(o.capacity and o.capacity.tokens_per_minute for o in catalog.offerings)
-    table = _table(title)
-    table.add_column("option", ratio=3, overflow="fold")
-    table.add_column("vendor · host · tier", ratio=2, overflow="fold")
-    for col in ("$/M in/out", "tok/s", "ttft"):
-        table.add_column(col, justify="right", no_wrap=True)
-    table.add_column("capability", no_wrap=True, max_width=max((len(x) for s in scores for x in s), default=10))
+    wrapped = [
+        ("id", [visible(opts.label(o)) for o in range(len(opts))]),
+        ("company", [visible(" · ".join(o.companies)) for o in offerings]),
+        ("tier", [visible(o.tier) for o in offerings]),
+    ]
+    fixed = [
+        (
+            "$/M in/out",
+            [
+                f"{figure(float(i))}/{figure(float(o))}"
+                for i, o in zip(opts.price_input, opts.price_output, strict=True)
+            ],
+        ),
+        ("speed\ntok/s", [count(float(x)) for x in opts.output_tps]),
+        ("first\ntoken", [seconds(float(x)) for x in opts.ttft_s]),
+    ]
+    if score is not None:
+        fixed.append((visible(metric), ["-" if x != x else figure(float(x)) for x in score]))
     if limits:
-        table.add_column("tok/min", justify="right", no_wrap=True)
+        tpm = [o.capacity.tokens_per_minute if o.capacity else None for o in offerings]
+        fixed.append(("capacity\ntok/min", [count(x) for x in tpm]))
+    fixed_widths = [
+        max(min(HEAD_MAX, max(map(cell_len, head.split("\n")))), *map(cell_len, cells)) for head, cells in fixed
+    ]
+    gaps = 2 * (len(wrapped) + len(fixed) - 1)  # a separator and a padding between columns, none at the edges
+    widths = _fit([cells for _, cells in wrapped], [h for h, _ in wrapped], out.width - gaps - sum(fixed_widths))
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
+    for (head, _), width in zip(wrapped, widths, strict=True):
+        table.add_column(head, width=width, overflow="fold")
+    for (head, _), width in zip(fixed, fixed_widths, strict=True):
+        table.add_column(head, width=width, justify="right", overflow="fold")
     for o in range(len(opts)):
-        off = catalog.offerings[int(opts.offering_index[o])]
-        where = off.vendor if off.host_name == off.vendor else f"{off.vendor} · {off.host_name}"
-        cells = [
-            visible(opts.label(o)),
-            visible(f"{where} · {off.tier}"),
-            f"{short(opts.price_input[o])}/{short(opts.price_output[o])}",
-            count(float(opts.output_tps[o])),
-            seconds(float(opts.ttft_s[o])),
-            Text("\n".join(scores[o])),
-        ]
-        if limits:
-            cells.append(count(off.capacity.tokens_per_minute if off.capacity else None))
-        table.add_row(*cells)
+        table.add_row(
+            *(wrap_at_separators(cells[o], width) for (_, cells), width in zip(wrapped, widths, strict=True)),
+            *(cells[o] for _, cells in fixed),
+        )
     out.print(table)
+
+
+_PIECE = re.compile(r"@?[^@\-/ ]*[\-/ ]*")
+
+
+def _pieces(text: str) -> list[str]:
+    """text cut where a line may break: after - / and spaces, before @."""
+    return [p for p in _PIECE.findall(text) if p]
+
+
+def wrap_at_separators(text: str, width: int) -> str:
+    """text in lines of at most width cells, broken only where _pieces allows (a piece longer than a
+    line stays whole here; the table folds it)."""
+    lines, line = [], ""
+    for piece in _pieces(text):
+        if line and cell_len((line + piece).rstrip()) > width:
+            lines.append(line.rstrip())
+            line = piece
+        else:
+            line += piece
+    lines.append(line.rstrip())
+    return "\n".join(lines)
+
+
+def _fit(columns: list[list[str]], heads: list[str], room: int) -> list[int]:
+    """Widths for columns whose text wraps, within room cells: each column's widest cell when they all
+    fit; else the first column takes what the others leave, their widths chosen for the fewest rows
+    folded mid-word, then the fewest rows on more than one line, then the widest first column."""
+    import numpy as np
+
+    full = [np.array([cell_len(c) for c in cells] or [0]) for cells in columns]
+    piece = [
+        np.array([max((cell_len(p.rstrip()) for p in _pieces(c)), default=0) for c in cells] or [0])
+        for cells in columns
+    ]
+    least = [cell_len(h) for h in heads]
+    natural = [max(h, int(f.max())) for h, f in zip(least, full, strict=True)]
+    if sum(natural) <= room:
+        return natural
+    choices = [
+        sorted({int(x) for x in (*np.unique(full[k]), *np.unique(piece[k])) if least[k] <= x <= room // 2} | {least[k]})
+        for k in range(1, len(columns))
+    ]
+    best, chosen = None, least
+    for rest in itertools.product(*choices):
+        widths = [min(room - sum(rest), natural[0]), *rest]
+        if widths[0] < least[0]:
+            continue
+        folded = np.zeros(len(full[0]), bool)
+        wrapped = np.zeros(len(full[0]), bool)
+        for k, w in enumerate(widths):
+            folded |= piece[k] > w
+            wrapped |= full[k] > w
+        key = (int(folded.sum()), int(wrapped.sum()), -widths[0])
+        if best is None or key < best:
+            best, chosen = key, widths
+    return chosen
 
 
 def print_explain(rows: list[dict[str, Any]], title: str, currency: str = "USD") -> None:

@@ -202,6 +202,9 @@ def test_catalog_show_says_what_each_metric_is_and_how_high_its_scores_go(real, 
     assert lines[3] == "capability gpqa: not described in the catalog's metrics (its scale is unknown)"
     assert lines[4].startswith(f"  scores {min(gpqa):.3g}-{max(gpqa):.3g} in {len(gpqa)} of 40 options")
     assert max(len(line) for line in lines) <= 100
-    assert any("overall 23.83" in line for line in lines)  # one score a line, four significant digits
+    first = cut["offerings"][0]  # the table shows the first declared metric, four significant digits
+    row = next(line for line in lines if line.startswith(first["id"] + " "))
+    assert f"{first['capability']['overall']:.4g}" == "23.83" and re.search(r"\s23\.83(\s|$)", row)
+    assert "23.831" not in result.stdout and "capability: overall" in result.stdout
     rows = json.loads(runner.invoke(app, ["catalog", "show", str(path), "--format", "json"]).stdout)
     assert len(rows) == 40 and rows[0]["capability"].endswith("overall 23.831")  # the files keep every digit

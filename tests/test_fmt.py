@@ -2,7 +2,7 @@
 
 import pytest
 
-from planner.fmt import cell, count, money, money_change, number, percent, seconds, short, signed_percent
+from planner.fmt import cell, count, figure, money, money_change, number, percent, seconds, short, signed_percent
 
 
 @pytest.mark.parametrize(
@@ -59,6 +59,21 @@ def test_counts_and_figures():
     assert [number(x) for x in (43200.0, 2.5, 1234.5678)] == ["43,200", "2.5", "1,235"]
     assert [short(x) for x in (112.0, 7.4666, 0.00012345)] == ["112", "7.467", "0.0001234"]
     assert [cell(x) for x in (None, 1234567.0, ["a", "b"], "x", 3)] == ["-", "1.23457e+06", "a; b", "x", "3"]
+
+
+def test_figures_counts_and_seconds_are_written_out_not_in_scientific_notation():
+    """catalog show's figures: at most the digits asked for, never an exponent, however small or large."""
+    assert [figure(x) for x in (0, 2.8e-5, 0.15, 12.345678, 1918, 9.99996)] == [
+        "0",
+        "0.000028",
+        "0.15",
+        "12.35",
+        "1,918",
+        "10",
+    ]
+    assert figure(1234567) == "1,235,000" and figure(-0.5) == "-0.5" and figure(0.245, 2) == "0.24"
+    assert [count(x) for x in (1e-5, 999_999, 1.5e9, 1e15)] == ["0.00001", "1,000k", "1.5B", "1,000T"]
+    assert seconds(5e-5) == "0.00005 s" and seconds(0.75) == "0.75 s" and seconds(0.5) == "0.5 s"
 
 
 def test_tiny_money_is_written_out_not_in_scientific_notation():
