@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .errors import InputError
 from .files import check_targets, discard, file_stem, write_all
-from .fmt import visible
+from .fmt import json_text, visible
 from .load import load_catalog, load_inputs, load_scenario
 from .timing import timed
 
@@ -186,7 +186,7 @@ def compare(old_path: Path, new_path: Path, out: Path, fmt: str, label: list[str
     html = Path(out) / f"{file_stem(new.name, str(new_path))}.compare.html"
     write_all({html: render_compare_report(cmp)})
     if fmt == "json":
-        sys.stdout.write(cmp.model_dump_json(indent=2) + "\n")
+        sys.stdout.write(json_text(cmp.model_dump(mode="json")))
     elif fmt == "csv":
         rescaled = _rescaled_workloads(cmp, old, new)
         print_rows(

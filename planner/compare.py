@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from .fmt import option
+from .fmt import figure, option
 from .plan import Plan, trusted
 from .rescale import Rescale, rounding_of, score_changes
 
@@ -54,7 +54,7 @@ class OfferingChange(BaseModel):
 
     def text(self) -> str:
         note = f" ({self.note})" if self.note else ""
-        return f"{self.option}: {self.field} {self.before:g} -> {self.after:g}{note}"
+        return f"{self.option}: {self.field} {figure(self.before, 6)} -> {figure(self.after, 6)}{note}"
 
 
 class KeptFloor(BaseModel):
@@ -488,7 +488,7 @@ def _signed(x: float, currency: str) -> str:
 
 
 def _num(x: float | None) -> str:
-    return "none" if x is None else f"{x:g}"
+    return "none" if x is None else figure(x, 6)
 
 
 def _kept_floors(old_w, new_w, rescales: dict[str, Rescale]) -> list[KeptFloor]:

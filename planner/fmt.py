@@ -109,12 +109,12 @@ def figure(x: float, digits: int = 4) -> str:
 
 def number(x: float) -> str:
     """A figure in a sentence: whole numbers with separators, else four significant digits."""
-    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.4g}"
+    return f"{x:,.0f}" if float(x).is_integer() else figure(x, 4)
 
 
 def short(x: float) -> str:
     """A figure in a reason (latencies, budgets): four significant digits."""
-    return f"{x:.4g}"
+    return figure(x, 4)
 
 
 def cell(v: Any) -> str:
@@ -122,7 +122,7 @@ def cell(v: Any) -> str:
     if v is None:
         return "-"
     if isinstance(v, float):
-        return f"{v:,.6g}"
+        return figure(v, 6)
     if isinstance(v, list):
         return "; ".join(str(x) for x in v)
     return str(v)
@@ -144,10 +144,48 @@ _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 def csv_safe(value: Any) -> Any:
     """A CSV cell a spreadsheet will not run: text starting with = + - @, a tab or a carriage return
-    gets a leading apostrophe (OWASP's rule for CSV injection); numbers stay numbers."""
+    gets a leading apostrophe (OWASP's rule for CSV injection); numbers stay numbers, written plain."""
     if isinstance(value, str) and value.startswith(_FORMULA):
         return "'" + value
+    if isinstance(value, float):
+        return plain(value)
     return value
+
+
+def plain(x: float) -> str:
+    """A number in a machine-readable output other than a plan file (CSV, JSON rows): never with an
+    exponent and without float noise; from 10,000 up to the cent (money keeps its cents), below that
+    six significant digits: 3480, 33123.46, 0.000781235."""
+    if not math.isfinite(x):
+        return "null" if x != x else ("1e999" if x > 0 else "-1e999")
+    if x == 0:
+        return "0"
+    decimals = 2 if abs(x) >= 1e4 else 5 - math.floor(math.log10(abs(x)))
+    text = f"{round(x, decimals):.{max(decimals, 0)}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def json_text(data: Any) -> str:
+    """JSON of plain data (dicts, lists, strings, numbers) indented by two, with every float written
+    by `plain` (the json module writes repr: 7.8e-05, 3479.9999999999995)."""
+    import json
+
+    def write(v: Any, pad: str) -> str:
+        inner = pad + "  "
+        if isinstance(v, dict):
+            if not v:
+                return "{}"
+            items = (f"{inner}{json.dumps(str(k), ensure_ascii=False)}: {write(x, inner)}" for k, x in v.items())
+            return "{\n" + ",\n".join(items) + f"\n{pad}}}"
+        if isinstance(v, list | tuple):
+            if not v:
+                return "[]"
+            return "[\n" + ",\n".join(inner + write(x, inner) for x in v) + f"\n{pad}]"
+        if isinstance(v, float):
+            return plain(v)
+        return json.dumps(v, ensure_ascii=False)
+
+    return write(data, "") + "\n"
 
 
 def csv_row(values) -> list:

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from typing import Any
 
 import numpy as np
 
-from .fmt import csv_safe
+from .fmt import csv_safe, json_text
 from .load import Inputs
 from .pairs import build_options, build_pairs
 from .plan import Plan
@@ -70,7 +69,7 @@ def rows_csv(rows: list[dict[str, Any]], fields: list[str] | None = None) -> str
 
 
 def rows_json(rows: list[dict[str, Any]]) -> str:
-    return json.dumps(rows, indent=2, ensure_ascii=False) + "\n"
+    return json_text(rows)
 
 
 def explain_rows(inputs: Inputs, w: int) -> list[dict[str, Any]]:

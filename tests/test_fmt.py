@@ -1,5 +1,7 @@
 """Numbers as people read them (planner.fmt), which the terminal, the tables and the report share."""
 
+import json
+
 import pytest
 
 from planner.fmt import cell, count, figure, money, money_change, number, percent, seconds, short, signed_percent
@@ -58,7 +60,7 @@ def test_counts_and_figures():
     assert count(1.23456e6, digits=5) == "1.2346M"
     assert [number(x) for x in (43200.0, 2.5, 1234.5678)] == ["43,200", "2.5", "1,235"]
     assert [short(x) for x in (112.0, 7.4666, 0.00012345)] == ["112", "7.467", "0.0001234"]
-    assert [cell(x) for x in (None, 1234567.0, ["a", "b"], "x", 3)] == ["-", "1.23457e+06", "a; b", "x", "3"]
+    assert [cell(x) for x in (None, 1234567.0, ["a", "b"], "x", 3)] == ["-", "1,234,570", "a; b", "x", "3"]
 
 
 def test_figures_counts_and_seconds_are_written_out_not_in_scientific_notation():
@@ -85,3 +87,23 @@ def test_tiny_money_is_written_out_not_in_scientific_notation():
 def test_a_money_change_has_its_sign_and_noise_is_no_change():
     assert money_change(1016.2) == "+$1,016" and money_change(-25000) == "-$25k" and money_change(None) == "-"
     assert money_change(8.5e-05) == "$0" and money_change(-0.004) == "$0" and money_change(0.01) == "+$0.01"
+
+
+def test_machine_outputs_write_numbers_plain():
+    """CSV cells and JSON rows (not plan files): no exponent, no float noise, money to the cent."""
+    from planner.fmt import csv_safe, json_text, plain
+
+    assert [plain(x) for x in (3479.9999999999995, 7.8e-05, 33123.456, 0.30000000000000004, 1.2e6, -5.5, 0.0)] == [
+        "3480",
+        "0.000078",
+        "33123.46",
+        "0.3",
+        "1200000",
+        "-5.5",
+        "0",
+    ]
+    assert csv_safe(1.5e-05) == "0.000015" and csv_safe(3) == 3 and csv_safe("=1") == "'=1"
+    data = {"a": [1.5e-05, "x\u0000", 2, {}, [], None, True], "b": 3479.9999999999995, "c": {"d": "é"}}
+    text = json_text(data)
+    assert "e-05" not in text and '"b": 3480' in text
+    assert json.loads(text) == {**data, "a": [0.000015, "x\u0000", 2, {}, [], None, True], "b": 3480}
