@@ -254,3 +254,46 @@ def test_today_without_a_plan_says_infeasible(tmp_path):
         today_rows = [r for r in csv.DictReader(io.StringIO(f.to_csv())) if r["today"] == "True"]
         assert [(r["feasible"], r["cost"], r["chosen"]) for r in today_rows] == [("False", "", "")] * 2
     assert f.today_latency.label == "x1"
+
+
+def _table_rows(output: str) -> dict[str, str]:
+    """The terminal table's rows by their first cell."""
+    return {line.split("│")[1].strip(): line for line in output.splitlines() if line.startswith("│")}
+
+
+@pytest.mark.parametrize("points", ["30", "31"])  # x1 on the grid, and not
+def test_terminal_table_shows_where_plans_start_and_today(points, tmp_path, monkeypatch):
+    """At 100 columns: the last budget without a plan, the first with one, today's (bold, priced
+    against itself by no one) and each breakpoint, priced against today's plan; no line over 100."""
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["frontier", str(REAL), "--points", points, "--out", "o"], env={"COLUMNS": "100"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    assert lines[0].strip() == "real-support: cost of speed (all budgets scaled)"  # on one line
+    rows = _table_rows(result.stdout)
+    assert "$33.1k" in rows["x1 (today)"]
+    labels = list(rows)
+    today = labels.index("x1 (today)")
+    assert "infeasible" in rows[labels[0]] and labels[0].startswith("x0.")  # where plans start
+    assert all("infeasible" not in rows[k] for k in labels[1:])
+    if points == "31":  # the grid's first feasible point (x0.924), then today's
+        assert today == 2 and labels[1].startswith("x0.9") and rows[labels[1]].count("$33.1k") == 1
+        assert "$0" in rows[labels[1]]
+    else:  # x1 is the first feasible point and today's, one row
+        assert today == 1 and not any(k.startswith("x1 ") and k != "x1 (today)" for k in labels)
+        assert "-$2,464" in rows["x1.39"] and "routing changes" in rows["x1.39"]
+    assert labels[-1] == "no budgets"
+
+
+def test_terminal_table_for_one_workload_shows_its_own_rules(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    args = ["frontier", str(REAL), "--workload", "ticket-triage", "--out", "o"]
+    result = runner.invoke(app, args, env={"COLUMNS": "100"})
+    assert result.exit_code == 0, result.output
+    assert max(len(line) for line in result.stdout.splitlines()) <= 100
+    rows = _table_rows(result.stdout)
+    labels = list(rows)
+    assert labels[:2] == ["8.719 s", "10 s, 90% within (today)"]  # the first feasible point, then today's
+    assert "$33.1k" in rows[labels[1]] and "glm-4.7@cerebras" in rows[labels[1]]
+    assert "+$2,423" in rows["8.719 s"] and labels[-1] == "no budget"
