@@ -18,6 +18,7 @@ from planner.cli import app
 from planner.errors import InputError
 from planner.frontier import Frontier, FrontierPoint, frontier
 from planner.load import load_inputs, validate
+from planner.report import render_frontier_report
 from planner.schema import RelativeFloor, WorkloadSet, floor_value
 from planner.solve import solve_inputs
 
@@ -297,3 +298,17 @@ def test_terminal_table_for_one_workload_shows_its_own_rules(tmp_path, monkeypat
     assert labels[:2] == ["8.719 s", "10 s, 90% within (today)"]  # the first feasible point, then today's
     assert "$33.1k" in rows[labels[1]] and "glm-4.7@cerebras" in rows[labels[1]]
     assert "+$2,423" in rows["8.719 s"] and labels[-1] == "no budget"
+
+
+def test_frontier_report_marks_today(tmp_path):
+    """Both charts draw today's plan as its own series and label a log axis at round values; the
+    tables mark today's row; the notes say where plans stop."""
+    html = render_frontier_report(frontier(load_inputs(REAL), None, points=8))
+    svgs = re.findall(r"<svg.*?</svg>", html, re.S)
+    assert len(svgs) == 2 and all("today: $33.1k" in svg for svg in svgs)
+    ticks = re.findall(r'<text[^>]*class="[^"]*"[^>]*>(x[0-9.]+)</text>', svgs[0])
+    assert ticks == ["x1", "x2", "x5", "x10"], ticks
+    assert html.count('<tr class="today">') == 2 and html.count('class="badge today">today<') >= 2
+    assert "No plan with budgets below x1: the chart starts there." in html  # real-support: x0.848 has none
+    one = render_frontier_report(frontier(load_inputs(REAL), "ticket-triage", points=8))
+    assert "10 s, 90% within" in one and all("today: $33.1k" in svg for svg in re.findall(r"<svg.*?</svg>", one, re.S))
