@@ -165,7 +165,7 @@ def frontier(workloads: Path, catalog: Path | None, workload: str | None, points
     )
     html, csv_path = out / f"{stem}.frontier.html", out / f"{stem}.frontier.csv"
     check_targets([html, csv_path], out)
-    bar, step = progress(2 * points, "frontier")
+    bar, step = progress(2 * points + 1, "frontier")  # and today's solve
     with bar:
         result = sweep(inputs, workload, points, progress=step)
     write_all({csv_path: result.to_csv(), html: render_frontier_report(result)})

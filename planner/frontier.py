@@ -4,11 +4,17 @@ Each sweep builds its LP once, with the swept rule taken out of eligibility, and
 switches share variables on or off (upper bound 1 or 0) and re-solves warm in HiGHS. With one
 workload the sweep moves that workload's budget (every task within it) or floor; without, every
 workload's budget is scaled by the same factor, or every floor shifted by the same points.
+
+Each sweep also has today's point: the plan of the unchanged inputs, solved once as `planner solve`
+solves it, so its cost is the plan's. With the whole portfolio it is the x1 / +0 point; with one
+workload it is that workload's own budget (which may need only a share of its tasks within it) and
+its own floors, so it need not lie on the swept curve.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import time
 from collections.abc import Callable
@@ -17,13 +23,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import InputError
-from .fmt import csv_safe
+from .fmt import csv_safe, option
 from .load import Inputs, validate
 from .lp import build_problem
 from .pairs import Pairs, build_pairs
 from .prune import sweep_candidates
 from .resolve import Resolver, SiftedResolver
 from .schema import WorkloadSet
+from .solve import solve_inputs
 
 
 @dataclass
@@ -35,6 +42,7 @@ class FrontierPoint:
     cost: float | None
     chosen: str  # the option with the largest share (one workload) or a routing summary
     breakpoint: bool = False
+    today: bool = False  # today's rules: the plan `planner solve` gives for the same files
 
 
 @dataclass
@@ -46,25 +54,115 @@ class Frontier:
     latency: list[FrontierPoint] = field(default_factory=list)
     capability: list[FrontierPoint] = field(default_factory=list)
     seconds: float = 0.0
+    today_latency: FrontierPoint | None = None  # today's point of each sweep, apart from the curve
+    today_capability: FrontierPoint | None = None
+
+    def today(self, sweep: str) -> FrontierPoint | None:
+        return self.today_latency if sweep == "latency" else self.today_capability
+
+    def rows(self, sweep: str) -> list[FrontierPoint]:
+        """The sweep's points and today's, in order of value: today's after a swept point of the same
+        value; no budget last, no floor first (the loosest rule at the loose end)."""
+        points, today = list(getattr(self, sweep)), self.today(sweep)
+        if today is None:
+            return points
+        loose = np.inf if sweep == "latency" else -np.inf
+        at = today.value if today.value is not None else loose
+        k = sum(1 for p in points if (p.value if p.value is not None else loose) <= at)
+        return points[:k] + [today] + points[k:]
+
+    def on_curve(self, sweep: str) -> FrontierPoint | None:
+        """The swept point that is today's (the same value and cost to the cent: the portfolio's x1
+        point when the grid holds it), if any."""
+        today = self.today(sweep)
+        return next((p for p in getattr(self, sweep) if today is not None and _same(p, today)), None)
+
+    def table(self, sweep: str) -> list[FrontierPoint]:
+        """rows() as people read them: a swept point that is today's is shown once, as today's, with
+        its breakpoint mark."""
+        rows, same = self.rows(sweep), self.on_curve(sweep)
+        if same is None:
+            return rows
+        today = dataclasses.replace(self.today(sweep), breakpoint=same.breakpoint)
+        return [today if p is same else p for p in rows if not p.today]
 
     def to_csv(self) -> str:
+        """Every swept point (today=False: the curve) and each sweep's today point (today=True), in
+        order of value; money to the cent, values to six significant digits, never in e-notation."""
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
-        writer.writerow(["sweep", "workload", "value", "label", "feasible", "cost", "chosen", "breakpoint"])
-        for p in self.latency + self.capability:
+        writer.writerow(["sweep", "workload", "value", "label", "feasible", "cost", "chosen", "breakpoint", "today"])
+        for p in self.rows("latency") + self.rows("capability"):
             writer.writerow(
                 [
                     p.sweep,
                     csv_safe(self.workload or "(portfolio)"),
-                    "" if p.value is None else f"{p.value:.6g}",  # a number, whatever its sign
+                    "" if p.value is None else _num(p.value, 6),  # a number, whatever its sign
                     csv_safe(p.label),
                     p.feasible,
-                    "" if p.cost is None else f"{p.cost:.6f}",
+                    "" if p.cost is None else f"{p.cost:.2f}",
                     csv_safe(p.chosen) if p.feasible else "",  # (no routing where there is no plan)
                     p.breakpoint,
+                    p.today,
                 ]
             )
         return buf.getvalue()
+
+
+def _num(x: float, digits: int, sign: bool = False) -> str:
+    """A figure to `digits` significant digits, written out (0.000001, 1234570: never 1e-06), without
+    trailing zeros."""
+    if x == 0:
+        return "+0" if sign else "0"
+    return np.format_float_positional(x, precision=digits, unique=False, fractional=False, trim="-", sign=sign)
+
+
+def _same(a: FrontierPoint, b: FrontierPoint) -> bool:
+    """Two points of one value with the same outcome (cost to the cent)."""
+    if (a.value is None) != (b.value is None) or a.feasible != b.feasible:
+        return False
+    if a.value is not None and abs(a.value - b.value) > 1e-9 * max(1.0, abs(b.value)):
+        return False
+    return not a.feasible or abs(a.cost - b.cost) < 0.005
+
+
+def _today(inputs: Inputs, workload: int | None, prune: bool) -> tuple[bool, float | None, str]:
+    """Today's rules solved once, as `planner solve` solves them (same solver; without the review
+    figures and the outage table, which the cost does not need): feasible, cost, chosen."""
+    plan = solve_inputs(inputs, "auto", review=False, resilience=False, prune=prune)
+    if plan.status != "optimal":
+        return False, None, "-"
+    top = {
+        w.id: option(a.offering, a.mode)
+        for w in plan.workloads
+        if w.allocations
+        for a in [max(w.allocations, key=lambda a: a.share)]
+    }
+    if workload is not None:
+        return True, plan.total_cost, top.get(plan.workloads[workload].id, "-")
+    return True, plan.total_cost, "; ".join(f"{wid}: {o}" for wid, o in top.items())
+
+
+def _today_points(inputs: Inputs, wa, w: int | None, prune: bool) -> tuple[FrontierPoint, FrontierPoint]:
+    """Today's point of the latency sweep and of the capability sweep: the portfolio's x1 and +0, or
+    the workload's own budget (with its share within budget) and its own floors (the mean one too)."""
+    feasible, cost, chosen = _today(inputs, w, prune)
+    if w is None:
+        lat, lat_label, cap, cap_label = 1.0, "x1", 0.0, "+0 points"
+    else:
+        budget, share, floor, mean = wa.budget_s[w], wa.within_budget_share[w], wa.cap_min[w], wa.cap_mean_min[w]
+        lat = None if np.isnan(budget) else float(budget)
+        lat_label = "no budget" if lat is None else f"{_num(lat, 4)} s"
+        if lat is not None and share < 1:
+            lat_label += f", {_num(float(share) * 100, 3)}% within"
+        cap = None if np.isnan(floor) else float(floor)
+        cap_label = "no floor" if cap is None else _num(cap, 3)
+        if not np.isnan(mean):
+            cap_label += f", mean floor {_num(float(mean), 3)}"
+    return (
+        FrontierPoint("latency", lat, lat_label, feasible, cost, chosen, today=True),
+        FrontierPoint("capability", cap, cap_label, feasible, cost, chosen, today=True),
+    )
 
 
 def _relaxed(inputs: Inputs, targets: set[int], drop: str, keep: np.ndarray | None = None) -> Pairs:
@@ -187,6 +285,11 @@ def frontier(
     base = build_pairs(inputs.workloads, inputs.catalog)
     labels_of = base.options.label
     result = Frontier(inputs.name, workload_id, inputs.catalog.currency, inputs.workloads.period)
+    wa = base.workloads
+    result.today_latency, result.today_capability = _today_points(
+        inputs, wa, None if workload_id is None else ids.index(workload_id), prune
+    )
+    progress()
 
     def chosen(lp, share):
         """The largest-share option of the workload (or of every workload, as one routing summary)."""
@@ -200,7 +303,6 @@ def frontier(
 
     # latency sweep; with the whole portfolio, a workload that needs only a share of its tasks within
     # budget keeps that row, over the options within the scaled budget
-    wa = base.workloads
     shared = (wa.within_budget_share < 1) & ~np.isnan(wa.budget_s) if workload_id is None else None
     lat_pairs = _relaxed(inputs, targets, "latency", shared)
     lat_adjust = None
@@ -221,7 +323,7 @@ def frontier(
             values[0], values[-1] = lo, hi
         else:
             values = [lo]
-        labels = [f"{v:.4g} s" for v in values] + ["no budget"]
+        labels = [f"{_num(v, 4)} s" for v in values] + ["no budget"]
         values = values + [None]
 
         def upper_lat(b, lp):
@@ -232,7 +334,7 @@ def frontier(
     else:
         has = ~np.isnan(wa.budget_s)
         values = [float(v) for v in np.geomspace(0.1, 10.0, max(2, points - 1))] + [None]
-        labels = [f"x{v:.3g}" for v in values[:-1]] + ["no budgets"]
+        labels = [f"x{_num(v, 3)}" for v in values[:-1]] + ["no budgets"]
 
         def upper_lat(f, lp):
             if f is None:
@@ -271,14 +373,14 @@ def frontier(
             result.seconds = time.perf_counter() - started
             return result
         floors = [float(v) for v in np.linspace(float(caps.min()), float(caps.max()), points)]
-        cap_labels = [f"{v:.3g}" for v in floors]
+        cap_labels = [_num(v, 3) for v in floors]
 
         def upper_cap(f, lp):
             score = cap_pairs.capability[lp.var_w, lp.var_o]
             return ((score >= f) | (lp.var_w != w)).astype(float)
     else:
         floors = [float(v) for v in np.linspace(-20, 20, points)]
-        cap_labels = [f"{v:+.3g} points" for v in floors]
+        cap_labels = [f"{_num(v, 3, sign=True)} points" for v in floors]
         base_floor = np.where(np.isnan(wa.cap_min), -np.inf, wa.cap_min)
 
         def upper_cap(d, lp):

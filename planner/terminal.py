@@ -349,18 +349,41 @@ def print_whatif(base: Plan, results, report: Path) -> None:
 
 
 def print_frontier(result: Frontier, name: str, workload: str | None, html: Path, csv_path: Path) -> None:
-    """The latency sweep's first, last and breakpoint points."""
-    table = _table(f"{name}: cost of speed{' for ' + workload if workload else ' (all budgets scaled)'}")
-    for col in ("budget", f"cost/{result.period}", "chosen"):
-        table.add_column(col)
-    for k, p in enumerate(result.latency):
-        if p.breakpoint or k in (0, len(result.latency) - 1):
-            _row(
-                table,
-                p.label,
-                money(p.cost, result.currency) if p.feasible else "infeasible",
-                p.chosen if workload else ("routing changes" if p.breakpoint else ""),
-            )
+    """The latency sweep as a reader needs it: where plans start (the first feasible point, and the
+    last infeasible one before it), today's point, every breakpoint and the last point, each priced
+    against today's plan."""
+    cur = result.currency
+    rows = result.table("latency")
+    today = next((p for p in rows if p.today), None)
+    against = today if today is not None and today.feasible else None
+    title = visible(f"{name}: cost of speed{' for ' + workload if workload else ' (all budgets scaled)'}")
+    table = _table(title)
+    table.min_width = min(len(title), 100)  # the title on one line, however narrow the columns
+    columns = [("budget", "left"), (f"cost/{result.period}", "right")]
+    columns += [("vs today", "right")] if against else []
+    for col, just in columns + [("chosen", "left")]:
+        table.add_column(col, justify=just)
+    shown = {len(rows) - 1} | {k for k, p in enumerate(rows) if p.breakpoint or p.today}
+    swept = result.on_curve("latency") is not None  # today's row stands for a swept point too
+    for first in (  # the first point with a plan, today's or swept, and the point before it without one
+        next((k for k, p in enumerate(rows) if p.feasible), None),
+        next((k for k, p in enumerate(rows) if p.feasible and (swept or not p.today)), None),
+    ):
+        if first is not None:
+            shown |= {first} | ({first - 1} if first and not rows[first - 1].feasible else set())
+    for k in sorted(shown):
+        p = rows[k]
+        cells = [f"{p.label} (today)" if p.today else p.label, money(p.cost, cur) if p.feasible else "infeasible"]
+        if against:
+            cells.append(money_change(p.cost - against.cost, cur) if p.feasible and not p.today else "")
+        if workload:
+            cells.append(p.chosen if p.feasible else "")
+        else:
+            cells.append("routing changes" if p.breakpoint else "")
+        if p.today:
+            table.add_row(*(_styled(c, "bold") for c in cells))
+        else:
+            _row(table, *cells)
     out = console()
     out.print(table)
     out.print(visible(f"report: {html}") + "\n" + visible(f"csv:    {csv_path}"))

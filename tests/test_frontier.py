@@ -1,7 +1,11 @@
 """Cost frontiers (planner.frontier): the minimum cost as a latency budget or a capability floor sweeps,
 with and without sweep-safe pruning, and `planner frontier`."""
 
+import csv
 import dataclasses
+import io
+import json
+import re
 
 import pytest
 from conftest import ROOT, make_inputs, two_vendors
@@ -12,13 +16,15 @@ from typer.testing import CliRunner
 
 from planner.cli import app
 from planner.errors import InputError
-from planner.frontier import frontier
+from planner.frontier import Frontier, FrontierPoint, frontier
 from planner.load import load_inputs, validate
+from planner.report import render_frontier_report
 from planner.schema import RelativeFloor, WorkloadSet, floor_value
 from planner.solve import solve_inputs
 
 runner = CliRunner()
 SUPPORT = ROOT / "workloads" / "support.yaml"
+REAL = ROOT / "workloads" / "real-support.yaml"
 
 
 def test_frontier_single_workload_breakpoints():
@@ -51,7 +57,7 @@ def test_frontier_cli_writes_html_and_csv(tmp_path):
     )
     assert result.exit_code == 0, result.output
     rows = (tmp_path / "support.ticket-triage.frontier.csv").read_text().splitlines()
-    assert rows[0].startswith("sweep,workload,value") and len(rows) == 1 + 8 + 8
+    assert rows[0].startswith("sweep,workload,value") and len(rows) == 1 + (8 + 1) * 2  # and today's
     portfolio = runner.invoke(app, ["frontier", str(SUPPORT), "--points", "6", "--out", str(tmp_path)])
     assert portfolio.exit_code == 0, portfolio.output
     assert (tmp_path / "support.frontier.html").exists()
@@ -146,3 +152,163 @@ def test_every_random_portfolio_frontier_point_is_the_plan_of_its_scaled_inputs(
         assert p.feasible == (plan.status == "optimal"), (p.label, plan.status)
         if p.feasible:
             assert p.cost == pytest.approx(plan.total_cost, rel=1e-6, abs=1e-9), p.label
+
+
+_solved: dict = {}
+
+
+def _solve_total(path, tmp_path) -> float:
+    """`planner solve`'s total cost for the file (once per file)."""
+    if path not in _solved:
+        result = runner.invoke(app, ["solve", str(path), "--format", "json", "--out", str(tmp_path / "solve")])
+        assert result.exit_code == 0, result.output
+        _solved[path] = json.loads(result.stdout)["total_cost"]
+    return _solved[path]
+
+
+@pytest.mark.parametrize("path", [REAL, SUPPORT], ids=["real-support", "support"])
+@pytest.mark.parametrize("workload", [None, "ticket-triage"])
+def test_today_costs_what_solve_costs(path, workload, tmp_path):
+    """Each sweep has today's point, the plan of the unchanged files: its cost is `planner solve`'s to
+    the cent, in the Frontier and in the CSV (7 points: x1 is not on the portfolio's grid)."""
+    total = _solve_total(path, tmp_path)
+    args = ["frontier", str(path), "--points", "7", "--out", str(tmp_path)]
+    result = runner.invoke(app, args + (["--workload", workload] if workload else []))
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(next(tmp_path.glob("*.frontier.csv")).open()))
+    today = [r for r in rows if r["today"] == "True"]
+    assert [r["sweep"] for r in today] == ["latency", "capability"]
+    assert all(r["feasible"] == "True" and r["cost"] == f"{total:.2f}" for r in today), today
+    f = frontier(load_inputs(path), workload, points=7)
+    for sweep in ("latency", "capability"):
+        p = f.today(sweep)
+        assert p.today and p.feasible and f"{p.cost:.2f}" == f"{total:.2f}"
+        assert not any(q.today for q in getattr(f, sweep))  # the curve is the swept points alone
+        values = [q.value for q in f.rows(sweep) if q.value is not None]
+        assert values == sorted(values) and f.rows(sweep).count(p) == 1
+    if workload:  # ticket-triage: 90% of its tasks within 10 s, floor its own
+        assert f.today_latency.value == 10 and f.today_latency.label == "10 s, 90% within"
+        assert f.today_latency.chosen and ";" not in f.today_latency.chosen
+    else:
+        assert (f.today_latency.label, f.today_latency.value) == ("x1", 1.0)
+        assert (f.today_capability.label, f.today_capability.value) == ("+0 points", 0.0)
+
+
+def test_today_on_the_grid_is_one_row_in_tables_and_two_in_the_csv():
+    """With x1 on the grid (8 points) the swept x1 point is today's plan: the tables show it once, as
+    today's; the CSV keeps the swept row (the curve) and today's row."""
+    f = frontier(load_inputs(REAL), None, points=8)
+    same = f.on_curve("latency")
+    assert same is not None and same.value == pytest.approx(1.0)
+    table = f.table("latency")
+    assert len(table) == len(f.latency) and sum(p.today for p in table) == 1
+    assert [p.value for p in f.rows("latency")].count(same.value) == 2
+    assert f.on_curve("capability") is None  # an even grid from -20 to 20 has no +0 point
+    assert len(f.table("capability")) == len(f.capability) + 1
+
+
+def _digits(cell: str) -> int:
+    return len(cell.lstrip("+-").replace(".", "").lstrip("0").rstrip("0")) if cell else 0
+
+
+@pytest.mark.parametrize(
+    "args",
+    [[str(REAL)], [str(REAL), "--workload", "ticket-triage"], [str(SUPPORT), "--workload", "voice-agent"]],
+    ids=["portfolio", "ticket-triage", "voice-agent"],
+)
+def test_frontier_csv_is_plain_numbers(args, tmp_path):
+    """Money to the cent, every other figure to six significant digits at most, never in e-notation;
+    the columns of v1.1 first, then `today`."""
+    result = runner.invoke(app, ["frontier", *args, "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    text = next(tmp_path.glob("*.frontier.csv")).read_text()
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert list(rows[0]) == ["sweep", "workload", "value", "label", "feasible", "cost", "chosen", "breakpoint", "today"]
+    for r in rows:
+        assert re.fullmatch(r"-?\d+(\.\d+)?|", r["value"]) and _digits(r["value"]) <= 6, r
+        assert re.fullmatch(r"\d+\.\d\d|", r["cost"]), r
+        assert (r["cost"] == "") == (r["feasible"] == "False")
+        assert not re.search(r"\de[+-]?\d", r["label"]), r
+
+
+def test_frontier_csv_writes_tiny_and_huge_figures_out():
+    f = Frontier("n", "w", "USD", "month")
+    f.latency = [FrontierPoint("latency", 1e-6, "tiny", True, 1234567.891, "a")]
+    f.capability = [FrontierPoint("capability", 1234567.891, "huge", True, 3e-7, "a")]
+    rows = list(csv.DictReader(io.StringIO(f.to_csv())))
+    assert [(r["value"], r["cost"]) for r in rows] == [("0.000001", "1234567.89"), ("1234570", "0.00")]
+
+
+def test_today_without_a_plan_says_infeasible(tmp_path):
+    """Today's rules with no plan (a 1 ms budget): today's point is infeasible, with no cost and no
+    routing, in the Frontier, the CSV and the terminal; the sweep still shows the looser budgets."""
+    inputs = two_vendors()
+    data = inputs.workloads.model_dump(mode="json")
+    data["workloads"][0]["latency"] = {"budget_s": 0.001}
+    inputs = dataclasses.replace(inputs, workloads=validate(WorkloadSet, data, "w.yaml"))
+    for target in ("chat", None):
+        f = frontier(inputs, target, points=6)
+        for sweep in ("latency", "capability"):
+            p = f.today(sweep)
+            assert p.today and not p.feasible and p.cost is None and p.chosen == "-"
+        assert any(p.feasible for p in f.latency)
+        today_rows = [r for r in csv.DictReader(io.StringIO(f.to_csv())) if r["today"] == "True"]
+        assert [(r["feasible"], r["cost"], r["chosen"]) for r in today_rows] == [("False", "", "")] * 2
+    assert f.today_latency.label == "x1"
+
+
+def _table_rows(output: str) -> dict[str, str]:
+    """The terminal table's rows by their first cell."""
+    return {line.split("│")[1].strip(): line for line in output.splitlines() if line.startswith("│")}
+
+
+@pytest.mark.parametrize("points", ["30", "31"])  # x1 on the grid, and not
+def test_terminal_table_shows_where_plans_start_and_today(points, tmp_path, monkeypatch):
+    """At 100 columns: the last budget without a plan, the first with one, today's (bold, priced
+    against itself by no one) and each breakpoint, priced against today's plan; no line over 100."""
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["frontier", str(REAL), "--points", points, "--out", "o"], env={"COLUMNS": "100"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 100
+    assert lines[0].strip() == "real-support: cost of speed (all budgets scaled)"  # on one line
+    rows = _table_rows(result.stdout)
+    assert "$33.1k" in rows["x1 (today)"]
+    labels = list(rows)
+    today = labels.index("x1 (today)")
+    assert "infeasible" in rows[labels[0]] and labels[0].startswith("x0.")  # where plans start
+    assert all("infeasible" not in rows[k] for k in labels[1:])
+    if points == "31":  # the grid's first feasible point (x0.924), then today's
+        assert today == 2 and labels[1].startswith("x0.9") and rows[labels[1]].count("$33.1k") == 1
+        assert "$0" in rows[labels[1]]
+    else:  # x1 is the first feasible point and today's, one row
+        assert today == 1 and not any(k.startswith("x1 ") and k != "x1 (today)" for k in labels)
+        assert "-$2,464" in rows["x1.39"] and "routing changes" in rows["x1.39"]
+    assert labels[-1] == "no budgets"
+
+
+def test_terminal_table_for_one_workload_shows_its_own_rules(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    args = ["frontier", str(REAL), "--workload", "ticket-triage", "--out", "o"]
+    result = runner.invoke(app, args, env={"COLUMNS": "100"})
+    assert result.exit_code == 0, result.output
+    assert max(len(line) for line in result.stdout.splitlines()) <= 100
+    rows = _table_rows(result.stdout)
+    labels = list(rows)
+    assert labels[:2] == ["8.719 s", "10 s, 90% within (today)"]  # the first feasible point, then today's
+    assert "$33.1k" in rows[labels[1]] and "glm-4.7@cerebras" in rows[labels[1]]
+    assert "+$2,423" in rows["8.719 s"] and labels[-1] == "no budget"
+
+
+def test_frontier_report_marks_today(tmp_path):
+    """Both charts draw today's plan as its own series and label a log axis at round values; the
+    tables mark today's row; the notes say where plans stop."""
+    html = render_frontier_report(frontier(load_inputs(REAL), None, points=8))
+    svgs = re.findall(r"<svg.*?</svg>", html, re.S)
+    assert len(svgs) == 2 and all("today: $33.1k" in svg for svg in svgs)
+    ticks = re.findall(r'<text[^>]*class="[^"]*"[^>]*>(x[0-9.]+)</text>', svgs[0])
+    assert ticks == ["x1", "x2", "x5", "x10"], ticks
+    assert html.count('<tr class="today">') == 2 and html.count('class="badge today">today<') >= 2
+    assert "No plan with budgets below x1: the chart starts there." in html  # real-support: x0.848 has none
+    one = render_frontier_report(frontier(load_inputs(REAL), "ticket-triage", points=8))
+    assert "10 s, 90% within" in one and all("today: $33.1k" in svg for svg in re.findall(r"<svg.*?</svg>", one, re.S))

@@ -269,41 +269,104 @@ def _money_bars(title: str, labels: list[str], values: list[float], currency: st
     return _render(chart, key)
 
 
+# label positions of a log axis, most to fewest: a factor's 1-2-5 steps, or round durations in seconds
+_FACTOR_STEPS = ((1, 2, 5), (1, 3), (1,))
+_DURATIONS = [m * 10.0**e for e in range(-3, 1) for m in (1, 2, 5)] + [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200]
+_DURATIONS += [1800, 3600, 7200, 18000, 36000, 86400]
+MAX_X_LABELS = 8  # on a 720-pixel chart, labels of up to 8 characters never touch
+
+
+def _log_ticks(lo: float, hi: float, seconds_axis: bool) -> list[float]:
+    """Round values between lo and hi (inclusive, to a rounding error) for a log axis: at most
+    MAX_X_LABELS of them, at least the two ends when no round value falls between."""
+
+    def inside(v: float) -> bool:
+        return lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9)
+
+    ticks: list[float] = []
+    if seconds_axis:
+        ticks = sorted(v for v in set(_DURATIONS) if inside(v))
+        while len(ticks) > MAX_X_LABELS:
+            ticks = ticks[::2]
+    else:
+        decades = range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+        for steps in _FACTOR_STEPS:
+            ticks = [m * 10.0**e for e in decades for m in steps if inside(m * 10.0**e)]
+            if len(ticks) <= MAX_X_LABELS:
+                break
+    return ticks if len(ticks) >= 2 else sorted({lo, hi})
+
+
+def _money_axis(lo: float, hi: float, currency: str):
+    """Money on a cost axis: as people read it ($33.1k), or written out ($33,052, $12.34) where the
+    costs are too close for three digits to tell the labels apart."""
+    if hi - lo >= 0.05 * hi:
+        return lambda v: money(v, currency)
+    symbol = money(0.0, currency)[:-1]  # "$", "€", "CHF "
+    step = (hi - lo) / 5  # about the axis's step between labels
+    places = 0 if step >= 1 or step <= 0 else min(2, -math.floor(math.log10(step)))
+    return lambda v: f"{'-' if v < 0 else ''}{symbol}{abs(v):,.{places}f}"
+
+
 def frontier_chart(frontier, sweep: str) -> str | None:
-    """Minimum cost against the swept budget or floor; breakpoints as their own series."""
+    """Minimum cost against the swept budget or floor, breakpoints as their own series, and today's
+    plan as a marked point of its own ("today: $33.1k"). A latency axis is logarithmic, labelled at
+    round values (x0.5, x1, x2 or seconds)."""
     import pygal
 
-    points = [p for p in getattr(frontier, sweep) if p.feasible and p.value is not None]
+    log = sweep == "latency"
+    points = [p for p in getattr(frontier, sweep) if p.feasible and p.value is not None and (p.value > 0 or not log)]
     if len(points) < 2:
         return None
-    log = sweep == "latency"
+    today = frontier.today(sweep)
+    drawn = today is not None and today.feasible and today.value is not None and (today.value > 0 or not log)
+    one = frontier.workload is not None
     x_title = (
-        ("latency budget, s (log)" if frontier.workload else "budget scale factor (log)")
+        ("latency budget (log scale)" if one else "budget scale factor (log scale)")
         if log
-        else ("capability floor" if frontier.workload else "floor shift, points")
+        else ("capability floor" if one else "floor shift, points")
     )
+
+    def x(v):
+        return math.log10(v) if log else v
+
+    values = [p.value for p in points] + ([today.value] if drawn else [])
+    breaks = [(x(p.value), p.cost) for p in points if p.breakpoint]
+    colors = [PALETTE[0]] + ([PALETTE[1]] if breaks else []) + ([PALETTE[4]] if drawn else [])
+    style = _style()
+    style.colors = tuple(colors)  # today's point in red, whichever series come before it
+    costs = [p.cost for p in points] + ([today.cost] if drawn else [])
+    lo, hi = min(costs), max(costs)
+    pad = 0.08 * (hi - lo) or 0.05 * hi or 1.0  # room above and below, so no point sits on the frame
+    config = {"range": (max(0.0, lo - pad), hi + pad), "value_formatter": _money_axis(lo, hi, frontier.currency)}
+    if log:
+        ticks = _log_ticks(min(values), max(values), one)
+        config["x_labels"] = [{"value": x(v), "label": seconds(v) if one else f"x{v:g}"} for v in ticks]
+    elif not one:
+        config["x_value_formatter"] = lambda v: f"{v:+g}" if v else "0"
     chart = _base(
         pygal.XY,
         logarithmic=False,
         x_title=x_title,
         y_title=f"cost per {frontier.period}",
         title=f"minimum cost as the {'latency budget' if log else 'capability floor'} moves",
-        value_formatter=lambda v: money(v, frontier.currency),
+        style=style,
+        legend_at_bottom_columns=len(colors),  # one row (pygal counts rows as series // columns)
         dots_size=2,
         show_x_guides=False,
         height=380,
-        xrange=None,
+        x_label_rotation=0,
+        print_labels=True,  # only today's point carries a label
+        **config,
     )
-    import math
-
-    def x(v):
-        return math.log10(v) if log else v
-
-    chart.x_label_rotation = 0
-    if log:
-        chart.x_value_formatter = lambda v: f"{10**v:.3g}"
     chart.add("minimum cost", [(x(p.value), p.cost) for p in points])
-    breaks = [(x(p.value), p.cost) for p in points if p.breakpoint]
     if breaks:
         chart.add("routing changes", breaks, stroke=False, dots_size=5)
+    if drawn:
+        chart.add(
+            f"today: {money(today.cost, frontier.currency)}",
+            [{"value": (x(today.value), today.cost), "label": "today"}],
+            stroke=False,
+            dots_size=7,
+        )
     return _render(chart, f"frontier-{sweep}")
