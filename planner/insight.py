@@ -11,6 +11,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .arrays import dot
+from .fmt import count
 from .load import Inputs
 from .lp import MONEY_FAMILIES, LinearProgram, build_problem, clean_shares
 from .pairs import Pairs, task_latency
@@ -91,11 +92,11 @@ def _baseline(inputs: Inputs, pairs: Pairs, key: str, label: str, choice: np.nda
         cap = o.capacity
         if cap and cap.tokens_per_minute and tpm[i] > cap.tokens_per_minute:
             capacity_notes.append(
-                f"capacity: {o.id} needs {tpm[i]:,.0f} tokens/min at peak, has {cap.tokens_per_minute:,.0f}"
+                f"capacity: {o.id} needs {count(tpm[i])} tokens/min at peak, has {count(cap.tokens_per_minute)}"
             )
         if cap and cap.requests_per_minute and rpm[i] > cap.requests_per_minute:
             capacity_notes.append(
-                f"capacity: {o.id} needs {rpm[i]:,.0f} requests/min at peak, has {cap.requests_per_minute:,.0f}"
+                f"capacity: {o.id} needs {count(rpm[i])} requests/min at peak, has {count(cap.requests_per_minute)}"
             )
     if capacity_notes:
         choices.append(dict(workload="(portfolio)", option=None, cost=0.0, misses=capacity_notes))

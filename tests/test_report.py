@@ -125,9 +125,125 @@ def test_report_in_headless_chromium(demo, clean_demo):
             assert page.locator("#break-even tbody tr").count() > 4
             page.goto(clean_demo.resolve().as_uri(), wait_until="load")
             assert errors == []
-            shot = ROOT / "reports" / "screenshot.png"
-            page.set_viewport_size({"width": 1100, "height": 1400})
-            page.screenshot(path=str(shot), full_page=False)
-            assert shot.stat().st_size > 10_000
+            assert page.locator("#summary #buy tbody tr").count() == 5  # support.yaml's five routes
         finally:
             browser.close()
+
+
+# ----------------------------------------------------------------------------- every report type (issue 16)
+
+REAL = ROOT / "workloads" / "real-support.yaml"
+SHOTS = os.environ.get("PLANNER_SCREENSHOTS")  # where the screenshots go (make screenshots: docs/screenshots)
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking"]
+
+
+@pytest.fixture(scope="module")
+def real_reports(tmp_path_factory):
+    """The four report types on the real catalog: the plan, a what-if batch with a price cut and a
+    Cerebras outage (which has no feasible plan), the portfolio frontier, and the demo's plan against
+    the real one."""
+    out = tmp_path_factory.mktemp("real")
+    run = CliRunner().invoke
+    assert run(app, ["solve", str(REAL), "--out", str(out)]).exit_code == 0
+    cut = "offerings[glm-4.7@cerebras].price.output=*0.5"
+    assert (
+        run(app, ["whatif", str(REAL), "--set", cut, "--without-vendor", "cerebras", "--out", str(out)]).exit_code == 3
+    )
+    assert run(app, ["frontier", str(REAL), "--out", str(out)]).exit_code == 0
+    assert run(app, ["solve", str(ROOT / "workloads" / "support.yaml"), "--out", str(out / "q3")]).exit_code == 0
+    cmp = run(
+        app, ["compare", str(out / "q3" / "support.plan.json"), str(out / "real-support.plan.json"), "--out", str(out)]
+    )
+    assert cmp.exit_code == 0, cmp.output
+    return {
+        "plan": out / "real-support.html",
+        "whatif": out / "real-support.whatif.html",
+        "frontier": out / "real-support.frontier.html",
+        "compare": out / "real-support.compare.html",
+    }
+
+
+@pytest.fixture(scope="module")
+def chromium_page():
+    sync_playwright = _browser()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield browser.new_page(viewport={"width": 1200, "height": 1500})
+        finally:
+            browser.close()
+
+
+def _open(page, path):
+    """The report loaded with nothing else fetched and no console errors."""
+    errors, requests = [], []
+    handlers = {
+        "console": lambda m: errors.append(m.text) if m.type in ("error", "warning") else None,
+        "pageerror": lambda e: errors.append(str(e)),
+        "request": lambda r: requests.append(r.url),
+    }
+    for event, handler in handlers.items():
+        page.on(event, handler)
+    try:
+        page.goto(path.resolve().as_uri(), wait_until="load")
+    finally:
+        for event, handler in handlers.items():
+            page.remove_listener(event, handler)
+    assert errors == [] and requests == [path.resolve().as_uri()]
+
+
+def _shot(page, name, tmp_path):
+    folder = ROOT / SHOTS if SHOTS else tmp_path
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.png"
+    page.screenshot(path=str(path), full_page=False)
+    assert path.stat().st_size > 20_000  # a picture, not a blank page
+
+
+@pytest.mark.browser
+def test_every_report_type_in_chromium(real_reports, chromium_page, tmp_path):
+    page = chromium_page
+    # the plan: the summary on top, with routes, spend by company and ranked risks with actions
+    _open(page, real_reports["plan"])
+    assert page.locator("#summary").is_visible()
+    top = page.locator("#summary").bounding_box()["y"]
+    assert top < page.locator("#workloads").bounding_box()["y"] and top < 1000  # in the first screen
+    assert page.locator("#buy tbody tr").count() == 7  # real-support's seven routes
+    assert page.locator("#summary svg").count() == 1  # spend by company
+    risks = page.locator("#risks li")
+    assert risks.count() >= 2 and "cerebras" in risks.first.inner_text()
+    assert "Do:" in risks.first.inner_text()
+    _shot(page, "plan", tmp_path)
+    # what-if: the outage has no feasible plan, and carries no cost and no saving anywhere
+    _open(page, real_reports["whatif"])
+    row = page.locator("#summary tr.infeasible")
+    assert row.count() == 1 and "$" not in row.inner_text() and "lacks:" in row.inner_text()
+    section = page.locator("#scenario-2")
+    assert "not comparable" in section.locator(".figures").inner_text()
+    assert not re.search(r"[+-]\$\d", section.inner_text())  # no change in cost in the infeasible scenario
+    assert re.search(r"-\$1,774", page.locator("#scenario-1 .figures").inner_text())  # the price cut's saving
+    _shot(page, "whatif", tmp_path)
+    # the frontier: today's point in the tables and on the charts, equal to the solved plan
+    _open(page, real_reports["frontier"])
+    today = page.locator("#latency tr.today")
+    assert today.count() == 1 and "$33.1k" in today.inner_text()
+    assert page.locator("#latency svg").inner_html().count("today") >= 1
+    _shot(page, "frontier", tmp_path)
+    # compare: labelled by catalog and date, with the bridge and spend by company
+    _open(page, real_reports["compare"])
+    assert "2026-q3 (2026-07-15) → aa-2026-06 (2026-06-19)" in page.locator("h1").inner_text()
+    assert page.locator("#cmp-bridge tbody tr").count() == 5  # four parts and the total
+    assert page.locator("#cmp-vendors tbody tr").count() >= 5
+    _shot(page, "compare", tmp_path)
+
+
+PAGES = re.compile(rb"/Type\s*/Page\b(?!s)")
+
+
+@pytest.mark.browser
+def test_real_support_report_prints_to_twelve_pages(real_reports, chromium_page):
+    page = chromium_page
+    page.goto(real_reports["plan"].resolve().as_uri(), wait_until="load")
+    pdf = page.pdf(format="A4")
+    pages = len(PAGES.findall(pdf))
+    assert 1 <= pages <= 12, pages

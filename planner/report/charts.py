@@ -12,11 +12,13 @@ import math
 import re
 from collections.abc import Iterator
 
-from ..fmt import money, percent, seconds
+from ..fmt import figure, money, percent, seconds
 from ..plan import Plan, WorkloadPlan
 
 _SCRIPT = re.compile(r"<script\b[^>]*>.*?</script>", re.S)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
+_RAW_TITLE = re.compile(r"<title>-?[\d.]+(?:e[-+]?\d+)?</title>")  # a guide's tooltip: the raw (log) value
+_TOOLTIP_DATA = re.compile(r'<desc class="(?:value|x|y)\b[^"]*">[^<]*</desc>')  # for pygal's script, which is removed
 _ids = itertools.count()
 
 # colours chosen to stay distinct in greyscale (dark, mid, light), with dashes on threshold lines
@@ -46,7 +48,7 @@ def _style(**overrides):
 def _render(chart, key: str) -> str:
     chart.uuid = f"{key}-{next(_ids)}"
     svg = chart.render(is_unicode=True)
-    svg = _SCRIPT.sub("", _COMMENT.sub("", svg))
+    svg = _TOOLTIP_DATA.sub("", _RAW_TITLE.sub("", _SCRIPT.sub("", _COMMENT.sub("", svg))))
     return svg
 
 
@@ -260,7 +262,7 @@ def _money_bars(title: str, labels: list[str], values: list[float], currency: st
         style=_style(guide_stroke_color="#ccc", major_guide_stroke_color="#ccc"),
         value_formatter=lambda v: money(v, currency),
         range=(0, ticks[-1]),
-        y_labels=[{"value": t, "label": money(t, currency)} for t in ticks],
+        y_labels=[{"value": t, "label": tick_money(t, ticks[-1], currency)} for t in ticks],
         width=max(720, 20 * math.ceil((_text_px(longest, LABEL_PX) + BAR_ROOM) / 20)),
         height=90 + 40 * len(labels),
     )
@@ -297,11 +299,20 @@ def _log_ticks(lo: float, hi: float, seconds_axis: bool) -> list[float]:
     return ticks if len(ticks) >= 2 else sorted({lo, hi})
 
 
+def tick_money(v: float, top: float, currency: str) -> str:
+    """An axis label in one style along the axis: in thousands once the axis reaches $10k ($0, $8k,
+    $16k, not $8,000 beside $16k), else as fmt.money writes it."""
+    if top < 1e4 or v == 0:
+        return money(v, currency)
+    symbol = money(0.0, currency)[:-1]
+    return f"{'-' if v < 0 else ''}{symbol}{figure(abs(v) / 1e3, 3)}k"
+
+
 def _money_axis(lo: float, hi: float, currency: str):
     """Money on a cost axis: as people read it ($33.1k), or written out ($33,052, $12.34) where the
     costs are too close for three digits to tell the labels apart."""
     if hi - lo >= 0.05 * hi:
-        return lambda v: money(v, currency)
+        return lambda v: tick_money(v, hi, currency)
     symbol = money(0.0, currency)[:-1]  # "$", "€", "CHF "
     step = (hi - lo) / 5  # about the axis's step between labels
     places = 0 if step >= 1 or step <= 0 else min(2, -math.floor(math.log10(step)))
