@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 OUT ?= reports
 
-.PHONY: demo test install bench catalog clean
+.PHONY: demo test install bench catalog screenshots clean
 
 $(BIN)/planner: pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found; run: make PYTHON=python3 ..."; exit 1; }
@@ -29,6 +29,10 @@ catalog: install
 	$(BIN)/planner catalog import aa catalogs/sources/aa_providers_leaderboard.csv \
 		litellm:catalogs/sources/litellm_model_prices_and_context_window.json \
 		openrouter:catalogs/sources/openrouter_models_2026-04-04.json --out catalogs/aa-2026-06.yaml
+
+# The README's screenshots: the browser tests, writing their pictures to docs/screenshots.
+screenshots: install
+	PLANNER_SCREENSHOTS=docs/screenshots $(BIN)/python -m pytest -q -m browser tests/test_report.py
 
 bench: install
 	$(BIN)/python benchmarks/bench.py
