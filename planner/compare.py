@@ -92,7 +92,7 @@ class Comparison(BaseModel):
     period: str
     workloads: list[WorkloadChange]
     vendors: list[Change]
-    binding_started: list[str]
+    binding_started: list[str]  # the limits that bind in the later plan only, in plain words
     binding_stopped: list[str]
     offering_changes: list[OfferingChange]
     catalogs: tuple[str, str]
@@ -217,8 +217,8 @@ def compare_plans(
     vb = {v.vendor: v.spend for v in new.vendors}
     vendors = [Change(key=v, before=va.get(v, 0.0), after=vb.get(v, 0.0)) for v in sorted(set(va) | set(vb))]
     vendors.sort(key=lambda c: (-abs(c.delta or 0), c.key))
-    ba = {b.constraint for b in old.binding}
-    bb = {b.constraint for b in new.binding}
+    ba = {b.constraint: b.label or b.constraint for b in old.binding}
+    bb = {b.constraint: b.label or b.constraint for b in new.binding}
     offering_changes = []
     oa = {o.id: o for o in old.offerings}
     ob = {o.id: o for o in new.offerings}
@@ -245,8 +245,8 @@ def compare_plans(
         period=new.period,
         workloads=workloads,
         vendors=vendors,
-        binding_started=sorted(bb - ba),
-        binding_stopped=sorted(ba - bb),
+        binding_started=[bb[k] for k in sorted(set(bb) - set(ba))],
+        binding_stopped=[ba[k] for k in sorted(set(ba) - set(bb))],
         offering_changes=offering_changes,
         catalogs=(f"{old.inputs.catalog} ({old.inputs.as_of})", f"{new.inputs.catalog} ({new.inputs.as_of})"),
         rescales=list(rescales.values()),
@@ -335,7 +335,11 @@ def _reasons(
     shared = _shared_limits(old, new)
     for row in workloads:
         a, b = old_w.get(row.id), new_w.get(row.id)
-        if not row.changed or a is None or b is None:
+        if a is None or b is None:
+            out[row.id] = ["a workload new in the later plan" if a is None else "a workload the later plan drops"]
+            kinds[row.id] = {"volume"}
+            continue
+        if not row.changed:
             continue
         options = {(x.offering, x.mode) for x in (*a.allocations, *b.allocations)}
         offerings = sorted({o for o, _ in options})

@@ -441,7 +441,7 @@ def print_compare(cmp: Comparison, html: Path) -> None:
             _cost(w.cost_before, w.status_before, cmp.status_before, cur),
             _cost(w.cost_after, w.status_after, cmp.status_after, cur),
             money_change(change, cur),
-            ((", ".join(w.routing_before) or "no option") + " -> " + (", ".join(w.routing_after) or "no option"))
+            (_routing(w.routing_before, w.status_before) + " -> " + _routing(w.routing_after, w.status_after))
             if w.changed
             else "same",
         )
@@ -474,6 +474,10 @@ def print_compare(cmp: Comparison, html: Path) -> None:
     if more:
         out.print(visible(f"... and {more} more lines in the report"))
     out.print(visible(f"report: {html}"))
+
+
+def _routing(routes: list[str], status: str | None) -> str:
+    return ", ".join(routes) or ("not in the plan" if status is None else "no option")
 
 
 def _cost(value: float | None, status: str | None, plan_status: str, cur: str) -> str:
