@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import types
 import typing
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from .edits import unwrap
 from .errors import InputError, Problem
 from .files import read_input
 from .schema import Catalog, Scenario, WorkloadSet, floor_value
@@ -305,7 +305,7 @@ def _fields_at(model: Any, loc: tuple) -> list[str]:
     """Field names of the schema model found by following loc from the root model."""
     tp: Any = model
     for part in loc:
-        tp = _unwrap(tp)
+        tp = unwrap(tp)
         if isinstance(part, int):
             args = typing.get_args(tp)
             tp = args[0] if args else None
@@ -317,25 +317,10 @@ def _fields_at(model: Any, loc: tuple) -> list[str]:
             tp = args[1] if len(args) == 2 else None
         if tp is None:
             return []
-    tp = _unwrap(tp)
+    tp = unwrap(tp)
     if isinstance(tp, type) and issubclass(tp, BaseModel):
         return list(tp.model_fields)
     return []
-
-
-def _unwrap(tp: Any) -> Any:
-    """Optional[X] -> X; Annotated[X, ...] -> X."""
-    while True:
-        origin = typing.get_origin(tp)
-        if origin is typing.Annotated:
-            tp = typing.get_args(tp)[0]
-        elif origin in (typing.Union, types.UnionType):
-            args = [a for a in typing.get_args(tp) if a is not type(None)]
-            tp = args[0] if len(args) == 1 else tp
-            if len(args) != 1:
-                return tp
-        else:
-            return tp
 
 
 def load_catalog(path: str | Path) -> Catalog:

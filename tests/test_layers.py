@@ -23,7 +23,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "planner"
 
 LAYERS = [
     ("base", {"errors", "fmt", "files", "arrays", "timing"}),
-    ("schema", {"schema", "load", "scenarios", "catalog_import", "catalog_diff", "rescale"}),
+    ("schema", {"schema", "edits", "load", "scenarios", "catalog_import", "catalog_diff", "rescale"}),
     ("pairs", {"pairs", "prune"}),
     ("lp", {"lp"}),
     ("solver", {"backends", "solver", "resolve"}),
