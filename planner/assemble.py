@@ -26,6 +26,8 @@ from .plan import (
     NearMiss,
     OfferingInfo,
     OfferingUse,
+    OverlayChange,
+    OverlayInfo,
     Plan,
     Rejection,
     Relaxation,
@@ -74,6 +76,11 @@ def build_plan(
     for w in alone:
         diagnosis.append(f"workload '{pairs.workloads.ids[w]}': {workloads[w].diagnosis.summary}")
     feasible = result.slack is None and len(alone) == 0
+    overlaid: dict[str, dict[str, str]] = {}  # offering -> field -> the (last) overlay that set it
+    for a in inputs.overlays:
+        for oid, field, _, _ in a.changes:
+            if field != "removed":
+                overlaid.setdefault(oid, {})[field] = a.name
     named = {a.offering for w in workloads for a in w.allocations} | {
         b.offering for w in workloads for b in w.break_even
     }
@@ -117,12 +124,23 @@ def build_plan(
                 price_output=o.price.output,
                 gateway=dict(o.gateway),
                 estimated=list(o.estimated),
+                overlay=overlaid.get(o.id, {}),
             )
             for o in catalog.offerings
             if o.id in named
         },
         metrics={m: MetricInfo(**d.model_dump()) for m, d in catalog.metrics.items()},
         catalog_index={o.id: _entry(o) for o in catalog.offerings},
+        overlays=[
+            OverlayInfo(
+                name=a.name,
+                file=a.file,
+                description=a.description,
+                source=a.source,
+                changes=[OverlayChange(offering=i, field=f, before=b, after=v) for i, f, b, v in a.changes],
+            )
+            for a in inputs.overlays
+        ],
     )
 
 

@@ -10,22 +10,36 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from .edits import unwrap
+from .edits import apply_catalog_edits, unwrap
 from .errors import InputError, Problem
 from .files import read_input
-from .schema import Catalog, Scenario, WorkloadSet, floor_value
+from .schema import Catalog, Overlay, Scenario, WorkloadSet, floor_value
 
 M = TypeVar("M", bound=BaseModel)
 
 
 @dataclass(frozen=True)
+class AppliedOverlay:
+    """An overlay as it was applied: its file, its name and source, and every change it made as
+    (offering id, field path or "removed"/"added", before, after)."""
+
+    name: str
+    file: str
+    description: str | None
+    source: str | None
+    changes: tuple[tuple[str, str, Any, Any], ...]
+
+
+@dataclass(frozen=True)
 class Inputs:
-    """A validated workloads file with the catalog it is planned against."""
+    """A validated workloads file with the catalog it is planned against (the public catalog with
+    the workloads file's overlays applied, in order)."""
 
     workloads: WorkloadSet
     catalog: Catalog
     workloads_file: str
     catalog_file: str
+    overlays: tuple[AppliedOverlay, ...] = ()
 
     @property
     def name(self) -> str:
@@ -364,22 +378,70 @@ def check_workloads(ws: WorkloadSet, file: str, positions=None) -> None:
 
 
 def load_inputs(workloads_path: str | Path, catalog_path: str | Path | None = None) -> Inputs:
-    """Load a workloads file and its catalog (the file's own, resolved next to it, or an override)."""
+    """Load a workloads file and its catalog: the file's own (resolved next to it) or an override,
+    with the file's overlays applied in order (an override replaces the public catalog, the first
+    of the list, and keeps the overlays)."""
     ws = load_workloads(workloads_path)
-    if catalog_path is None:
-        if ws.catalog is None:
-            raise InputError.single(
-                str(workloads_path), "catalog", "no catalog given; name one in the file or pass --catalog FILE"
-            )
-        resolved = Path(workloads_path).parent / ws.catalog
-        if not resolved.exists():
+    files = [ws.catalog] if isinstance(ws.catalog, str) else list(ws.catalog or [])
+    if catalog_path is None and not files:
+        raise InputError.single(
+            str(workloads_path), "catalog", "no catalog given; name one in the file or pass --catalog FILE"
+        )
+    paths = []
+    for k, name in enumerate(files):
+        resolved = Path(workloads_path).parent / name
+        if (k or catalog_path is None) and not resolved.exists():
+            loc = ("catalog",) if isinstance(ws.catalog, str) else ("catalog", k)
             _, positions = read_yaml(workloads_path)
-            line, col = positions.get(("catalog",), (None, None))
-            raise InputError.single(str(workloads_path), "catalog", f"catalog file not found: {resolved}", line, col)
-        catalog_path = resolved
-    catalog = load_catalog(catalog_path)
+            what = "catalog" if k == 0 else "overlay"
+            raise InputError.single(
+                str(workloads_path),
+                format_loc(loc),
+                f"{what} file not found: {resolved}",
+                *positions.get(loc, (None, None)),
+            )
+        paths.append(resolved)
+    base = Path(catalog_path) if catalog_path is not None else paths[0]
+    catalog, overlays = load_catalog(base), ()
+    if len(paths) > 1:
+        catalog, overlays = apply_overlays(catalog, paths[1:])
     check_against_catalog(ws, catalog, str(workloads_path))
-    return Inputs(ws, catalog, str(workloads_path), str(catalog_path))
+    return Inputs(ws, catalog, str(workloads_path), str(base), overlays)
+
+
+def load_overlay(path: str | Path) -> Overlay:
+    data, positions = read_yaml(path)
+    return validate(Overlay, data, str(path), positions)
+
+
+def apply_overlays(catalog: Catalog, paths: list[Path]) -> tuple[Catalog, tuple[AppliedOverlay, ...]]:
+    """The catalog with each overlay's edits applied in order, and what each changed. A match that
+    selects nothing, or a denied company that bills or serves nothing, is an error in the overlay."""
+    data = catalog.model_dump(mode="json")
+    applied = []
+    for path in paths:
+        overlay = load_overlay(path)
+        changes = apply_catalog_edits(data, overlay.catalog, str(path))
+        for k, company in enumerate(overlay.deny):
+            gone = [o for o in data["offerings"] if company in (o["vendor"], o.get("host") or o["vendor"])]
+            if not gone:
+                raise InputError.single(str(path), f"deny[{k}]", f"no offering is billed or served by '{company}'")
+            if len(gone) == len(data["offerings"]):
+                raise InputError.single(str(path), f"deny[{k}]", "would remove every offering")
+            data["offerings"] = [o for o in data["offerings"] if o not in gone]
+            changes += [(o["id"], "removed", None, None) for o in gone]
+        catalog = _revalidate_catalog(data, str(path))
+        applied.append(AppliedOverlay(overlay.name, str(path), overlay.description, overlay.source, tuple(changes)))
+    return catalog, tuple(applied)
+
+
+def _revalidate_catalog(data: dict, file: str) -> Catalog:
+    try:
+        return validate(Catalog, data, file)
+    except InputError as exc:
+        for p in exc.problems:
+            object.__setattr__(p, "message", f"{p.message} (the catalog after this overlay)")
+        raise
 
 
 def check_against_catalog(ws: WorkloadSet, catalog: Catalog, file: str) -> None:

@@ -287,6 +287,29 @@ def estimated_figures(info: OfferingInfo | None, mode: str) -> set[str]:
     return {f for path in estimated_fields(info, mode) for f in ESTIMATE_AFFECTS.get(path.split(".")[0], ())}
 
 
+class OverlayChange(PlanModel):
+    offering: str
+    field: str  # a field path, or "removed" / "added"
+    before: Any = None
+    after: Any = None
+
+
+class OverlayInfo(PlanModel):
+    """A contract overlay the catalog was read with, and every change it made (SPEC v1.4)."""
+
+    name: str
+    file: str
+    description: str | None = None
+    source: str | None = None
+    changes: list[OverlayChange] = []
+
+
+def overlaid_figures(info: OfferingInfo | None) -> set[str]:
+    """Which of an option's plan figures (cost, latency, capability) an overlay set."""
+    fields = info.overlay if info else {}
+    return {f for path in fields for f in ESTIMATE_AFFECTS.get(path.split(".")[0], ())}
+
+
 class OfferingInfo(PlanModel):
     """What an export needs of every offering the plan names (allocated or a runner-up)."""
 
@@ -298,6 +321,7 @@ class OfferingInfo(PlanModel):
     price_output: float
     gateway: dict[str, str] = {}
     estimated: list[str] = []  # the catalog's fields of this offering that are estimates
+    overlay: dict[str, str] = {}  # field path (or "added") -> the overlay that set it
 
 
 class MetricInfo(PlanModel):
@@ -334,6 +358,7 @@ class Plan(PlanModel):
     metrics: dict[str, MetricInfo] = {}  # the catalog's metrics declarations
     risks: list[Risk] = []  # ranked, most serious first (insight.risks)
     catalog_index: dict[str, CatalogEntry] = {}  # every offering of the catalog, by id
+    overlays: list[OverlayInfo] = []  # the contract overlays applied to the catalog, in order
 
     def to_json(self) -> str:
         """The plan file's text: pydantic's serializer (Rust), 2-space indent, stable field order (without

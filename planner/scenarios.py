@@ -52,7 +52,7 @@ def apply_scenario(inputs: Inputs, scenario: Scenario, file: str) -> Inputs:
         check_workloads(new_ws, file)
     if ws is not None or cat is not None:
         check_against_catalog(new_ws, new_cat, file)
-    return Inputs(new_ws, new_cat, inputs.workloads_file, inputs.catalog_file)
+    return Inputs(new_ws, new_cat, inputs.workloads_file, inputs.catalog_file, inputs.overlays)
 
 
 def _revalidate(model, data, file: str, what: str):

@@ -250,7 +250,11 @@ class Workload(Strict):
 
 class WorkloadSet(Strict):
     name: OfferingId | None = None
-    catalog: Name | None = None
+    catalog: Name | Annotated[list[Name], Field(min_length=1, max_length=64)] | None = Field(
+        None,
+        description="the catalog file, or a list: the public catalog then overlays that edit it in order "
+        "(paths relative to this file)",
+    )
     period: Literal["day", "week", "month", "quarter", "year"] = "month"
     thresholds: dict[Name, Annotated[float, Field(gt=0, le=10000000.0)] | None] = {}
     policy: Policy = Policy()
@@ -282,7 +286,7 @@ class Match(Strict):
     tier: str | None = None
 
 
-SetValue = float | int | str | bool | None
+SetValue = float | int | str | bool | list[Name] | None  # a list: a field such as regions
 
 
 class CatalogEdit(Strict):
@@ -322,6 +326,23 @@ class Scenario(Strict):
     catalog: list[CatalogEdit] = []
     workloads: list[WorkloadEdit] = []
     policy: PolicyEdit | None = None
+
+
+class Overlay(Strict):
+    """A company's own terms over a public catalog: negotiated prices, private capacity, the regions
+    its hosts serve it from and the companies it does not use, as catalog edits (SPEC v1.4)."""
+
+    name: OfferingId
+    description: str | None = None
+    source: Name | None = Field(None, description="where its figures come from: a contract, a quote")
+    catalog: list[CatalogEdit] = []
+    deny: list[Name] = Field([], description="companies not used: what each bills or serves is removed")
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> Overlay:
+        if not self.catalog and not self.deny:
+            raise ValueError("an overlay edits the catalog ('catalog') or denies companies ('deny')")
+        return self
 
 
 # ----------------------------------------------------------------------------- floors

@@ -74,7 +74,8 @@ def print_plan(plan: Plan, fmt: str, paths: dict[str, Path]) -> None:
         out,
         f"{plan.name}: {'optimal' if plan.status == 'optimal' else 'no feasible plan'}, "
         f"{money(plan.total_cost, cur)} a {plan.period}{relaxed} · catalog {plan.inputs.catalog} "
-        f"({plan.inputs.as_of or 'date unknown'})",
+        f"({plan.inputs.as_of or 'date unknown'})"
+        + "".join(f" + overlay {o.name} ({len(o.changes)} changes)" for o in plan.overlays),
     )
     for b in plan.baselines:
         misses = f", breaks the rules of {b.misses} workload{'s' if b.misses != 1 else ''}" if b.misses else ""

@@ -6,7 +6,7 @@ import math
 from functools import lru_cache
 
 from .. import fmt
-from ..plan import Plan, estimated_fields, estimated_figures
+from ..plan import Plan, estimated_fields, estimated_figures, overlaid_figures
 
 
 @lru_cache(maxsize=1)
@@ -30,19 +30,35 @@ def _env():
         option=fmt.option,
         change=fmt.money_change,
         amount=fmt.in_unit,
+        figure_any=_figure_any,
         abs=abs,
     )
     env.globals["estimated"] = estimated_figures
     env.globals["estimated_fields"] = estimated_fields
+    env.globals["overlaid"] = overlaid_figures
     return env
 
 
 BUY_ROWS = 25  # workloads in the summary's table of routes (the largest spends, and any infeasible)
 RISKS = 5  # risks in the summary
+OVERLAY_ROWS = 40  # changes listed per overlay in the report; the plan file has all
 CARDS = 60  # workload cards (and their break-even rows) in one report; a table lists every workload
 BASELINE_MISSES = 12  # per baseline rule, the workloads listed where it breaks something
 COMPOUNDING_CHARTS = 6  # the multi-turn workloads with the largest spend get a chart
 LOG_MIN, LOG_MAX = 0.1, 1000.0  # seconds, the span of the latency strips
+
+
+def _figure_any(v) -> str:
+    """An overlay's before or after value: figures as fmt writes them, lists joined, none as a dash."""
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, int | float):
+        return fmt.figure(float(v), 6)
+    if isinstance(v, list):
+        return ", ".join(str(x) for x in v) or "none"
+    return str(v)
 
 
 def _logpos(x) -> float:
@@ -77,6 +93,7 @@ def render_plan_report(plan: Plan) -> str:
             buy_more=len(buy) < len(plan.workloads),
             buy_shown=len(buy),
             risk_count=RISKS,
+            overlay_rows=OVERLAY_ROWS,
             baselines_svg=charts.baselines_chart(plan),
             vendors_svg=charts.vendor_chart(plan),
             strip_ticks=[0.1, 1, 10, 100, 1000],
