@@ -9,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .arrays import dot
-from .fmt import money, number, percent, short
+from .fmt import figure, money, number, percent, short
 from .load import Inputs
 from .lp import LinearProgram, Row, traffic
 from .pairs import Pairs, vendor_caps
@@ -39,6 +39,7 @@ from .plan import (
 from .solver import SolveResult
 
 REJECTIONS = 10  # rejected options listed per workload, cheapest first (SPEC 5)
+RELAX_NOISE = 1e-4  # a relaxation under this fraction of its limit is the elastic solve's tolerance
 FAR_FLOOR = 0.8  # a score under 80% of the floor misses it by a mile (SPEC v1.3) ...
 FAR_BUDGET = 10.0  # ... as does a latency over ten times the budget
 
@@ -131,6 +132,7 @@ def build_plan(
         },
         metrics={m: MetricInfo(**d.model_dump()) for m, d in catalog.metrics.items()},
         catalog_index={o.id: _entry(o) for o in catalog.offerings},
+        share_of=ws.policy.share_of,
         overlays=[
             OverlayInfo(
                 name=a.name,
@@ -603,6 +605,7 @@ def _binding(
                 unit=row.unit,
                 meaning=_meaning(row, shadow, currency, period),
                 label=label(row),
+                worth=None if shadow is None else float(f"{shadow * _step(row):.6g}"),
             )
         )
     return out
@@ -614,11 +617,7 @@ def _meaning(row: Row, shadow: float | None, currency: str = "USD", period: str 
     if shadow is None or row.family not in MEANING:
         return f"{label(row)} is at its limit"
     limit = row.limit or 0.0
-    step = 1.0
-    if row.family in ("tokens_per_minute", "requests_per_minute", "vendor_spend"):
-        step = 10.0 ** max(0, int(np.floor(np.log10(max(limit, 1)))) - 1)
-    elif row.family in SHARE_FAMILIES:
-        step = 0.01
+    step = _step(row)
     worth = shadow * step
     text = MEANING[row.family].format(
         *_ids(row),
@@ -630,10 +629,18 @@ def _meaning(row: Row, shadow: float | None, currency: str = "USD", period: str 
     return text
 
 
+def _step(row: Row) -> float:
+    """One step of a limit, what its worth is said of: a point of a share, a tenth of a capacity's or
+    a spend cap's order of magnitude, else one unit (a point of a mean floor, a unit of money)."""
+    if row.family in ("tokens_per_minute", "requests_per_minute", "vendor_spend"):
+        return 10.0 ** max(0, int(np.floor(np.log10(max(row.limit or 0.0, 1)))) - 1)
+    return 0.01 if row.family in SHARE_FAMILIES else 1.0
+
+
 def _relaxations(lp: LinearProgram, share: np.ndarray, slack: np.ndarray, total: float, currency: str = "USD"):
-    """The limits the smallest relaxation moves, in plain words. A move within the solver's tolerance
-    (a millionth of the limit) is noise and not listed; one that takes a requirement away entirely
-    (a share or floor to nothing, a share cap to 100%) is flagged."""
+    """The limits the smallest relaxation moves, in plain words. A move within the elastic solve's
+    tolerance (RELAX_NOISE of the limit) is noise and not listed; one that takes a requirement away
+    entirely (a share or floor to nothing, a share cap to 100%) is flagged."""
     out = []
     acts, _ = lp.activities(share)
     for i, row in enumerate(lp.rows):
@@ -643,12 +650,16 @@ def _relaxations(lp: LinearProgram, share: np.ndarray, slack: np.ndarray, total:
         needed = _natural(row, act, lp, share, total)
         limit = float(row.limit)
         by = needed - limit if row.sense == "<=" else limit - needed
-        if by <= 1e-6 * max(1.0, abs(limit)):
+        if by <= RELAX_NOISE * max(1.0, abs(limit)):
             continue
         removes = needed <= 1e-9 if row.sense == ">=" else (row.family in SHARE_FAMILIES and needed >= 1 - 1e-9)
         verb = "raised" if row.sense == "<=" else "lowered"
         a, b = _apart(row, limit, needed, currency)
-        rel = f" ({percent(by / limit)} {'up' if row.sense == '<=' else 'down'})" if limit and not removes else ""
+        way = "up" if row.sense == "<=" else "down"
+        if row.family in SHARE_FAMILIES:  # a share moves by points, not by a percentage of itself
+            rel = f" ({figure(100 * by, 3)} points {way})" if not removes else ""
+        else:
+            rel = f" ({percent(by / limit)} {way})" if limit and not removes else ""
         text = f"{label(row)} must be {verb} from {a} to {b}{rel} for a plan to exist"
         if removes:
             text += ": that removes the requirement entirely"
@@ -693,7 +704,9 @@ def _assumptions(inputs: Inputs, pairs: Pairs) -> list[str]:
             f"{ws.policy.peak_factor:g}) for: {', '.join(assumed)}"
         )
     no_prefill = sorted({o.id for o in inputs.catalog.offerings if o.speed.prefill_tps is None})
-    if no_prefill:
+    if len(no_prefill) == len(inputs.catalog.offerings):
+        out.append("prompt processing folded into time to first token (no prefill_tps) for every offering")
+    elif no_prefill:
         out.append(
             f"prompt processing folded into time to first token (no prefill_tps) for "
             f"{len(no_prefill)} offering(s): {', '.join(no_prefill[:12])}{' ...' if len(no_prefill) > 12 else ''}"

@@ -10,11 +10,17 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from .fmt import figure, option
+from .fmt import figure, in_unit, money, option
 from .plan import Plan, trusted
 from .rescale import Rescale, rounding_of, score_changes
 
 OFFERING_FIELDS = ("price_input", "price_output", "output_tps", "ttft_s")  # offerings[] figures compared
+UNITS = {  # how a changed figure is written: (before, after) the number
+    "price_input": ("$", " per 1M input tokens"),
+    "price_output": ("$", " per 1M output tokens"),
+    "output_tps": ("", " tokens/s"),
+    "ttft_s": ("", " s to first token"),
+}
 
 
 class Change(BaseModel):
@@ -54,7 +60,9 @@ class OfferingChange(BaseModel):
 
     def text(self) -> str:
         note = f" ({self.note})" if self.note else ""
-        return f"{self.option}: {self.field} {figure(self.before, 6)} -> {figure(self.after, 6)}{note}"
+        unit = UNITS.get(self.field, ("", ""))
+        before, after = (f"{unit[0]}{figure(x, 6)}{unit[1]}" for x in (self.before, self.after))
+        return f"{self.option}: {self.field} {before} → {after}{note}"
 
 
 class KeptFloor(BaseModel):
@@ -159,21 +167,22 @@ def labels(old: Plan, new: Plan, given: list[str] | None = None) -> tuple[str, s
 
 
 def shortfall(plan: Plan) -> str:
-    """What an infeasible plan lacks, in a line: the workloads with no eligible option, then the
-    limits the smallest relaxation moves."""
+    """What an infeasible plan lacks, in a line: the workloads with no eligible option, then each
+    limit its smallest relaxation moves, from what to what ("dropped" when it goes entirely)."""
     if plan.status == "optimal":
         return ""
     parts = []
     lost = [w.id for w in plan.workloads if w.status != "ok"]
     if lost:
-        parts.append(
-            f"no eligible option for {', '.join(lost[:6])}" + (f" and {len(lost) - 6} more" if len(lost) > 6 else "")
-        )
+        names = ", ".join(lost[:6]) + (f" and {len(lost) - 6} more" if len(lost) > 6 else "")
+        parts.append(f"an option for {names}")
     for r in plan.relaxation[:4]:
-        parts.append(f"{r.label or r.constraint} {'removed' if r.removes else 'moved'}")
+        move = f"{in_unit(r.limit, r.unit, plan.currency)} → {in_unit(r.needed, r.unit, plan.currency)}"
+        extra = " (dropped)" if r.removes else f" (alone: {money(r.alone, plan.currency)})" if r.alone else ""
+        parts.append(f"{r.label or r.constraint} {move}{extra}")
     if len(plan.relaxation) > 4:
         parts.append(f"{len(plan.relaxation) - 4} more limits moved")
-    return "; ".join(parts) or "no plan meets every rule"
+    return "; ".join(parts) or "a plan that meets every rule"
 
 
 def compare_plans(
@@ -332,7 +341,7 @@ def _reasons(
     for c in offering_changes:
         by_offering.setdefault(c.id, []).append(c)
     ia, ib = old.catalog_index, new.catalog_index
-    shared = _shared_limits(old, new)
+    relaxed = {r.constraint: r for r in new.relaxation}
     for row in workloads:
         a, b = old_w.get(row.id), new_w.get(row.id)
         if a is None or b is None:
@@ -360,7 +369,7 @@ def _reasons(
             if ia and ib:
                 if offering in ia and offering not in ib:
                     reasons.append(f"{offering} left the catalog")
-                    why.add("catalog")
+                    why.add("left" if any(x.offering == offering for x in a.allocations) else "catalog")
                 elif offering in ib and offering not in ia:
                     reasons.append(f"{offering} is new in the catalog")
                     why.add("catalog")
@@ -368,7 +377,7 @@ def _reasons(
                     for field in ("tokens_per_minute", "requests_per_minute"):
                         x, y = getattr(ia[offering], field), getattr(ib[offering], field)
                         if x != y:
-                            reasons.append(f"{offering}: {field.replace('_', ' ')} {_num(x)} -> {_num(y)}")
+                            reasons.append(f"{offering}: {field.replace('_', ' ')} {_num(x)} → {_num(y)}")
                             why.add("catalog")
         rescale = rescales.get(b.metric) if a.metric == b.metric else None
         if rescale is not None and rescale.moves:  # in short: the comparison shows the rescale's line once
@@ -378,17 +387,22 @@ def _reasons(
             reasons.append(
                 f"floor {kept[row.id].floor:g} kept across it (asks {kept[row.id].old_scale:.3g} on the earlier scale)"
             )
-        for text in _own_rules(a, b):
+        for text in _own_rules(a, b, old, new):
             reasons.append(text)
             why.add("rule")
+        companies = {c for x in (*a.allocations, *b.allocations) for c in (x.vendor, x.host)}
+        mine = [r for name, r in relaxed.items() if _concerns(name, row.id, set(offerings), companies)]
+        for r in mine:
+            reasons.append(f"the later plan is a relaxation: {r.label or r.constraint} {_move(r, new.currency)}")
+            why.add("rule")
+        if not reasons and abs(b.cost - a.cost) <= 1e-6 * max(1.0, abs(a.cost)) and a.tasks == b.tasks:
+            reasons.append("a tie: an option of the same cost per task took its place")
+            why.add("tie")
         if not reasons:
+            shared = _shared_limits(old, new, row.id, set(offerings), companies)
             reasons.append(
                 "nothing about it or its routes changed: "
-                + (
-                    f"shared limits moved it ({shared})"
-                    if shared
-                    else "another workload's move or a shared limit moved it"
-                )
+                + (f"shared limits moved it ({shared})" if shared else "another workload's move took its place")
             )
             why.add("shared")
         out[row.id] = reasons
@@ -396,26 +410,53 @@ def _reasons(
     return out, kinds
 
 
-def _own_rules(a, b) -> list[str]:
-    """A workload's own changes between two plans: its floor, budget, share within budget, volume."""
+def _move(r, currency: str) -> str:
+    move = f"{in_unit(r.limit, r.unit, currency)} → {in_unit(r.needed, r.unit, currency)}"
+    return move + (" (dropped)" if r.removes else "")
+
+
+def _concerns(constraint: str, workload: str, offerings: set[str], companies: set[str]) -> bool:
+    """Whether a limit (by its row name) bears on a workload: its own rows, the caps of the
+    companies and the capacity of the offerings on its routes, and the budget."""
+    family, _, ident = constraint.partition(":")
+    if family == "budget":
+        return True
+    if family in ("latency_share", "mean_capability"):
+        return ident == workload
+    if family == "workload_vendor_share":
+        return ident.rsplit(":", 1)[0] == workload
+    if family in ("vendor_share", "vendor_spend_share", "vendor_spend"):
+        return ident in companies
+    if family in ("tokens_per_minute", "requests_per_minute"):
+        return ident in offerings
+    return False
+
+
+def _own_rules(a, b, old: Plan, new: Plan) -> list[str]:
+    """A workload's own changes between two plans: its floor (with a caveat when the two catalogs'
+    scales for its metric are not known to be the same), budget, share within budget, volume."""
     out = []
     if a.capability_min != b.capability_min:
-        out.append(f"floor {_num(a.capability_min)} -> {_num(b.capability_min)} on {b.metric}")
+        text = f"floor {_num(a.capability_min)} → {_num(b.capability_min)} on {b.metric}"
+        ma, mb = old.metrics.get(b.metric), new.metrics.get(b.metric)
+        if old.inputs.catalog != new.inputs.catalog and (ma is None or mb is None or ma.scale != mb.scale):
+            text += " (the two catalogs' scales for it differ or are not stated)"
+        out.append(text)
     if a.budget_s != b.budget_s:
-        out.append(f"budget {_num(a.budget_s)} s -> {_num(b.budget_s)} s")
+        out.append(f"budget {_num(a.budget_s)} s → {_num(b.budget_s)} s")
     if a.within_budget_share_required != b.within_budget_share_required:
-        out.append(f"share within budget {a.within_budget_share_required:.0%} -> {b.within_budget_share_required:.0%}")
+        out.append(f"share within budget {a.within_budget_share_required:.0%} → {b.within_budget_share_required:.0%}")
     if a.tasks != b.tasks:
-        out.append(f"tasks {a.tasks:,.0f} -> {b.tasks:,.0f} a period")
+        out.append(f"tasks {a.tasks:,.0f} → {b.tasks:,.0f} a period")
     return out
 
 
-def _shared_limits(old: Plan, new: Plan) -> str:
-    """The portfolio's limits that started or stopped binding, in words."""
+def _shared_limits(old: Plan, new: Plan, workload: str, offerings: set[str], companies: set[str]) -> str:
+    """The limits bearing on a workload (_concerns) that started or stopped binding, in words."""
     la = {x.constraint: x.label or x.constraint for x in old.binding}
     lb = {x.constraint: x.label or x.constraint for x in new.binding}
-    started = [lb[k] for k in sorted(set(lb) - set(la))]
-    stopped = [la[k] for k in sorted(set(la) - set(lb))]
+    started = [lb[k] for k in sorted(set(lb) - set(la)) if _concerns(k, workload, offerings, companies)]
+    stopped = [la[k] for k in sorted(set(la) - set(lb)) if _concerns(k, workload, offerings, companies)]
     parts = ([f"binding now: {', '.join(started)}"] if started else []) + (
         [f"no longer binding: {', '.join(stopped)}"] if stopped else []
     )
@@ -452,7 +493,7 @@ def _bridge(old: Plan, new: Plan, old_w, new_w, causes, rows) -> tuple[list[Brid
             repriced, note = cpt0, "prices are not separated: a plan file from before v1.3 carries no token counts"
         price = b.tasks * (repriced - cpt0)
         rest = b.cost - a.cost - volume - price
-        key = "volumes" if not row.changed else "catalog" if causes.get(row.id, set()) & CATALOG_CAUSES else "routing"
+        key = "volumes" if not row.changed else _bridge_part(causes.get(row.id, set()))
         for k, x in (("volumes", volume), ("prices", price), (key, rest)):
             parts[k][row.id] = parts[k].get(row.id, 0.0) + x
     steps = []
@@ -465,6 +506,17 @@ def _bridge(old: Plan, new: Plan, old_w, new_w, causes, rows) -> tuple[list[Brid
             )
         )
     return steps, note
+
+
+def _bridge_part(why: set[str]) -> str:
+    """Where a rerouted workload's rest goes: to the catalog when an offering it used left (the move
+    was forced), else to routing when its own rules changed, else to the catalog when an offering on
+    its routes joined or changed speed, capability or capacity, else to routing."""
+    if "left" in why:
+        return "catalog"
+    if "rule" in why:
+        return "routing"
+    return "catalog" if why & CATALOG_CAUSES else "routing"
 
 
 def _repriced(w, index) -> float | None:

@@ -17,22 +17,30 @@ def money(x: float | None, currency: str = "USD") -> str:
     x = abs(x)
     symbol = _SYMBOLS.get(currency, currency + " ")
     if x >= 1e9:
-        body = f"{x / 1e9:.3g}B"
-    elif x >= 1e6:
-        body = f"{x / 1e6:.3g}M"
+        body = _three(x / 1e9) + "B"
+    elif x >= 999.5e3:
+        body = _three(x / 1e6) + "M"
     elif x >= 1e4:
-        body = f"{x / 1e3:.3g}k"
+        body = _three(x / 1e3) + "k"
     elif x >= 100:
         body = f"{x:,.0f}"
     elif x >= 1:
         body = f"{x:,.2f}"
     elif x == 0:
         body = "0"
-    else:
-        body = f"{x:.2g}"
-        if "e" in body:  # under 0.0001: written out, two significant digits (0.000028, not 2.8e-05)
-            body = f"{x:.{1 - math.floor(math.log10(x))}f}".rstrip("0")
+    else:  # two significant digits, written out and kept whole: $0.10, $0.0060, $0.000028
+        body = f"{x:.{max(2, 1 - math.floor(math.log10(x)))}f}"
+        if float(body) >= 1:
+            body = "1.00"
     return f"{sign}{symbol}{body}"
+
+
+def _three(v: float) -> str:
+    """Three significant figures with their trailing zeros: 33.0, 18.1, 1.20, 100 (v in [1, 1000))."""
+    for decimals, top in ((2, 9.995), (1, 99.95)):
+        if v < top:
+            return f"{v:.{decimals}f}"
+    return f"{v:.0f}"
 
 
 def money_change(x: float | None, currency: str = "USD") -> str:
@@ -81,7 +89,7 @@ def signed_percent(x: float | None) -> str:
         return "-"
     if abs(x) < 0.0005:
         return "±0%"
-    return f"{x:+.0%}" if abs(x) >= 0.01 else f"{x:+.1%}"
+    return f"{x:+.0%}" if abs(x) >= 0.1 else f"{x:+.1%}"
 
 
 def count(x: float | None, digits: int = 3) -> str:

@@ -333,7 +333,8 @@ def frontier(
             return ok.astype(float)
     else:
         has = ~np.isnan(wa.budget_s)
-        values = [float(v) for v in np.geomspace(0.1, 10.0, max(2, points - 1))] + [None]
+        grid = [float(v) for v in np.geomspace(0.1, 10.0, max(2, points - 1))]
+        values = sorted({*grid, 1.0}) + [None]  # today's x1 is always a swept point, on the curve
         labels = [f"x{_num(v, 3)}" for v in values[:-1]] + ["no budgets"]
 
         def upper_lat(f, lp):
@@ -379,7 +380,7 @@ def frontier(
             score = cap_pairs.capability[lp.var_w, lp.var_o]
             return ((score >= f) | (lp.var_w != w)).astype(float)
     else:
-        floors = [float(v) for v in np.linspace(-20, 20, points)]
+        floors = sorted({*(float(v) for v in np.linspace(-20, 20, points)), 0.0})  # today's +0 on the curve
         cap_labels = [f"{_num(v, 3, sign=True)} points" for v in floors]
         base_floor = np.where(np.isnan(wa.cap_min), -np.inf, wa.cap_min)
 

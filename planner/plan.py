@@ -221,6 +221,7 @@ class Binding(PlanModel):
     unit: str = ""
     meaning: str = ""
     label: str = ""  # the constraint in plain words ("ticket-triage: share of tasks within budget")
+    worth: float | None = None  # what one step of the limit (see meaning) is worth a period
 
 
 class Relaxation(PlanModel):
@@ -232,6 +233,7 @@ class Relaxation(PlanModel):
     meaning: str = ""
     label: str = ""
     removes: bool = False  # the relaxation takes the requirement away entirely (a share or floor to 0)
+    alone: float | None = None  # the budget: what it must be when no other limit moves (None: others must)
 
 
 class Risk(PlanModel):
@@ -356,6 +358,7 @@ class Plan(PlanModel):
     sources: dict[str, str] = {}
     offering_info: dict[str, OfferingInfo] = {}
     metrics: dict[str, MetricInfo] = {}  # the catalog's metrics declarations
+    share_of: str = "tokens"  # what the company share caps measure (policy.share_of)
     risks: list[Risk] = []  # ranked, most serious first (insight.risks)
     catalog_index: dict[str, CatalogEntry] = {}  # every offering of the catalog, by id
     overlays: list[OverlayInfo] = []  # the contract overlays applied to the catalog, in order

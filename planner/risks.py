@@ -7,6 +7,8 @@ the larger spend concerned first.
 
 from __future__ import annotations
 
+import math
+
 from .fmt import money, option, percent, seconds
 from .plan import Plan, Risk, estimated_fields
 
@@ -64,7 +66,8 @@ def _single_source(plan: Plan) -> list[Risk]:
 
 
 def _concentration(plan: Plan) -> list[Risk]:
-    """A company that bills or serves more than half the spend."""
+    """A company that bills or serves more than half the spend. The action prices a company share
+    cap below what it carries now, in the unit the caps measure (policy.share_of), so the cap binds."""
     if not plan.vendors or plan.total_cost <= 0:
         return []
     top = plan.vendors[0]  # (sorted by spend)
@@ -81,7 +84,12 @@ def _concentration(plan: Plan) -> list[Risk]:
         )
     else:
         without = "its outage could not be priced"
-    cap = min(0.9, round(top.share - 0.1, 1))
+    unit = "spend" if plan.share_of == "spend" else "traffic" if plan.share_of == "tokens" else "tasks"
+    now = top.share if plan.share_of == "spend" else top.traffic_share
+    cap = max(0.1, math.floor(10 * (round(now, 2) - 0.1) + 1e-9) / 10)  # ten points below or more, in tenths
+    carried = "" if plan.share_of == "spend" else f" and {percent(top.traffic_share)} of the {unit}"
+    alone = [r for r in plan.resilience if r.vendor == top.vendor and r.lost_workloads]
+    first = f"; {', '.join(alone[0].lost_workloads)} need a second host first" if alone else ""
     return [
         _risk(
             "concentration",
@@ -89,9 +97,9 @@ def _concentration(plan: Plan) -> list[Risk]:
             top.vendor,
             top.spend,
             f"{top.vendor} bills or serves {percent(top.share)} of the spend "
-            f"({money(top.spend, plan.currency)} of {money(plan.total_cost, plan.currency)}); {without}",
-            f"price a cap: `planner whatif {plan.inputs.workloads_file} --set policy.max_vendor_share={cap:g}`, "
-            f"or add a second source for its largest workloads",
+            f"({money(top.spend, plan.currency)} of {money(plan.total_cost, plan.currency)}){carried}; {without}",
+            f"price a cap below its {percent(now)} of the {unit}: "
+            f"`planner whatif {plan.inputs.workloads_file} --set policy.max_vendor_share={cap:g}`{first}",
         )
     ]
 

@@ -89,7 +89,13 @@ def scenario_from_sets(expressions: list[str], name: str = "set") -> Scenario:
             catalog.append(CatalogEdit(match=Match(id=glob), set={field: value}))
         else:
             workloads.append(WorkloadEdit(match=WorkloadMatch(id=glob), set={field: value}))
-    return Scenario(name=name, catalog=catalog, workloads=workloads, policy=PolicyEdit(set=policy) if policy else None)
+    return Scenario(
+        name=name,
+        description="--set " + " --set ".join(expressions),
+        catalog=catalog,
+        workloads=workloads,
+        policy=PolicyEdit(set=policy) if policy else None,
+    )
 
 
 def without_vendor(company: str, catalog: Catalog) -> Scenario:

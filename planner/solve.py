@@ -9,9 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from . import insight
+from .arrays import dot
 from .assemble import build_plan, main_options
 from .backends import NAMES, pick_solver
 from .errors import PlannerError
+from .fmt import money
 from .load import Inputs
 from .lp import LinearProgram, build_problem, check_rows, clean_shares
 from .pairs import Pairs, build_pairs
@@ -113,6 +115,8 @@ def _solve(
             known_rejections=start.known_rejections(changed) if start else None,
             known_records=known,
         )
+    if any(r.constraint == "budget" for r in plan.relaxation):
+        _budget_alone(inputs, pairs, in_lp, cand, solver, plan)
     if review:
         with timed("baselines"):
             plan.baselines = insight.baselines(inputs, pairs)
@@ -121,6 +125,32 @@ def _solve(
             plan.resilience = insight.resilience(pairs, plan, full_lp())
     plan.risks = risks(plan)
     return plan, pairs, cand
+
+
+def _budget_alone(inputs: Inputs, pairs: Pairs, in_lp, cand, solver: str, plan: Plan) -> None:
+    """When the smallest relaxation raises the budget, what the budget must be if it alone moves:
+    the cheapest plan meeting every other rule (none when other limits must move as well). The
+    smallest relaxation can move a share or a floor instead, which reads as a smaller budget."""
+    ws = inputs.workloads
+    free = ws.model_copy(update={"policy": ws.policy.model_copy(update={"budget": None})})
+    lp = build_problem(free, inputs.catalog, pairs, in_lp, cand)
+    result = solve_lp(lp, solver) if len(lp.var_w) else None
+    alone = dot(lp.spend, clean_shares(lp, result.share)) if result is not None and result.ok else None
+    lost = any(w.status != "ok" for w in plan.workloads)
+    for r in plan.relaxation:
+        if r.constraint != "budget":
+            continue
+        r.alone = None if lost else alone
+        if r.alone is not None:
+            text = (
+                f"{r.meaning}; with every other rule kept, the budget must be at least {money(r.alone, plan.currency)}"
+            )
+        else:
+            text = f"{r.meaning}; other limits must move too (no plan meets every other rule at any budget)"
+        i = plan.diagnosis.index(r.meaning) if r.meaning in plan.diagnosis else None
+        r.meaning = text
+        if i is not None:
+            plan.diagnosis[i] = text
 
 
 def _run(lp: LinearProgram, solver: str, start: np.ndarray | None) -> SolveResult:

@@ -21,6 +21,7 @@ from .fmt import (
     option,
     percent,
     seconds,
+    short,
     signed_percent,
     visible,
 )
@@ -34,11 +35,20 @@ RISKS = 5  # risks a summary lists; the plan file and the report carry all
 
 
 def console():
-    """A console that reads no markup: names and reasons from input files are printed as they are."""
+    """A console that reads no markup (names and reasons from input files are printed as they are)
+    and ends no line with padding (rich pads a table's title and caption to the table's width)."""
     from rich.console import Console
 
+    class Trimmed(Console):
+        def _render_buffer(self, buffer) -> str:
+            text = super()._render_buffer(buffer)
+            return _TRAILING.sub("", text)
+
     width = max(100, shutil.get_terminal_size((120, 24)).columns)
-    return Console(highlight=False, soft_wrap=False, markup=False, width=width)
+    return Trimmed(highlight=False, soft_wrap=False, markup=False, width=width)
+
+
+_TRAILING = re.compile(r"[ \t]+(?=(?:\x1b\[[0-9;]*m)*\n)")  # spaces before a line's end (and its style resets)
 
 
 def _table(title: str):
@@ -94,8 +104,8 @@ def print_plan(plan: Plan, fmt: str, paths: dict[str, Path]) -> None:
             _say(out, f"   do: {r.action}", "   ")
         if len(plan.risks) > RISKS:
             out.print(visible(f"   and {len(plan.risks) - RISKS} more in the report"))
-    for b in sorted(plan.binding, key=lambda b: -(b.shadow_price or 0))[:TABLE_ROWS]:
-        if b.shadow_price:
+    for b in sorted(plan.binding, key=lambda b: -(b.worth or 0))[:TABLE_ROWS]:
+        if plan.status == "optimal" and b.worth is not None and b.worth >= 0.005:
             _say(out, f"binding: {b.label or b.constraint}: {b.meaning}")
     out.print(visible(f"plan:   {paths['plan']}") + "\n" + visible(f"report: {paths['report']}"))
 
@@ -112,6 +122,7 @@ def _routes_table(plan: Plan, width: int):
         keep = {w.id for w in sorted(shown, key=lambda w: (w.status == "ok", -w.cost))[:TABLE_ROWS]}
         shown = [w for w in shown if w.id in keep]
     rows = []
+    shown = sorted(shown, key=lambda w: (w.status == "ok", -w.cost, w.id))  # as the report's summary
     for w in shown:
         budget = f"budget {seconds(w.budget_s)}" if w.budget_s else "no budget"
         if w.within_budget_share_required < 1 and w.budget_s:
@@ -297,32 +308,54 @@ def _fit(columns: list[list[str]], heads: list[str], room: int) -> list[int]:
     return chosen
 
 
+EXPLAIN_ROWS = 40  # options explain prints; --format csv|json has every one
+
+
 def print_explain(rows: list[dict[str, Any]], title: str, currency: str = "USD") -> None:
-    """explain as a table people can read: short columns kept whole, the reasons wrapped."""
-    table = _table(title)
-    for col, just in (
-        ("option", "left"),
-        ("vendor · host · tier", "left"),
-        ("latency", "right"),
-        ("cost/task", "right"),
-        ("capability", "right"),
-        ("eligible", "left"),
-    ):
-        table.add_column(col, justify=just, no_wrap=True)
-    table.add_column("why not", ratio=1)
-    for r in rows:
-        where = r["vendor"] if r["host"] == r["vendor"] else f"{r['vendor']} · {r['host']}"
-        _row(
-            table,
-            r["option"],
-            f"{where} · {r['tier']}",
+    """explain as a table people can read at 100 columns: the cheapest options first, each id broken
+    only at its separators, figures kept whole, and for an option not eligible why not."""
+    out = console()
+    _say(out, title)
+    shown = rows[:EXPLAIN_ROWS]
+    figures = [
+        (
             seconds(r["latency_s"]),
             money(r["cost_per_task"], currency),
-            "-" if r["capability"] is None else f"{r['capability']:g}",
-            "yes" if r["eligible"] else "no",
-            "; ".join(r["reasons"]),
+            "-" if r["capability"] is None else short(r["capability"]),
         )
-    console().print(table)
+        for r in shown
+    ]
+    fixed = [
+        max(len(h), *(len(f[k]) for f in figures)) if figures else len(h)
+        for k, h in enumerate(("latency", "cost/task", "score"))
+    ]
+    room = max(40, out.width - sum(fixed) - 3 * 6 - 1)  # option, company and why-not share the rest
+    option_w = min(30, max(12, *(len(r["option"]) for r in shown))) if shown else 12
+    company_w = min(16, max(7, *(len(_where(r)) for r in shown))) if shown else 7
+    option_w = min(option_w, room // 3)
+    table = _table("")
+    table.add_column("option", overflow="fold", width=option_w)
+    table.add_column("company", overflow="fold", width=company_w)
+    for head in ("latency", "cost/task", "score"):
+        table.add_column(head, justify="right", no_wrap=True)
+    table.add_column("eligible, or why not", ratio=1, overflow="fold")
+    for r, (lat, cost, score) in zip(shown, figures):
+        why = "eligible" if r["eligible"] else "; ".join(r["reasons"])
+        table.add_row(
+            wrap_at_separators(visible(r["option"]), option_w),
+            wrap_at_separators(visible(_where(r)), company_w),
+            lat,
+            cost,
+            score,
+            _styled(why, "green") if r["eligible"] else visible(why),
+        )
+    if len(rows) > len(shown):
+        table.caption = f"the {len(shown)} cheapest of {len(rows)} options; --format csv lists every one"
+    out.print(table)
+
+
+def _where(r: dict[str, Any]) -> str:
+    return r["vendor"] if r["host"] == r["vendor"] else f"{r['vendor']} · {r['host']}"
 
 
 def print_whatif(base: Plan, results, report: Path) -> None:
@@ -459,8 +492,8 @@ def print_compare(cmp: Comparison, html: Path) -> None:
         _row(
             vendors,
             v.key,
-            money(v.before, cur) if cmp.status_before == "optimal" else "-",
-            money(v.after, cur) if cmp.status_after == "optimal" else "-",
+            money(v.before, cur) if cmp.status_before == "optimal" else "no plan",
+            money(v.after, cur) if cmp.status_after == "optimal" else "no plan",
             money_change(v.delta, cur) if cmp.comparable else "-",
         )
     if len(cmp.vendors) > TABLE_ROWS:

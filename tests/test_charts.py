@@ -190,8 +190,9 @@ def test_latency_lines_carry_their_value_in_the_legend(plans):
         for w in (w for w in plan.workloads if w.compounding):
             legend = {label.text for label in axis(charts.compounding_chart(plan, w), "legend")}
             for name, value in plan.thresholds.items():
-                if value:
-                    assert f"{name} ({charts.seconds(value)})" in legend, f"{p} {w.id}: {legend}"
+                if value:  # a threshold that is the workload's budget says so
+                    text = f"{name} ({charts.seconds(value)})" + (", its budget" if value == w.budget_s else "")
+                    assert text in legend, f"{p} {w.id}: {legend}"
             assert f"chosen: {w.compounding.chosen}" in legend
 
 

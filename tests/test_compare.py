@@ -106,7 +106,9 @@ def test_compare_cli(tmp_path):
     assert result.exit_code == 0, result.output
     # the same catalog on both sides: the plans are told apart by their workloads file and scenario
     assert "support.yaml -> fast-tier-half-price: $22.7k -> $13.2k a month" in result.stdout
-    assert "kimi-fast: price_output 8 -> 4" in result.stdout
+    assert "kimi-fast: price_output $8 per 1M output tokens → $4 per 1M output tokens" in " ".join(
+        result.stdout.split()
+    )
     assert (tmp_path / "support.compare.html").exists()
     data = json.loads(
         runner.invoke(
@@ -153,7 +155,7 @@ def test_a_route_moved_by_a_score_names_the_score_among_its_reasons():
     cmp = compare_plans(before, after)
     rows = {w.id: w for w in cmp.workloads}
     assert rows["w"].routing_before == ["cheap 100%"] and rows["w"].routing_after == ["good 100%"]
-    assert cmp.reasons == {"w": ["cheap: capability.overall 70 -> 60"]}  # "other" kept its route: no reasons
+    assert cmp.reasons == {"w": ["cheap: capability.overall 70 → 60"]}  # "other" kept its route: no reasons
     assert [(c.id, c.field, c.before, c.after) for c in cmp.offering_changes] == [
         ("cheap", "capability.overall", 70.0, 60.0)
     ]

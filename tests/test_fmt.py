@@ -17,7 +17,7 @@ from planner.fmt import cell, count, figure, money, money_change, number, percen
         (1234.4, "USD", "$1,234"),
         (12345.0, "USD", "$12.3k"),
         (1.234e6, "EUR", "€1.23M"),
-        (2.5e9, "GBP", "£2.5B"),
+        (2.5e9, "GBP", "£2.50B"),
         (-0.0042, "USD", "-$0.0042"),
         (7.0, "CHF", "CHF 7.00"),
     ],
@@ -80,13 +80,14 @@ def test_figures_counts_and_seconds_are_written_out_not_in_scientific_notation()
 
 def test_tiny_money_is_written_out_not_in_scientific_notation():
     """A cost per task of a cheap model (2.8e-05) reads as $0.000028 in tables and reports."""
-    assert money(2.8e-5) == "$0.000028" and money(-7.1e-5) == "-$0.000071" and money(1e-9) == "$0.000000001"
-    assert money(0.0042) == "$0.0042" and money(0.5) == "$0.5"  # unchanged above 0.0001
+    assert money(2.8e-5) == "$0.000028" and money(-7.1e-5) == "-$0.000071" and money(1e-9) == "$0.0000000010"
+    assert money(0.0042) == "$0.0042" and money(0.5) == "$0.50" and money(0.1) == "$0.10"  # two figures, kept whole
+    assert money(33001) == "$33.0k" and money(18e3) == "$18.0k" and money(999_600) == "$1.00M"  # three figures
 
 
 def test_a_money_change_has_its_sign_and_noise_is_no_change():
-    assert money_change(1016.2) == "+$1,016" and money_change(-25000) == "-$25k" and money_change(None) == "-"
-    assert money_change(8.5e-05) == "$0" and money_change(-0.004) == "$0" and money_change(0.01) == "+$0.01"
+    assert money_change(1016.2) == "+$1,016" and money_change(-25000) == "-$25.0k" and money_change(None) == "-"
+    assert money_change(8.5e-05) == "$0" and money_change(-0.004) == "$0" and money_change(0.01) == "+$0.010"
 
 
 def test_machine_outputs_write_numbers_plain():

@@ -195,16 +195,17 @@ def test_today_costs_what_solve_costs(path, workload, tmp_path):
 
 
 def test_today_on_the_grid_is_one_row_in_tables_and_two_in_the_csv():
-    """With x1 on the grid (8 points) the swept x1 point is today's plan: the tables show it once, as
-    today's; the CSV keeps the swept row (the curve) and today's row."""
+    """x1 and +0 are always on the portfolio grids, so the swept point is today's plan: the tables
+    show it once, as today's; the CSV keeps the swept row (the curve) and today's row."""
     f = frontier(load_inputs(REAL), None, points=8)
     same = f.on_curve("latency")
     assert same is not None and same.value == pytest.approx(1.0)
     table = f.table("latency")
     assert len(table) == len(f.latency) and sum(p.today for p in table) == 1
     assert [p.value for p in f.rows("latency")].count(same.value) == 2
-    assert f.on_curve("capability") is None  # an even grid from -20 to 20 has no +0 point
-    assert len(f.table("capability")) == len(f.capability) + 1
+    zero = f.on_curve("capability")  # +0 is added to the even grid from -20 to 20
+    assert zero is not None and zero.value == 0.0
+    assert len(f.table("capability")) == len(f.capability) and sum(p.today for p in f.table("capability")) == 1
 
 
 def _digits(cell: str) -> int:
@@ -309,6 +310,11 @@ def test_frontier_report_marks_today(tmp_path):
     ticks = re.findall(r'<text[^>]*class="[^"]*"[^>]*>(x[0-9.]+)</text>', svgs[0])
     assert ticks == ["x1", "x2", "x5", "x10"], ticks
     assert html.count('<tr class="today">') == 2 and html.count('class="badge today">today<') >= 2
-    assert "No plan with budgets below x1: the chart starts there." in html  # real-support: x0.848 has none
+    # real-support on 8 points: x0.464 has none; the limit lies between, which the sweep does not pin down
+    assert (
+        "No plan at the swept budgets up to x0.464; the first swept budget with one is x1 (the limit lies between)"
+        in html
+    )
+    assert "x0.1 to x0.464: no plan at any of these 3 points" in html  # a run without a plan is one row
     one = render_frontier_report(frontier(load_inputs(REAL), "ticket-triage", points=8))
     assert "10 s, 90% within" in one and all("today: $33.1k" in svg for svg in re.findall(r"<svg.*?</svg>", one, re.S))

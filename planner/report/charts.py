@@ -121,7 +121,8 @@ def compounding_chart(plan: Plan, w: WorkloadPlan) -> str | None:
         series.append((f"cheapest standard: {comp.standard}", list(zip(comp.turns, comp.standard_latency_s)), {}))
     for name, value, dashes in _latency_lines(plan, w):
         line = {"stroke_style": {"dasharray": dashes, "width": 1.5}, "show_dots": False}
-        series.append((f"{name} ({seconds(value)})", [(first, value), (last, value)], line))
+        budget = ", its budget" if name != "budget" and value == w.budget_s else ""
+        series.append((f"{name} ({seconds(value)}){budget}", [(first, value), (last, value)], line))
     values = [y for _, points, _ in series for _, y in points if y and y > 0]
     ticks = seconds_ticks(min(values), max(values))
     chart = _base(
@@ -212,7 +213,8 @@ def baselines_chart(plan: Plan) -> str | None:
     so a short bar's figure cannot sit on the axis text."""
     if not plan.baselines:
         return None
-    rows = [("this plan", plan.total_cost)] + [
+    mine = "this plan" if plan.status == "optimal" else "the smallest relaxation (no feasible plan)"
+    rows = [(mine, plan.total_cost)] + [
         (b.label + (f" · misses {b.misses}" if b.misses else ""), b.total_cost) for b in plan.baselines
     ]
     labels = [f"{name} · {money(cost, plan.currency)}" for name, cost in rows]
@@ -236,8 +238,10 @@ def vendor_chart(plan: Plan) -> str | None:
         name = f"{len(rest)} other" + ("s" if len(rest) > 1 else "")
         rows.append((name, sum(v.spend for v in rest), sum(v.share for v in rest)))
     labels = [f"{name} · {money(spend, plan.currency)} · {percent(share)}" for name, spend, share in rows]
-    title = f"spend per {plan.period} by vendor"
-    return _money_bars(title, labels, [spend for _, spend, _ in rows], plan.currency, "vendors")
+    title = f"spend per {plan.period} by company"
+    return _money_bars(
+        title, labels, [spend for _, spend, _ in rows], plan.currency, "vendors", min_width=420, bar_room=240
+    )
 
 
 def money_ticks(top: float, most: int = 5) -> list[float]:
@@ -248,9 +252,18 @@ def money_ticks(top: float, most: int = 5) -> list[float]:
     return [_clean(k * step) for k in range(n + 1)]
 
 
-def _money_bars(title: str, labels: list[str], values: list[float], currency: str, key: str) -> str:
+def _money_bars(
+    title: str,
+    labels: list[str],
+    values: list[float],
+    currency: str,
+    key: str,
+    min_width: int = 720,
+    bar_room: int = BAR_ROOM,
+) -> str:
     """A horizontal bar per label, top to bottom in the given order, on money ticks. The chart widens
-    with the longest label, so long rule names leave the bars room rather than being cut."""
+    with the longest label, so long rule names leave the bars room rather than being cut; a chart
+    for a half-width column (min_width) keeps its text at the page's size."""
     import pygal
 
     ticks = money_ticks(max(max(values), 0.0) or 1.0)
@@ -263,7 +276,7 @@ def _money_bars(title: str, labels: list[str], values: list[float], currency: st
         value_formatter=lambda v: money(v, currency),
         range=(0, ticks[-1]),
         y_labels=[{"value": t, "label": tick_money(t, ticks[-1], currency)} for t in ticks],
-        width=max(720, 20 * math.ceil((_text_px(longest, LABEL_PX) + BAR_ROOM) / 20)),
+        width=max(min_width, 20 * math.ceil((_text_px(longest, LABEL_PX) + bar_room) / 20)),
         height=90 + 40 * len(labels),
     )
     chart.x_labels = labels[::-1]  # pygal draws the first bar at the bottom
@@ -347,9 +360,9 @@ def frontier_chart(frontier, sweep: str) -> str | None:
     style = _style()
     style.colors = tuple(colors)  # today's point in red, whichever series come before it
     costs = [p.cost for p in points] + ([today.cost] if drawn else [])
-    lo, hi = min(costs), max(costs)
-    pad = 0.08 * (hi - lo) or 0.05 * hi or 1.0  # room above and below, so no point sits on the frame
-    config = {"range": (max(0.0, lo - pad), hi + pad), "value_formatter": _money_axis(lo, hi, frontier.currency)}
+    hi = max(costs) or 1.0
+    # from zero: a cost axis cut just under the lowest point draws a $51 step on $33k as a cliff
+    config = {"range": (0.0, hi * 1.08), "value_formatter": _money_axis(0.0, hi, frontier.currency)}
     if log:
         ticks = _log_ticks(min(values), max(values), one)
         config["x_labels"] = [{"value": x(v), "label": seconds(v) if one else f"x{v:g}"} for v in ticks]

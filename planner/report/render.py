@@ -31,6 +31,7 @@ def _env():
         change=fmt.money_change,
         amount=fmt.in_unit,
         figure_any=_figure_any,
+        short=fmt.short,
         abs=abs,
     )
     env.globals["estimated"] = estimated_figures
@@ -41,6 +42,7 @@ def _env():
 
 BUY_ROWS = 25  # workloads in the summary's table of routes (the largest spends, and any infeasible)
 RISKS = 5  # risks in the summary
+CAPS = ("vendor_share", "vendor_spend_share", "vendor_spend")  # a company's binding caps
 OVERLAY_ROWS = 40  # changes listed per overlay in the report; the plan file has all
 CARDS = 60  # workload cards (and their break-even rows) in one report; a table lists every workload
 BASELINE_MISSES = 12  # per baseline rule, the workloads listed where it breaks something
@@ -93,6 +95,7 @@ def render_plan_report(plan: Plan) -> str:
             buy_more=len(buy) < len(plan.workloads),
             buy_shown=len(buy),
             risk_count=RISKS,
+            capped={b.constraint.split(":", 1)[1] for b in plan.binding if b.constraint.split(":")[0] in CAPS},
             overlay_rows=OVERLAY_ROWS,
             baselines_svg=charts.baselines_chart(plan),
             vendors_svg=charts.vendor_chart(plan),
@@ -110,6 +113,25 @@ def render_compare_report(comparison) -> str:
     return _env().get_template("compare.html.j2").render(c=comparison)
 
 
+def _grouped(rows: list) -> list:
+    """A frontier table's rows with each run of three or more points without a plan as one line
+    ("x0.1 to x0.848: no plan at any of 14 points")."""
+    out: list = []
+    run: list = []
+    for p in [*rows, None]:
+        if p is not None and not p.feasible and not p.today:
+            run.append(p)
+            continue
+        if len(run) >= 3:
+            out.append(f"{run[0].label} to {run[-1].label}: no plan at any of these {len(run)} points")
+        else:
+            out.extend(run)
+        run = []
+        if p is not None:
+            out.append(p)
+    return out
+
+
 def render_frontier_report(frontier) -> str:
     from . import charts
 
@@ -119,6 +141,7 @@ def render_frontier_report(frontier) -> str:
         .get_template("frontier.html.j2")
         .render(
             f=frontier,
+            grouped=_grouped,
             latency_svg=charts.frontier_chart(frontier, "latency"),
             capability_svg=charts.frontier_chart(frontier, "capability"),
         )
