@@ -217,3 +217,29 @@ def test_a_misspelt_field_is_named_as_an_editor_names_it(tmp_path):
     ]
     threshold = schemas.schema("workloads")["$defs"]["Latency"]["properties"]["threshold"]
     assert threshold["examples"] == ["immediate", "attentive", "background"]
+
+
+def _at(document: dict, path: str) -> dict:
+    """The schema of a field named as the README names it (`workloads[].latency.threshold`)."""
+    node = document
+    for part in path.split("."):
+        for key in [part.removesuffix("[]")] + (["[]"] if part.endswith("[]") else []):
+            while "$ref" in node or "anyOf" in node:  # into the model (an optional field: its non-null form)
+                target = node if "$ref" in node else next(a for a in node["anyOf"] if "$ref" in a or "items" in a)
+                node = document["$defs"][target["$ref"].rsplit("/", 1)[1]] if "$ref" in target else target
+            node = node["items"] if key == "[]" else node["properties"][key]
+    return node
+
+
+def test_the_readme_shows_what_the_workloads_schema_says():
+    """The README's table of what an editor's hover and completion show: the schema's own words."""
+    document = schemas.schema("workloads")
+    rows = re.findall(r"^\| `([a-z_\[\].]+)` \| (.+?) \|\s*(.*?)\s*\|$", (ROOT / "README.md").read_text(), re.M)
+    assert len(rows) >= 8
+    for path, hover, values in rows:
+        field = _at(document, path)
+        assert hover == field["description"], path
+        offered = (
+            field.get("enum") or field.get("examples") or (["true", "false"] if field.get("type") == "boolean" else [])
+        )
+        assert values.split() == [f"`{v}`" for v in offered], path
