@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 OUT ?= reports
 
-.PHONY: demo test install bench catalog screenshots clean
+.PHONY: demo test install bench catalog schemas screenshots clean
 
 $(BIN)/planner: pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found; run: make PYTHON=python3 ..."; exit 1; }
@@ -29,6 +29,11 @@ catalog: install
 	$(BIN)/planner catalog import aa catalogs/sources/aa_providers_leaderboard.csv \
 		litellm:catalogs/sources/litellm_model_prices_and_context_window.json \
 		openrouter:catalogs/sources/openrouter_models_2026-04-04.json --out catalogs/aa-2026-06.yaml
+
+# The JSON Schemas of the input files, from the models in planner/schema.py: into planner/schemas/
+# (shipped in the package) and schemas/ (for editors, named by each YAML file's first line).
+schemas: install
+	$(BIN)/python -m planner.schemas
 
 # The README's screenshots: the browser tests, writing their pictures to docs/screenshots.
 screenshots: install

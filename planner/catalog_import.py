@@ -1210,6 +1210,7 @@ def import_catalog(
         )
     validate(Catalog, catalog, str(out))
     header = (
+        "# yaml-language-server: $schema=../schemas/catalog.schema.json\n"  # for editors; catalogs/ beside schemas/
         "# Built by `planner catalog import` from: "
         + ", ".join(f"{k}:{p.name}" for k, p in sources)
         + f"\n# {len(result.offerings)} offerings; {len(result.left_out)} entries left out, each with the "

@@ -183,6 +183,7 @@ def test_import_catalog_gives_the_files_text_and_validates_it(tmp_path):
     ]
     text, left_csv, result = import_catalog("aa", files, out, None, None)
     assert text.startswith(
+        "# yaml-language-server: $schema=../schemas/catalog.schema.json\n"
         "# Built by `planner catalog import` from: aa:aa_small.csv, litellm:litellm_small.json, "
         "openrouter:openrouter_small.json\n"
     )
