@@ -112,6 +112,7 @@ class Comparison(BaseModel):
     lacks_after: str = ""
     bridge: list[BridgeStep] = []  # the change in total cost in four parts; empty unless comparable
     bridge_note: str = ""
+    notes: list[str] = []  # what to keep in mind reading it (an earlier plan on a later catalog)
 
     @property
     def delta(self) -> float | None:
@@ -266,7 +267,16 @@ def compare_plans(
         lacks_after=shortfall(new),
         bridge=bridge,
         bridge_note=note,
+        notes=_notes(old, new),
     )
+
+
+def _notes(old: Plan, new: Plan) -> list[str]:
+    """Warnings about the pair itself: the earlier plan's catalog dated after the later one's."""
+    a, b = old.inputs.as_of, new.inputs.as_of
+    if a and b and a > b:
+        return [f"the earlier plan's catalog ({old.inputs.catalog}, {a}) is dated after the later one's ({b})"]
+    return []
 
 
 def _order(c: OfferingChange) -> tuple:

@@ -443,6 +443,8 @@ def print_compare(cmp: Comparison, html: Path) -> None:
     else:
         head += "; costs are compared only between two feasible plans"
     _say(out, head)
+    for note in cmp.notes:
+        _say(out, f"note: {note}", style="yellow")
     if cmp.bridge:
         bridge = _table("the change in cost, in four parts")
         bridge.add_column("part", ratio=1)
