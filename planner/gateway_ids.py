@@ -268,7 +268,9 @@ def load_sources(folder: Path | None) -> Sources:
                 found = matches[-1]
                 break
         if found is None:
-            raise InputError.single(label, "--sources", f"no {SOURCE_WHAT[kind]} in it (looked for {', '.join(names)})")
+            raise InputError.single(
+                label, "--sources", f"{SOURCE_WHAT[kind]} is not in it (looked for {', '.join(names)})"
+            )
         files[kind] = found
     litellm = _json(files["litellm"])
     if not isinstance(litellm, dict):

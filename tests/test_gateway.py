@@ -474,7 +474,7 @@ def test_sources_folder_with_catalog_fetch_names(plans, tmp_path):
     assert "kimi-std (" not in result.stderr
     (folder / "openrouter_providers.json").unlink()
     result = runner.invoke(app, args)
-    assert result.exit_code == 2 and "no OpenRouter's provider list" in result.stderr
+    assert result.exit_code == 2 and "OpenRouter's provider list is not in it" in result.stderr
     assert "openrouter_providers.json" in result.stderr
 
 
