@@ -299,12 +299,24 @@ def catalog_diff(
 @app.command()
 def export(
     plan: Path = typer.Argument(..., help="A plan file (.plan.json)."),
-    to: Gateway = typer.Option(..., "--to", help="litellm: a Router config.yaml; openrouter: provider routing."),
+    to: Gateway = typer.Option(..., "--to", help="litellm: a Router config.yaml; openrouter: request bodies."),
     out: Path | None = typer.Option(None, "--out", help="File to write; default: print."),
+    sources: Path | None = typer.Option(
+        None,
+        "--sources",
+        help="Folder with the gateways' lists to check ids against (litellm's model map, OpenRouter's "
+        "models and providers, as `planner catalog fetch` saves them); default: catalogs/sources.",
+    ),
+    allow_unknown: bool = typer.Option(
+        False, "--allow-unknown", help="Export options whose id, provider or effort no list has, and name them."
+    ),
+    shares_out: Path | None = typer.Option(
+        None, "--shares-out", help="OpenRouter: file for the traffic shares; default: <out>.shares.json."
+    ),
 ) -> None:
-    """Turn a plan into a gateway's routing configuration."""
+    """Turn a plan into a gateway's routing configuration, every id checked against the gateway's lists."""
 
-    _guard(lambda: commands().export(plan, to.value, out))
+    _guard(lambda: commands().export(plan, to.value, out, sources, allow_unknown, shares_out))
 
 
 def main() -> None:

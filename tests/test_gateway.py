@@ -1,5 +1,8 @@
-"""Plans turned into gateway configurations (planner.gateway and `planner export`): a LiteLLM Router
-config and OpenRouter provider preferences, with the catalog's gateway ids."""
+"""Exports that deploy (planner.gateway, planner.gateway_ids and `planner export`, SPEC "Exports that
+deploy"): every field checked against the documented schema of the gateway's config or API, written
+down below with its source, and every id, provider slug and effort against the gateways' own lists."""
+
+from __future__ import annotations
 
 import json
 
@@ -9,19 +12,29 @@ from conftest import ROOT
 from typer.testing import CliRunner
 
 from planner.cli import app
-from planner.gateway import to_litellm, to_openrouter
-from planner.plan import read_plan
+from planner.gateway import Resolver, label, preferences, sort_for, to_litellm, to_openrouter
+from planner.gateway_ids import LITELLM_EFFORTS, OPENROUTER_EFFORTS, load_sources, mode_intent
+from planner.plan import OfferingInfo, Plan, read_plan
 
 runner = CliRunner()
+SOURCES = ROOT / "catalogs" / "sources"
 
+# ----------------------------------------------------------------------------- documented schemas
 
-@pytest.fixture(scope="module")
-def support_plan(tmp_path_factory):
-    out = tmp_path_factory.mktemp("plan")
-    assert runner.invoke(app, ["solve", str(ROOT / "workloads" / "support.yaml"), "--out", str(out)]).exit_code == 0
-    return out / "support.plan.json"
-
-
+# LiteLLM proxy config.yaml, https://docs.litellm.ai/docs/proxy/configs: the top-level sections;
+# `model_list` entries are {model_name, litellm_params, model_info}; `litellm_params` takes any
+# litellm.completion() input (https://docs.litellm.ai/docs/completion/input) — the export writes
+# `model` (str, "<provider>/<model>"), `weight` (number, simple-shuffle's weighted pick,
+# https://docs.litellm.ai/docs/routing#weighted-shuffle) and `reasoning_effort` (str, litellm's
+# REASONING_EFFORT values, https://docs.litellm.ai/docs/reasoning_content); `model_info` takes `id`
+# (str, the deployment's id) and free metadata keys.
+LITELLM_SECTIONS = {"model_list", "router_settings", "litellm_settings", "general_settings", "environment_variables"}
+LITELLM_DEPLOYMENT = {"model_name": str, "litellm_params": dict, "model_info": dict}
+LITELLM_PARAMS = {"model": str, "weight": (int, float), "reasoning_effort": str}
+# router_settings, https://docs.litellm.ai/docs/proxy/configs#router-settings and
+# https://docs.litellm.ai/docs/proxy/reliability: routing_strategy, num_retries, fallbacks
+# ([{model_group: [fallback groups]}]).
+LITELLM_ROUTER_SETTINGS = {"routing_strategy": str, "num_retries": int, "fallbacks": list}
 ROUTING_STRATEGIES = {
     "simple-shuffle",
     "least-busy",
@@ -31,90 +44,447 @@ ROUTING_STRATEGIES = {
     "usage-based-routing-v2",
 }
 
+# OpenRouter chat-completions request body, https://openrouter.ai/docs/api/api-reference/chat/create-a-chat-completion:
+# `model` (str), `models` (str[]: model fallbacks, https://openrouter.ai/docs/guides/routing/model-fallbacks),
+# `reasoning` ({effort | max_tokens, exclude, enabled},
+# https://openrouter.ai/docs/guides/best-practices/reasoning-tokens), `provider` (below).
+OPENROUTER_BODY = {"model": str, "models": list, "reasoning": dict, "provider": dict}
+OPENROUTER_REASONING = {"effort": str, "max_tokens": int, "exclude": bool, "enabled": bool}
+# The `provider` object, https://openrouter.ai/docs/guides/routing/provider-selection (its field table).
+OPENROUTER_PROVIDER = {
+    "order": list,
+    "allow_fallbacks": bool,
+    "require_parameters": bool,
+    "data_collection": str,
+    "zdr": bool,
+    "enforce_distillable_text": bool,
+    "only": list,
+    "ignore": list,
+    "quantizations": list,
+    "sort": (str, dict),
+    "preferred_min_throughput": (int, float, dict),
+    "preferred_max_latency": (int, float, dict),
+    "max_price": dict,
+}
+OPENROUTER_SORTS = {"price", "throughput", "latency"}
+OPENROUTER_PERCENTILES = {"p50", "p75", "p90", "p99"}  # PercentileLatencyCutoffs / PercentileThroughputCutoffs
+OPENROUTER_MAX_PRICE = {"prompt", "completion", "request", "image"}  # USD per million tokens
 
-def test_export_litellm_router_config(support_plan, tmp_path):
+
+def check_fields(obj: dict, schema: dict, where: str) -> None:
+    assert set(obj) <= set(schema), f"{where}: undocumented keys {set(obj) - set(schema)}"
+    for key, value in obj.items():
+        kind = schema[key]
+        if kind is bool:
+            assert isinstance(value, bool), (where, key)
+        else:
+            assert isinstance(value, kind) and not isinstance(value, bool), (where, key, value)
+
+
+def check_litellm(config: dict, src, unknown: dict) -> None:
+    """Field by field against the schema above; every model string known to litellm's map unless it is
+    an option the export named as unknown."""
+    assert set(config) <= LITELLM_SECTIONS
+    ids = set()
+    groups: dict[str, list] = {}
+    unknown_labels = set(unknown)
+    for d in config["model_list"]:
+        check_fields(d, LITELLM_DEPLOYMENT, "deployment")
+        check_fields(d["litellm_params"], LITELLM_PARAMS, "litellm_params")
+        info = d["model_info"]
+        assert isinstance(info["id"], str) and info["id"] not in ids  # every deployment its own id
+        ids.add(info["id"])
+        params = d["litellm_params"]
+        if "weight" in params:
+            assert 0 < params["weight"] <= 1
+        if "reasoning_effort" in params:
+            assert params["reasoning_effort"] in LITELLM_EFFORTS
+        opt = label(info["planner_offering"], info["planner_mode"])
+        if opt not in unknown_labels:
+            assert src.litellm_entry(params["model"]), params["model"]  # the id is in litellm's map
+            if "reasoning_effort" in params:
+                assert src.litellm_effort(params["model"], params["reasoning_effort"]) is None
+        groups.setdefault(d["model_name"], []).append(d)
+    for group, deps in groups.items():  # no two deployments of a group alike
+        keys = [json.dumps(d["litellm_params"] | {"weight": None}, sort_keys=True) for d in deps]
+        assert len(keys) == len(set(keys)), group
+    rs = config["router_settings"]
+    check_fields(rs, LITELLM_ROUTER_SETTINGS, "router_settings")
+    assert rs["routing_strategy"] in ROUTING_STRATEGIES
+    for fb in rs["fallbacks"]:
+        ((src_group, dst),) = fb.items()
+        assert src_group in groups and all(g in groups for g in dst)
+
+
+def check_openrouter(doc: dict, src, unknown: dict) -> None:
+    for wid, routes in doc["workloads"].items():
+        for route, body in routes.items():
+            where = f"{wid}/{route}"
+            check_fields(body, OPENROUTER_BODY, where)
+            assert all(isinstance(m, str) for m in body.get("models", []))
+            if route not in unknown:
+                assert body["model"] in src.or_models, where  # the id is in OpenRouter's listing
+            if "reasoning" in body:
+                check_fields(body["reasoning"], OPENROUTER_REASONING, where + " reasoning")
+                if "effort" in body["reasoning"]:
+                    assert body["reasoning"]["effort"] in OPENROUTER_EFFORTS
+            prov = body["provider"]
+            check_fields(prov, OPENROUTER_PROVIDER, where + " provider")
+            for key in ("order", "only"):
+                for slug in prov.get(key, []):
+                    assert slug in src.or_providers and slug != "openrouter", (where, slug)  # real slugs
+            assert set(prov.get("order", [])) <= set(prov.get("only", prov.get("order", [])))
+            assert prov["sort"] in OPENROUTER_SORTS
+            for key in ("preferred_max_latency", "preferred_min_throughput"):
+                if key in prov:
+                    assert set(prov[key]) <= OPENROUTER_PERCENTILES and all(v > 0 for v in prov[key].values())
+            if "max_price" in prov:
+                assert set(prov["max_price"]) <= OPENROUTER_MAX_PRICE
+                assert all(isinstance(v, int | float) and v >= 0 for v in prov["max_price"].values())
+
+
+# ----------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module")
+def src():
+    return load_sources(None)
+
+
+@pytest.fixture(scope="module")
+def plans(tmp_path_factory):
+    out = tmp_path_factory.mktemp("plans")
+    for name in ("support", "real-support"):
+        assert runner.invoke(app, ["solve", str(ROOT / "workloads" / f"{name}.yaml"), "--out", str(out)]).exit_code == 0
+    return {"support": out / "support.plan.json", "real-support": out / "real-support.plan.json"}
+
+
+def _with_allocations(plan: Plan, wid: str, options: list[tuple[str, str, float]], info: dict | None = None) -> Plan:
+    """The plan with one workload's allocations replaced (offering, mode, share)."""
+    plan = plan.model_copy(deep=True)
+    for offering, data in (info or {}).items():
+        plan.offering_info[offering] = OfferingInfo(**data)
+    w = plan.workload(wid)
+    proto = w.allocations[0]
+    w.allocations = [
+        proto.model_copy(update={"offering": o, "mode": m, "share": s, "within_budget": True}) for o, m, s in options
+    ]
+    return plan
+
+
+# ----------------------------------------------------------------------------- LiteLLM
+
+
+@pytest.mark.parametrize("name", ["support", "real-support"])
+def test_litellm_export_follows_the_router_config_schema(plans, src, name, tmp_path):
     out = tmp_path / "config.yaml"
-    result = runner.invoke(app, ["export", str(support_plan), "--to", "litellm", "--out", str(out)])
+    result = runner.invoke(app, ["export", str(plans[name]), "--to", "litellm", "--out", str(out), "--allow-unknown"])
     assert result.exit_code == 0, result.output
     config = yaml.safe_load(out.read_text())
-    assert set(config) == {"model_list", "router_settings"}
-    plan = json.loads(support_plan.read_text())
-    groups: dict[str, list] = {}
-    for d in config["model_list"]:  # LiteLLM's documented deployment shape
-        assert set(d) <= {"model_name", "litellm_params", "model_info", "tpm", "rpm"}
-        assert isinstance(d["model_name"], str) and isinstance(d["litellm_params"]["model"], str)
-        groups.setdefault(d["model_name"], []).append(d)
-    for w in plan["workloads"]:
-        weights = {d["model_info"]["id"]: d["litellm_params"]["weight"] for d in groups[w["id"]]}
-        assert sum(weights.values()) == pytest.approx(1.0)
-        assert len(weights) == len(w["allocations"])
-    rs = config["router_settings"]
-    assert rs["routing_strategy"] in ROUTING_STRATEGIES
-    for fb in rs["fallbacks"]:  # [{group: [fallback groups]}], every group defined
-        ((src, dst),) = fb.items()
-        assert src in groups and all(g in groups for g in dst)
-    ids = {d["litellm_params"]["model"] for d in config["model_list"]}
-    assert "moonshot/kimi-k2.6" in ids or "cerebras/kimi-k2.6" in ids  # the catalog's gateway ids
+    _, unknown = to_litellm(read_plan(plans[name]), src)
+    check_litellm(config, src, unknown)
+    assert "!!float" not in out.read_text()  # a whole share is written 1.0
+    plan = json.loads(plans[name].read_text())
+    for w in plan["workloads"]:  # the shares are the weights
+        weights = [d["litellm_params"]["weight"] for d in config["model_list"] if d["model_name"] == w["id"]]
+        assert sum(weights) == pytest.approx(1.0) and len(weights) == len(w["allocations"])
+    for option in unknown:  # what was not checked is named on stderr
+        assert option in result.stderr
 
 
-def test_export_litellm_loads_in_litellm_router_if_installed(support_plan):
-    litellm = pytest.importorskip("litellm")
-
-    config, _ = to_litellm(read_plan(support_plan))
-    litellm.Router(model_list=config["model_list"], **config["router_settings"])
-
-
-OPENROUTER_PROVIDER_FIELDS = {
-    "order",
-    "allow_fallbacks",
-    "require_parameters",
-    "data_collection",
-    "zdr",
-    "only",
-    "ignore",
-    "quantizations",
-    "sort",
-    "max_price",
-    "enforce_distillable_text",
-}
+def test_litellm_uses_the_catalogs_gateway_ids_when_the_map_has_them(plans, src):
+    plan = read_plan(plans["support"])
+    config, unknown = to_litellm(plan, src)
+    by_offering = {d["model_info"]["planner_offering"]: d["litellm_params"]["model"] for d in config["model_list"]}
+    assert by_offering["kimi-std"] == "moonshot/kimi-k2.6"  # in litellm's map
+    assert by_offering["luna-std"] == "openai/gpt-5.6-luna"
+    # the Cerebras-served fast tiers follow litellm's form but the map has no such key: refused, not written
+    assert set(unknown) == {"kimi-fast", "sol-fast"}
+    assert "gateway.litellm 'cerebras/kimi-k2.6' is not in litellm's model map" in unknown["kimi-fast"][0]
 
 
-def test_export_openrouter_provider_preferences(support_plan):
-    result = runner.invoke(app, ["export", str(support_plan), "--to", "openrouter"])
+def test_litellm_refuses_unknown_ids_on_one_line(plans, tmp_path):
+    out = tmp_path / "config.yaml"
+    result = runner.invoke(app, ["export", str(plans["real-support"]), "--to", "litellm", "--out", str(out)])
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "export refused" in lines[0] and "--allow-unknown" in lines[0]
+    for option in ("deepseek-v4-flash@makora", "glm-4.7@cerebras", "qwen3.7-max@gmi-fp8"):
+        assert option in lines[0]
+    assert "host makora is no provider in litellm's model map" in lines[0]
+    assert "'GLM-4.7 (Non-reasoning)' is a display name" in lines[0]  # never an id guessed from it
+    assert not out.exists()
+
+
+def test_litellm_ids_are_derived_only_into_the_map(plans, src):
+    """Without a gateway field an id comes from the catalog's model and host, accepted only when the
+    map has it; a display name never makes one."""
+    plan = read_plan(plans["real-support"])
+    r = Resolver(plan, src)
+    assert r.litellm_id("gpt-oss-120b@cerebras") == ("cerebras/gpt-oss-120b", "")
+    assert r.litellm_id("openai/gpt-5.4-nano@openrouter")[0] == "openrouter/openai/gpt-5.4-nano"
+    model, why = r.litellm_id("glm-4.7@cerebras")
+    assert model is None and "display name" in why
+    info = plan.offering_info["glm-4.7@cerebras"]
+    plan.offering_info["glm-4.7@cerebras"] = info.model_copy(update={"model": "gpt-oss-120b", "gateway": {}})
+    assert Resolver(plan, src).litellm_id("glm-4.7@cerebras") == ("cerebras/gpt-oss-120b", "")
+
+
+def test_two_effort_modes_of_one_model_are_two_deployments(plans, src):
+    plan = _with_allocations(
+        read_plan(plans["real-support"]),
+        "live-chat",
+        [
+            ("gpt-5.4-nano@openai", "default", 0.4),
+            ("gpt-5.4-nano@openai", "medium", 0.3),
+            ("gpt-5.4-nano@openai", "xhigh", 0.3),
+        ],
+    )
+    config, unknown = to_litellm(plan, src)
+    group = [d for d in config["model_list"] if d["model_name"] == "live-chat"]
+    assert len(group) == 3 and not any(o.startswith("gpt-5.4-nano@openai") for o in unknown)
+    params = [d["litellm_params"] for d in group]
+    assert {p["model"] for p in params} == {"openai/gpt-5.4-nano"}
+    assert [p.get("reasoning_effort") for p in params] == [None, "medium", "xhigh"]
+    assert len({json.dumps(p, sort_keys=True) for p in params}) == 3  # different litellm_params
+    assert len({d["model_info"]["id"] for d in group}) == 3
+    doc, _, unknown_or, _ = to_openrouter(plan, src)
+    routes = doc["workloads"]["live-chat"]
+    assert [b.get("reasoning") for b in routes.values()] == [None, {"effort": "medium"}, {"effort": "xhigh"}]
+
+
+def test_a_mode_that_names_no_effort_is_refused(plans, src):
+    plan = _with_allocations(
+        read_plan(plans["support"]),
+        "live-chat",
+        [("sol-std", "ultra", 0.5), ("sol-std", "default", 0.5)],
+        info={
+            "sol-std": dict(
+                model="gpt-5.6-sol",
+                vendor="openai",
+                host="openai",
+                tier="standard",
+                price_input=4.0,
+                price_output=20.0,
+                gateway={"litellm": "openai/gpt-5.6-sol"},
+            )
+        },
+    )
+    config, unknown = to_litellm(plan, src)
+    assert unknown["sol-std@ultra"] == [
+        "effort: mode 'ultra' names no documented reasoning effort",
+        "effort: the same litellm_params as sol-std in group live-chat",  # nothing would tell them apart
+    ]
+    ultra = next(d for d in config["model_list"] if d["model_info"]["id"] == "live-chat/sol-std@ultra")
+    assert "reasoning_effort" not in ultra["litellm_params"]  # never `ultra`, even when exported unchecked
+
+
+def test_mode_names_map_to_documented_efforts():
+    assert mode_intent("default").kind == "default"
+    for mode, effort in [
+        ("high", "high"),
+        ("xhigh", "xhigh"),
+        ("reasoning-high-effort", "high"),
+        ("reasoning-max-effort", "max"),
+        ("adaptive-reasoning-max-effort", "max"),
+        ("non-reasoning", "none"),
+    ]:
+        assert (mode_intent(mode).kind, mode_intent(mode).effort) == ("effort", effort), mode
+    assert mode_intent("reasoning").kind == "on"
+    for mode in ("ultra", "non-reasoning-low-effort", "high-temperature", "low-high"):
+        assert mode_intent(mode).kind == "unknown", mode
+
+
+def test_efforts_follow_litellms_model_map(src):
+    assert src.litellm_effort("openai/gpt-5.4-nano", "xhigh") is None  # supports_xhigh_reasoning_effort
+    assert src.litellm_effort("openai/gpt-5.4-nano", "minimal")  # supports_minimal_reasoning_effort: false
+    assert src.litellm_effort("cerebras/gpt-oss-120b", "high") is None
+    assert src.litellm_effort("cerebras/gpt-oss-120b", "xhigh")  # no flag says it takes xhigh
+    assert "does not reason" in src.litellm_effort("gmi/deepseek-ai/DeepSeek-V4-Flash", "high")
+
+
+@pytest.mark.skipif(
+    not __import__("importlib").util.find_spec("litellm"), reason="litellm is not installed (extra: gateway-check)"
+)
+@pytest.mark.parametrize("name", ["support", "real-support", "efforts"])
+def test_litellm_router_loads_the_export(plans, src, name, monkeypatch):
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # the map litellm ships, no download
+    import litellm
+
+    if name == "efforts":
+        plan = _with_allocations(
+            read_plan(plans["real-support"]),
+            "live-chat",
+            [("gpt-5.4-nano@openai", "default", 0.5), ("gpt-5.4-nano@openai", "xhigh", 0.5)],
+        )
+    else:
+        plan = read_plan(plans[name])
+    config, unknown = to_litellm(plan, src)
+    known = [
+        d
+        for d in config["model_list"]
+        if label(d["model_info"]["planner_offering"], d["model_info"]["planner_mode"]) not in unknown
+    ]
+    groups = {d["model_name"] for d in known}
+    settings = dict(config["router_settings"])
+    settings["fallbacks"] = [
+        f for f in settings["fallbacks"] if all(k in groups and set(v) <= groups for k, v in f.items())
+    ]
+    router = litellm.Router(model_list=known, **settings)
+    if hasattr(router, "registry"):  # litellm 1.110: the registry; before, Router.model_list
+        loaded = [d for g in sorted(groups) for d in router.registry().deployments(g)]
+    else:
+        loaded = router.model_list
+    assert len(loaded) == len(known)
+    if name == "efforts":
+        live = [d["litellm_params"] for d in loaded if d["model_name"] == "live-chat"]
+        assert sorted(str(p.get("reasoning_effort")) for p in live) == ["None", "xhigh"]
+
+
+# ----------------------------------------------------------------------------- OpenRouter
+
+
+@pytest.mark.parametrize("name", ["support", "real-support"])
+def test_openrouter_export_is_documented_request_bodies(plans, src, name, tmp_path):
+    out = tmp_path / "or.json"
+    result = runner.invoke(
+        app, ["export", str(plans[name]), "--to", "openrouter", "--out", str(out), "--allow-unknown"]
+    )
     assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
-    plan = json.loads(support_plan.read_text())
-    assert set(data["workloads"]) == {w["id"] for w in plan["workloads"]}
-    for wid, req in data["workloads"].items():
-        prov = req["provider"]
-        assert set(prov) <= OPENROUTER_PROVIDER_FIELDS
-        assert prov["sort"] in {"price", "throughput", "latency"}
-        assert all(isinstance(x, str) for x in prov["order"] + prov["only"]) and set(prov["order"]) <= set(prov["only"])
-        assert set(prov["max_price"]) == {"prompt", "completion"}
-        assert isinstance(req["model"], str) and all(isinstance(m, str) for m in req["models"])
-        assert sum(req["shares"].values()) == pytest.approx(1.0), wid
-    assert data["workloads"]["voice-agent"]["provider"]["sort"] == "throughput"
-    assert data["workloads"]["nightly-summaries"]["provider"]["sort"] == "price"
+    doc = json.loads(out.read_text())
+    _, _, unknown, _ = to_openrouter(read_plan(plans[name]), src)
+    check_openrouter(doc, src, unknown)
+    text = out.read_text()
+    assert '"shares"' not in text and '"openrouter"' not in text
+    shares = json.loads((tmp_path / "or.json.shares.json").read_text())  # beside --out
+    for wid, routes in doc["workloads"].items():
+        assert set(shares["workloads"][wid]) == set(routes)
+        assert sum(shares["workloads"][wid].values()) == pytest.approx(1.0)
 
 
-def test_export_uses_gateway_ids_from_the_catalog(tmp_path):
-    result = runner.invoke(app, ["solve", str(ROOT / "workloads" / "real-support.yaml"), "--out", str(tmp_path)])
+def test_openrouter_slugs_are_openrouters(plans, src):
+    doc, _, unknown, _ = to_openrouter(read_plan(plans["support"]), src)
+    only = {s for routes in doc["workloads"].values() for b in routes.values() for s in b["provider"].get("only", [])}
+    assert "moonshotai" in only and "moonshot" not in only  # Moonshot AI's slug, from the provider list
+    assert only <= set(src.or_providers)
+    assert src.openrouter_slug("gmi-fp8", "gmi") == ("gmicloud", "")
+    assert src.openrouter_slug("makora", "makora")[0] is None
+
+
+def test_openrouter_refuses_unknown_ids(plans, tmp_path):
+    result = runner.invoke(
+        app, ["export", str(plans["real-support"]), "--to", "openrouter", "--out", str(tmp_path / "o.json")]
+    )
+    assert result.exit_code == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert "host makora is no provider in OpenRouter's provider list" in line
+    assert not (tmp_path / "o.json").exists() and not (tmp_path / "o.json.shares.json").exists()
+
+
+def test_max_price_covers_every_model_of_the_request(plans, src):
+    plan = read_plan(plans["support"])
+    doc, _, _, _ = to_openrouter(plan, src)
+    body = doc["workloads"]["live-chat"]["luna-std"]
+    # luna costs 0.20/1.20; its fallbacks (Kimi 0.95/4.00, Llama 405B 1.00/3.00) are dearer
+    assert body["provider"]["max_price"] == {"prompt": 1.0, "completion": 4.0}
+    r = Resolver(plan, src)
+    for w in plan.workloads:
+        options = [(x.offering, x.mode) for x in w.allocations + [b for b in w.break_even if not b.used][:3]]
+        for route in doc["workloads"][w.id].values():
+            models = {route["model"], *route.get("models", [])}
+            for o, m in options:
+                if r.openrouter(o, m).model in models:
+                    info = plan.offering_info[o]
+                    assert route["provider"]["max_price"]["prompt"] >= info.price_input
+                    assert route["provider"]["max_price"]["completion"] >= info.price_output
+
+
+def test_sort_follows_the_budget_kind(plans, src):
+    doc, _, _, _ = to_openrouter(read_plan(plans["support"]), src)
+    sorts = {wid: {b["provider"]["sort"] for b in routes.values()} for wid, routes in doc["workloads"].items()}
+    assert sorts["voice-agent"] == {"latency"}  # streaming: the budget ends at the first token
+    assert sorts["live-chat"] == {"latency"}  # interactive: a person waits 10 s at most
+    assert sorts["ticket-triage"] == {"latency"}
+    assert sorts["nightly-summaries"] == {"price"}  # nobody waits
+    real = read_plan(plans["real-support"])
+    coding = real.workload("coding-agent")
+    assert sort_for(real, coding, coding.allocations[0]) == "throughput"  # 30 s, mostly generating
+    tight = coding.allocations[0].model_copy(update={"latency_s": 0.95 * coding.budget_s})
+    assert sort_for(real, coding, tight) == "latency"
+
+
+def test_preferred_cutoffs_come_from_the_budget(plans):
+    plan = read_plan(plans["real-support"])
+    w = plan.workload("coding-agent")
+    a = w.allocations[0]
+    use = next(o for o in plan.offerings if o.id == a.offering)
+    prefs = preferences(plan, w, a)
+    slack = (w.budget_s - 9 * w.tool_latency_s) / (a.latency_s - 9 * w.tool_latency_s)
+    assert prefs["preferred_max_latency"]["p99"] == pytest.approx(use.ttft_s * slack, rel=1e-3)
+    assert prefs["preferred_min_throughput"]["p99"] == pytest.approx(use.output_tps / slack, rel=1e-3)
+    # a provider at both cutoffs takes the whole budget: first tokens and generation scale by `slack`
+    triage = plan.workload("ticket-triage")
+    assert set(preferences(plan, triage, triage.allocations[0]) or {}) <= {
+        "preferred_max_latency",
+        "preferred_min_throughput",
+    }
+    assert all(
+        "p90" in v for v in preferences(plan, triage, next(x for x in triage.allocations if x.within_budget)).values()
+    )
+    assert preferences(plan, triage, next(x for x in triage.allocations if not x.within_budget)) == {}
+    nightly = plan.workload("nightly-summaries")
+    assert preferences(plan, nightly, nightly.allocations[0]) == {}  # no budget
+
+
+def test_shares_file_options(plans, tmp_path):
+    shares = tmp_path / "s.json"
+    result = runner.invoke(
+        app, ["export", str(plans["support"]), "--to", "openrouter", "--allow-unknown", "--shares-out", str(shares)]
+    )
+    assert result.exit_code == 0 and json.loads(shares.read_text())["plan"] == "support"
+    assert json.loads(result.stdout)["plan"] == "support"
+    result = runner.invoke(app, ["export", str(plans["support"]), "--to", "openrouter", "--allow-unknown"])
+    assert result.exit_code == 0 and "shares were not written" in result.stderr
+    result = runner.invoke(app, ["export", str(plans["support"]), "--to", "litellm", "--shares-out", str(shares)])
+    assert result.exit_code == 2 and "only for --to openrouter" in result.stderr
+
+
+# ----------------------------------------------------------------------------- sources
+
+
+def test_sources_folder_with_catalog_fetch_names(plans, tmp_path):
+    """--sources reads the files `planner catalog fetch` saves; a newer listing makes an id known."""
+    folder = tmp_path / "fetched"
+    folder.mkdir()
+    listing = json.loads((SOURCES / "openrouter_models_2026-04-04.json").read_text())
+    listing["data"].append({"id": "moonshotai/kimi-k2.6", "supported_parameters": ["reasoning"]})
+    (folder / "openrouter_models.json").write_text(json.dumps(listing))
+    (folder / "openrouter_providers.json").write_bytes((SOURCES / "openrouter_providers_2026-05-20.json").read_bytes())
+    (folder / "model_prices_and_context_window.json").write_bytes(
+        (SOURCES / "litellm_model_prices_and_context_window.json").read_bytes()
+    )
+    src = load_sources(folder)
+    plan = read_plan(plans["support"])
+    assert Resolver(plan, src).openrouter_id("kimi-std") == ("moonshotai/kimi-k2.6", "")
+    assert Resolver(plan, load_sources(None)).openrouter_id("kimi-std")[0] is None
+    out = tmp_path / "o.json"
+    args = ["export", str(plans["support"]), "--to", "openrouter", "--out", str(out), "--sources", str(folder)]
+    result = runner.invoke(app, [*args, "--allow-unknown"])
     assert result.exit_code == 0
-    plan = read_plan(tmp_path / "real-support.plan.json")
-    config, guessed = to_litellm(plan)
-    exported = set()
-    for d in config["model_list"]:
-        info = plan.offering_info[d["model_info"]["planner_offering"]]
-        exported.add(d["model_info"]["planner_offering"])
-        if "litellm" in info.gateway:
-            assert d["litellm_params"]["model"] == info.gateway["litellm"]
-        elif "openrouter" in info.gateway:
-            assert d["litellm_params"]["model"] == "openrouter/" + info.gateway["openrouter"]
-        else:
-            assert d["litellm_params"]["model"].endswith(f"/{info.model}")
-    assert set(guessed) == {o for o in exported if not plan.offering_info[o].gateway}
-    orr, _ = to_openrouter(plan)
-    assert orr["plan"] == "real-support"
+    assert "kimi-std (" not in result.stderr
+    (folder / "openrouter_providers.json").unlink()
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and "OpenRouter's provider list is not in it" in result.stderr
+    assert "openrouter_providers.json" in result.stderr
+
+
+def test_shipped_sources_match_their_checksums():
+    import hashlib
+
+    for line in (SOURCES / "SHA256SUMS").read_text().splitlines():
+        digest, name = line.split()
+        assert hashlib.sha256((SOURCES / name).read_bytes()).hexdigest() == digest, name
+        assert name in (SOURCES / "PROVENANCE.md").read_text()
 
 
 def test_export_rejects_what_is_not_a_plan(tmp_path):

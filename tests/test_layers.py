@@ -9,7 +9,7 @@ circle. Every import counts, including those inside functions (the CLI imports c
     plan      plan, assemble                           the Plan (SPEC 5) and its assembly
     insight   insight, compare                         what a review reads off a plan
     pipeline  warm, solve, whatif, frontier            files to plans: one, a batch, a sweep
-    outputs   tables, terminal, gateway, report        JSON/CSV, the terminal, HTML, exports
+    outputs   tables, terminal, gateway(_ids), report  JSON/CSV, the terminal, HTML, exports
     commands  commands                                 each command's work
     cli       cli, __main__                            the command line
 """
@@ -30,7 +30,7 @@ LAYERS = [
     ("plan", {"plan", "assemble"}),
     ("insight", {"insight", "compare", "risks"}),
     ("pipeline", {"warm", "solve", "whatif", "frontier"}),
-    ("outputs", {"tables", "terminal", "gateway", "report"}),
+    ("outputs", {"tables", "terminal", "gateway", "gateway_ids", "report"}),
     ("commands", {"commands"}),
     ("cli", {"cli", "__main__"}),
 ]
