@@ -1347,9 +1347,10 @@ def _endpoint_offering(
         modes.append(mode)
     if modes:
         out["modes"] = modes
+    quant = ep.get("quantization")
     notes = [
         f"OpenRouter endpoints of '{me.model_id}' ({Path(me.path).name}), endpoint '{ep.get('name') or provider}' "
-        f"(tag {tag}{', ' + str(ep['quantization']) if ep.get('quantization') else ''})",
+        f"(tag {tag}{', ' + str(quant) if quant and quant != 'unknown' else ''})",
         f"price {_money(round(p_in, 6))}/{_money(round(p_out, 6))} per 1M input/output"
         + (f" (its list price less OpenRouter's discount of {discount:.0%})" if discount else ""),
         f"speed: the medians over the last 30 minutes (throughput tok/s {tps_text}; first token s {ttft_text})",
@@ -1686,6 +1687,8 @@ def import_catalog(
     from .schema import Catalog
 
     sources = parse_sources(kind, files)
+    if not sources:
+        raise InputError.single("catalog import", "", "no source files given")
     catalog, result = build_catalog(sources, name or out.name.split(".")[0], as_of, free_tiers)
     if not catalog["offerings"]:
         raise InputError.single(

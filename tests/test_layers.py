@@ -2,7 +2,7 @@
 circle. Every import counts, including those inside functions (the CLI imports commands lazily).
 
     base      errors, fmt, files, arrays, timing       no planner imports but each other
-    schema    schema, load, scenarios, catalog_import, catalog_diff, rescale
+    schema    schema, load, scenarios, catalog_import, catalog_diff, rescale, fetch
     pairs     pairs, prune                             the workload x option table (SPEC 3)
     lp        lp                                       the linear program (SPEC 4)
     solver    backends, solver, resolve                HiGHS and CBC, the passes, re-solves
@@ -23,7 +23,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "planner"
 
 LAYERS = [
     ("base", {"errors", "fmt", "files", "arrays", "timing"}),
-    ("schema", {"schema", "load", "scenarios", "catalog_import", "catalog_diff", "rescale"}),
+    ("schema", {"schema", "load", "scenarios", "catalog_import", "catalog_diff", "rescale", "fetch"}),
     ("pairs", {"pairs", "prune"}),
     ("lp", {"lp"}),
     ("solver", {"backends", "solver", "resolve"}),
