@@ -127,6 +127,9 @@ COMPANIES = {
     "together": "together-ai",
     "togetherai": "together-ai",
     "fireworks-ai": "fireworks",
+    "gmicloud": "gmi",  # OpenRouter's names for companies Artificial Analysis names otherwise
+    "gmi-cloud": "gmi",
+    "friendli": "friendliai",
 }
 # Words that name an endpoint variant when they end a host name ("Nebius Fast", "DeepInfra FP8").
 VARIANT_WORDS = (

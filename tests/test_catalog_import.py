@@ -722,3 +722,11 @@ def test_many_files_of_one_folder_are_named_by_their_count():
     sources = [("aa", Path("s/t.csv"))] + [("openrouter", Path(f"live/endpoints/m{i}.json")) for i in range(5)]
     assert _named(sources) == "aa:t.csv, openrouter:endpoints/ (5 files)"
     assert _named(sources[:3]) == "aa:t.csv, openrouter:m0.json, openrouter:m1.json"
+
+
+@pytest.mark.parametrize(
+    "provider, company",
+    [("GMICloud", "gmi"), ("Friendli", "friendliai"), ("Together", "together-ai"), ("Azure", "microsoft")],
+)
+def test_openrouter_provider_names_are_the_same_companies(provider, company):
+    assert endpoint(provider)[0] == company
