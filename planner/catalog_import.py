@@ -1508,9 +1508,12 @@ def build_catalog(
     for e in entries:
         if not e.free:
             by_model.setdefault(normalize_model(e.row.model), []).append(e)
-    measured = {}  # OpenRouter model id -> its endpoints: offerings per endpoint instead of the aggregate
+    measured: dict[str, ModelEndpoints] = {}  # model id -> its endpoints: offerings per endpoint, not the aggregate
     for me in endpoints:
-        measured.setdefault(me.model_id, me)
+        if me.model_id not in measured:
+            measured[me.model_id] = ModelEndpoints(me.model_id, me.name, list(me.endpoints), me.path)
+        else:  # two files for one model (a variant id answered with its base id): every endpoint once
+            measured[me.model_id].endpoints += [e for e in me.endpoints if e not in measured[me.model_id].endpoints]
     scored = _scored_rows(aa_rows, aa_models, shallow) if measured else {}
     for p in openrouter:
         if p.key in measured:

@@ -288,7 +288,7 @@ def catalog_fetch(
     from .terminal import counter
 
     out = Path(out)
-    cfg = settings(urls, timeout_s, connect_timeout_s, retries, concurrency)
+    cfg = settings(urls, timeout_s, connect_timeout_s, retries, concurrency, sources)
     check_out(out)
     if out_catalog is not None:
         check_targets([out_catalog, _left_out_path(Path(out_catalog))])

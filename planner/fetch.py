@@ -104,10 +104,12 @@ def settings(
     connect_timeout_s: float | None = None,
     retries: int | None = None,
     concurrency: int | None = None,
+    sources: list[str] | tuple[str, ...] = KINDS,
 ) -> Settings:
-    """Options over environment variables over defaults; a bad value is an input error naming it."""
+    """Options over environment variables over defaults, for the sources to fetch; a bad value is an
+    input error naming it."""
     return Settings(
-        {k: _url(k, urls.get(k)) for k in KINDS},
+        {k: _url(k, urls.get(k)) for k in KINDS if k in sources},
         timeout_s if timeout_s is not None else _env_number("PLANNER_FETCH_TIMEOUT_S", TIMEOUT_S, 0.001, 3600),
         connect_timeout_s
         if connect_timeout_s is not None
@@ -531,7 +533,5 @@ def summary(out: Path, result: FetchResult, seconds: float) -> str:
     kinds = ", ".join(
         f"{k} ({n} file{'s' if n > 1 else ''})" for k in KINDS if (n := sum(1 for s in result.files if s.kind == k))
     )
-    return (
-        f"{out}: {len(result.files)} files, {total / 2**20:.1f} MB in {seconds:.1f} s: {kinds}; "
-        f"provenance in {out / PROVENANCE_MD}"
-    )
+    size = f"{total / 2**20:.1f} MB" if total >= 2**20 else f"{total / 2**10:.0f} KB"
+    return f"{out}: {len(result.files)} files, {size} in {seconds:.1f} s: {kinds}; provenance in {out / PROVENANCE_MD}"

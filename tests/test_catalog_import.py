@@ -730,3 +730,21 @@ def test_many_files_of_one_folder_are_named_by_their_count():
 )
 def test_openrouter_provider_names_are_the_same_companies(provider, company):
     assert endpoint(provider)[0] == company
+
+
+def test_two_endpoints_files_of_one_model_give_each_endpoint_once(tmp_path):
+    one = json.loads((FETCHED / "openrouter" / "endpoints" / "openai" / "gpt-oss-120b.json").read_text())
+    two = json.loads(json.dumps(one))
+    two["data"]["endpoints"] = two["data"]["endpoints"][:1] + [
+        dict(two["data"]["endpoints"][1], tag="groq/turbo", name="Groq | turbo")
+    ]
+    (tmp_path / "a.json").write_text(json.dumps(one))
+    (tmp_path / "b.json").write_text(json.dumps(two))
+    files = [("openrouter", tmp_path / "a.json"), ("openrouter", tmp_path / "b.json")]
+    catalog, _ = build_catalog([*files, ("aa", FETCHED / "aa" / "llms_models.json")], "x")
+    assert [o["id"].split("@")[1] for o in catalog["offerings"]] == [
+        "openrouter:cerebras",
+        "openrouter:groq",
+        "openrouter:deepinfra/fp4",
+        "openrouter:groq/turbo",
+    ]

@@ -358,6 +358,7 @@ def test_the_openrouter_key_is_sent_when_set(server, tmp_path):
 
 def test_urls_from_options_and_bad_settings(server, tmp_path, monkeypatch):
     monkeypatch.setenv("PLANNER_LITELLM_URL", "http://127.0.0.1:1/nowhere.json")
+    monkeypatch.setenv("PLANNER_AA_URL", "not a url")  # a source not fetched: not read
     server.expect_request("/mirror/prices.json").respond_with_json({"gpt-x": {"mode": "chat"}})
     mirror = f"http://127.0.0.1:{server.port}/mirror/prices.json"
     assert fetch("litellm", "--out", str(tmp_path / "a"), "--litellm-url", mirror).exit_code == 0
