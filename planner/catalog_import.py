@@ -127,6 +127,9 @@ COMPANIES = {
     "together": "together-ai",
     "togetherai": "together-ai",
     "fireworks-ai": "fireworks",
+    "gmicloud": "gmi",  # OpenRouter's names for companies Artificial Analysis names otherwise
+    "gmi-cloud": "gmi",
+    "friendli": "friendliai",
 }
 # Words that name an endpoint variant when they end a host name ("Nebius Fast", "DeepInfra FP8").
 VARIANT_WORDS = (
@@ -326,6 +329,7 @@ class AARow:
     thinking: float | None = None  # measured thinking time per call, s; None: not measured
     cache_write: float | None = None
     estimated: list[str] = field(default_factory=list)  # this row's figures that are estimates
+    per_model: bool = False  # from the Artificial Analysis API: one figure per model, for no named host
 
 
 @dataclass
@@ -430,10 +434,10 @@ def read_litellm(path: Path, left: list | None = None) -> list[Price]:
     return out
 
 
-def read_openrouter(path: Path, left: list | None = None) -> list[Price]:
+def read_openrouter(path: Path, left: list | None = None, data=None) -> list[Price]:
     """OpenRouter's models with both prices; the others go to `left` with the reason."""
     left = [] if left is None else left
-    data = _json(path)
+    data = _json(path) if data is None else data
     models = data.get("data") if isinstance(data, dict) else None
     if not isinstance(models, list):
         raise InputError.single(str(path), "data", 'expected an OpenRouter /api/v1/models response: {"data": [...]}')
@@ -464,6 +468,49 @@ def read_openrouter(path: Path, left: list | None = None) -> list[Price]:
             )
         )
     return out
+
+
+@dataclass
+class ModelEndpoints:
+    """A saved OpenRouter endpoints response (`GET /api/v1/models/{author}/{slug}/endpoints`): the
+    providers that serve one model, each with its own price and measured speed."""
+
+    model_id: str
+    name: str
+    endpoints: list[dict]
+    path: Path
+
+
+def openrouter_shape(data) -> str:
+    """Which OpenRouter response a saved file is: "endpoints" (one model's endpoints), "providers" (the
+    providers listing: entries with a slug and no id) or "models" (the models listing)."""
+    inner = data.get("data") if isinstance(data, dict) else None
+    if isinstance(inner, dict) and "endpoints" in inner:
+        return "endpoints"
+    if isinstance(inner, list) and inner and all(isinstance(x, dict) and "slug" in x and "id" not in x for x in inner):
+        return "providers"
+    return "models"
+
+
+def read_openrouter_endpoints(path: Path, data) -> ModelEndpoints:
+    """One model's endpoints as saved; each endpoint is read (and left out with its reason) when the
+    catalog is built."""
+    inner = data.get("data") if isinstance(data, dict) else None
+    model_id = inner.get("id") if isinstance(inner, dict) else None
+    endpoints = inner.get("endpoints") if isinstance(inner, dict) else None
+    if not isinstance(model_id, str) or not model_id or not isinstance(endpoints, list):
+        raise InputError.single(
+            str(path),
+            "data",
+            'expected an OpenRouter /api/v1/models/{author}/{slug}/endpoints response: {"data": {"id": ..., '
+            '"endpoints": [...]}}',
+        )
+    return ModelEndpoints(model_id, str(inner.get("name") or model_id), endpoints, path)
+
+
+def read_openrouter_providers(data) -> dict[str, dict]:
+    """The providers listing (`GET /api/v1/providers`) by slug."""
+    return {str(x["slug"]): x for x in data["data"] if isinstance(x, dict) and x.get("slug")}
 
 
 def _first(columns: set[str], names: tuple[str, ...]) -> str | None:
@@ -565,9 +612,12 @@ def _thinking(r: dict, cols: _Columns) -> float | None:
 
 def read_aa(path: Path, left: list | None = None) -> list[AARow]:
     """The Artificial Analysis table's rows; a row too short to name its host and model, and each
-    column this scrape lacks (with what the importer does instead), go to `left`."""
+    column this scrape lacks (with what the importer does instead), go to `left`. A saved API response
+    (JSON) gives one row per model, marked `per_model` (see read_aa_api)."""
     left = [] if left is None else left
     text = read_input(path, "a CSV file").removeprefix("\ufeff")
+    if text.lstrip().startswith(("{", "[")):
+        return read_aa_api(path, _parse_json(text, path), left)
     try:
         with io.StringIO(text, newline="") as fh:
             reader = csv.DictReader(fh)
@@ -627,8 +677,82 @@ def _aa_row(r: dict, cols: _Columns, host: str, model: str, line: int) -> AARow:
     )
 
 
+# The Artificial Analysis API's evaluation fields for each catalog metric (GET /api/v2/data/llms/models).
+API_METRICS = {
+    "overall": "artificial_analysis_intelligence_index",
+    "gpqa": "gpqa",
+    "mmlu_pro": "mmlu_pro",
+    "livecodebench": "livecodebench",
+}
+API_PER_MODEL = (
+    "per model, not per host: the Artificial Analysis API gives one speed and price per model and names no "
+    "host they stand for, so it is no offering (its scores still rate OpenRouter endpoints of the model)"
+)
+
+
+def read_aa_api(path: Path, data, left: list | None = None) -> list[AARow]:
+    """A saved Artificial Analysis API response (`GET /api/v2/data/llms/models`): one row per model, with
+    its scores, median output speed, median first-token time and the thinking between the first token
+    and the first answer token. The API names no host (a model's figures are its creator's API or a median
+    over hosts, and the response does not say which), so each row is `per_model`: its scores rate models,
+    it is never an offering. A reasoning model whose first answer token comes with its first token (a host
+    that does not stream thinking) has its thinking hidden in that time: unknown, not 0."""
+    left = [] if left is None else left
+    models = data.get("data") if isinstance(data, dict) else None
+    if not isinstance(models, list):
+        raise InputError.single(
+            str(path),
+            "data",
+            'expected an Artificial Analysis API response (GET /api/v2/data/llms/models): {"data": [...]}',
+        )
+    rows = []
+    for i, m in enumerate(models):
+        name = m.get("name") if isinstance(m, dict) else None
+        if not isinstance(name, str) or not name.strip():
+            left.append(("aa", f"data[{i}]", "not a model entry with a name"))
+            continue
+        evaluations = m.get("evaluations") if isinstance(m.get("evaluations"), dict) else {}
+        caps = {}
+        for metric, key in API_METRICS.items():
+            x = _num(evaluations.get(key))
+            if x is not None:
+                caps[metric] = round(x if metric == "overall" or x > 1 else 100 * x, 4)
+        pricing = m.get("pricing") if isinstance(m.get("pricing"), dict) else {}
+        creator = m.get("model_creator") if isinstance(m.get("model_creator"), dict) else {}
+        first = _num(m.get("median_time_to_first_token_seconds"))
+        answer = _num(m.get("median_time_to_first_answer_token"))
+        reasoning = _thinks(split_effort(name)[1])
+        thinking = None if first is None or answer is None else max(0.0, answer - first)
+        if reasoning and thinking == 0:
+            thinking = None  # hidden in the first-token time, with nothing to tell it from the input time
+        rows.append(
+            AARow(
+                "",
+                name.strip(),
+                _num(pricing.get("price_1m_input_tokens")),
+                _num(pricing.get("price_1m_output_tokens")),
+                None,
+                _num(m.get("median_output_tokens_per_second")),
+                first,
+                None,
+                caps,
+                False,
+                i,
+                str(creator.get("name") or "").strip() or None,
+                reasoning,
+                thinking,
+                per_model=True,
+            )
+        )
+        left.append(("aa", name.strip(), API_PER_MODEL))
+    return rows
+
+
 def _json(path: Path):
-    text = read_input(path, "a JSON file")
+    return _parse_json(read_input(path, "a JSON file"), path)
+
+
+def _parse_json(text: str, path: Path):
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -992,7 +1116,267 @@ def _aggregator(p: Price, entries: list[Entry], ids: dict[str, int]) -> dict:
     return out
 
 
-def _metrics(offerings: list[dict], as_of: str | None) -> dict:
+def _match(model_id: str, by_model: dict[str, list], same=lambda base: base) -> tuple[list, list[str]]:
+    """The Artificial Analysis rows (Entry or _Scored, by normalised model name) an OpenRouter model id
+    stands for, and the distinct models among them (`same`: the form in which two names are one model)."""
+    key = normalize_model(model_id)
+    found = by_model.get(key, [])
+    # "GPT-5 (ChatGPT)" is another model than "openai/gpt-5": rows whose other qualifiers also match first
+    found = [e for e in found if normalize_model(re.sub(r"[()]", " ", e.base)) == key] or found
+    # "Qwen3 VL 32B Instruct" and "Qwen3 VL 32B" (its thinking release) differ only by a word the
+    # matching rule drops: the OpenRouter id says which
+    instruct = "instruct" in model_id.lower()
+    found = [e for e in found if ("instruct" in e.base.lower()) == instruct] or found
+    return found, sorted({same(e.base) for e in found})
+
+
+@dataclass
+class _Scored:
+    """An Artificial Analysis row (the table's or the API's) as a score for a model: scores are per model,
+    so any host's row rates the model wherever it is served."""
+
+    row: AARow
+    path: Path
+    base: str
+    effort: str
+
+
+def _scored_rows(
+    aa_rows: list[tuple[AARow, Path]], aa_models: list[tuple[AARow, Path]], shallow: dict
+) -> dict[str, list[_Scored]]:
+    """Every row with an intelligence index, by normalised model name: the table's (not deleted, not an
+    endpoint that does not run the effort) and the API's."""
+    out: dict[str, list[_Scored]] = {}
+    for row, path in [*aa_rows, *aa_models]:
+        if row.deleted or "overall" not in row.caps or (str(path), row.line) in shallow:
+            continue
+        base, effort = split_effort(row.model)
+        if effort is None:
+            effort = "reasoning" if row.reasoning else "non-reasoning"
+        out.setdefault(normalize_model(row.model), []).append(_Scored(row, path, base, slug(effort)))
+    return out
+
+
+def _one_name(base: str) -> str:
+    return re.sub(r"\s+", " ", base).strip().lower()
+
+
+@dataclass
+class _Variant:
+    """One effort variant of a model as an OpenRouter endpoint serves it: scores and thinking tokens."""
+
+    effort: str
+    model: str
+    caps: dict[str, float]
+    tokens: float  # thinking tokens per call: the median over the rows that measure it; 0: none
+    reasoning: bool
+    rows: list[_Scored]
+    hosts: int  # rows the thinking tokens come from
+
+
+def _variants(found: list[_Scored]) -> tuple[list[_Variant], list[str]]:
+    """The model's effort variants, the default (thinks least) first; and the reasoning variants left out
+    for want of a measured thinking time. Thinking is a count of tokens (a model thinks about as many
+    tokens wherever it runs; the time depends on the endpoint's speed): per variant, the median over its
+    rows of thinking time x output speed. Scores: the lowest of the rows, per metric."""
+    by_effort: dict[str, list[_Scored]] = {}
+    for s in sorted(found, key=lambda s: (s.row.per_model, str(s.path), s.row.line)):
+        by_effort.setdefault(s.effort, []).append(s)
+    out, unmeasured = [], []
+    for effort, rows in by_effort.items():
+        reasoning = any(s.row.reasoning for s in rows)
+        tokens = [s.row.thinking * s.row.tps for s in rows if s.row.thinking is not None and (s.row.tps or 0) > 0]
+        if reasoning and not tokens:
+            unmeasured.append(effort)
+            continue
+        caps: dict[str, float] = {}
+        for s in rows:
+            for metric, value in s.row.caps.items():
+                caps[metric] = min(caps.get(metric, value), value)
+        median = statistics.median(tokens) if tokens else 0.0
+        out.append(_Variant(effort, rows[0].row.model, caps, median, reasoning, rows, len(tokens)))
+    out.sort(key=lambda v: (v.reasoning, v.tokens))
+    return out, unmeasured
+
+
+def _where(rows: list[_Scored]) -> str:
+    """The rows a figure comes from: the table's file lines, the API response's data[i]."""
+    by_file: dict[tuple[str, bool], list[int]] = {}
+    for s in rows:
+        by_file.setdefault((Path(s.path).name, s.row.per_model), []).append(s.row.line)
+    parts = []
+    for (name, api), at in by_file.items():
+        if api:
+            parts.append(f"{name} " + ", ".join(f"data[{i}]" for i in at))
+        else:
+            parts.append(f"{name} line{'s' if len(at) > 1 else ''} {', '.join(map(str, sorted(at)))}")
+    return "; ".join(parts)
+
+
+def _pct(stats, scale: float = 1.0) -> tuple[float | None, str]:
+    """An OpenRouter percentile object: its median (x scale) and all four percentiles as text."""
+    if not isinstance(stats, dict):
+        return None, ""
+    values = {k: _num(stats.get(k)) for k in ("p50", "p75", "p90", "p99")}
+    shown = ", ".join(f"{k} {round(v * scale, 4):g}" for k, v in values.items() if v is not None)
+    p50 = values["p50"]
+    return (None if p50 is None else p50 * scale), shown
+
+
+NO_PERF = (
+    "no median throughput and first-token latency over the last 30 minutes (OpenRouter gives them only to "
+    "requests made with an API key: fetch with OPENROUTER_API_KEY set)"
+)
+
+
+def _endpoint_offerings(
+    me: ModelEndpoints, scored: dict[str, list[_Scored]], providers: dict[str, dict], ids: dict[str, int], left: list
+) -> list[dict]:
+    """One offering per OpenRouter endpoint of a model: OpenRouter bills (vendor `openrouter`), the
+    endpoint's provider serves (host: its company), at the endpoint's price (less OpenRouter's discount)
+    and its measured median speed over the last 30 minutes (throughput p50 as output speed, first-token
+    latency p50, in milliseconds, as time to first token). OpenRouter measures no model's capability: the
+    scores and thinking tokens are Artificial Analysis's for the model (scores are per model), by effort
+    variant as modes. The other percentiles, uptime and status have no field in the catalog: the `source`
+    keeps them."""
+    found, models = _match(me.model_id, scored, _one_name)
+    if not found:
+        left.append(("openrouter", me.model_id, "no capability score (no Artificial Analysis row for this model)"))
+        return []
+    if len(models) > 1:
+        names = sorted({s.base for s in found})
+        left.append(
+            (
+                "openrouter",
+                me.model_id,
+                f"matches {len(names)} Artificial Analysis models ({'; '.join(names)}): which one it serves is unknown",
+            )
+        )
+        return []
+    variants, unmeasured = _variants(found)
+    for effort in unmeasured:
+        left.append(("openrouter", f"{me.model_id} ({effort})", "reasoning model with no measured thinking time"))
+    if not variants:
+        return []
+    default = variants[0]
+    creator = next((s.row.creator for s in default.rows if s.row.creator), None)
+    scores = "; ".join(
+        f"{'default' if k == 0 else v.effort} '{v.model}' ({_where(v.rows)})"
+        + (f", {math.ceil(v.tokens)} thinking tokens (median of {v.hosts} row(s))" if v.tokens else "")
+        for k, v in enumerate(variants)
+    )
+    out = []
+    for k, ep in enumerate(me.endpoints):
+        offering = _endpoint_offering(me, k, ep, variants, creator, providers, ids, left)
+        if offering is not None:
+            offering["source"] += (
+                f"; scores{' and thinking' if any(v.tokens for v in variants) else ''}: Artificial Analysis, "
+                + scores
+                + (" (thinking tokens: time x output speed, an estimate)" if any(v.tokens for v in variants) else "")
+            )
+            out.append(offering)
+    return out
+
+
+def _endpoint_offering(
+    me: ModelEndpoints,
+    k: int,
+    ep,
+    variants: list[_Variant],
+    creator: str | None,
+    providers: dict[str, dict],
+    ids: dict[str, int],
+    left: list,
+) -> dict | None:
+    if not isinstance(ep, dict):
+        left.append(("openrouter", f"{me.model_id} endpoints[{k}]", "not an endpoint entry"))
+        return None
+    provider = str(ep.get("provider_name") or "").strip()
+    tag = str(ep.get("tag") or "").strip() or _dashes(provider)
+    label = f"{me.model_id} @ {tag or f'endpoints[{k}]'}"
+    if not provider:
+        left.append(("openrouter", label, "no provider_name"))
+        return None
+    pricing = ep.get("pricing") if isinstance(ep.get("pricing"), dict) else {}
+    pin, pout = _num(pricing.get("prompt")), _num(pricing.get("completion"))
+    if pin is None or pout is None or pin < 0 or pout < 0:
+        left.append(("openrouter", label, _why_no_price(pricing.get("prompt"), pricing.get("completion"))))
+        return None
+    discount = min(max(_num(pricing.get("discount")) or 0.0, 0.0), 1.0)
+    p_in, p_out = pin * 1e6 * (1 - discount), pout * 1e6 * (1 - discount)
+    if p_in == 0 and p_out == 0:
+        left.append(("openrouter", label, _free_reason(None, False)))
+        return None
+    tps, tps_text = _pct(ep.get("throughput_last_30m"))
+    ttft, ttft_text = _pct(ep.get("latency_last_30m"), 0.001)
+    if tps is None or ttft is None:
+        left.append(("openrouter", label, NO_PERF))
+        return None
+    if tps <= 0 or ttft < 0:
+        left.append(("openrouter", label, f"median throughput {tps:g} tok/s or first token {ttft:g} s out of range"))
+        return None
+    company, name_variant = endpoint(provider)
+    tag_variant = _dashes(tag.split("/", 1)[1]) if "/" in tag else ""
+    variant = "-".join(dict.fromkeys(x for x in (name_variant, tag_variant) if x))
+    default = variants[0]
+    out: dict = {
+        "id": _unique(ids, f"{slug(me.model_id)}@openrouter:{slug(tag)}"),
+        "model": default.model,
+        "vendor": "openrouter",
+        "host": company,
+    }
+    if creator:
+        out["creator"] = creator
+    out["tier"] = _tier(tps, variant)
+    out["capability"] = dict(default.caps)
+    out["price"] = {"input": round(p_in, 6), "output": round(p_out, 6)}
+    cached = _num(pricing.get("input_cache_read"))
+    if cached is not None and cached >= 0:
+        out["price"]["cached_input"] = round(cached * 1e6 * (1 - discount), 6)
+    out["speed"] = _speed(tps, ttft)
+    estimated = []
+    if default.tokens:
+        out["thinking"] = {"tokens": math.ceil(default.tokens)}
+        estimated.append("thinking.tokens")
+    context = _count(ep.get("context_length"))
+    if context:
+        out["context_window"] = context
+    modes = []
+    for v in variants[1:]:
+        mode: dict = {"name": v.effort, "model": v.model, "reasoning_factor": 1.0, "capability": dict(v.caps)}
+        if v.tokens:
+            mode["thinking"] = {"tokens": math.ceil(v.tokens)}
+            estimated.append(f"modes.{v.effort}.thinking.tokens")
+        modes.append(mode)
+    if modes:
+        out["modes"] = modes
+    quant = ep.get("quantization")
+    notes = [
+        f"OpenRouter endpoints of '{me.model_id}' ({Path(me.path).name}), endpoint '{ep.get('name') or provider}' "
+        f"(tag {tag}{', ' + str(quant) if quant and quant != 'unknown' else ''})",
+        f"price {_money(round(p_in, 6))}/{_money(round(p_out, 6))} per 1M input/output"
+        + (f" (its list price less OpenRouter's discount of {discount:.0%})" if discount else ""),
+        f"speed: the medians over the last 30 minutes (throughput tok/s {tps_text}; first token s {ttft_text})",
+    ]
+    spans = (("uptime_last_5m", "5 minutes"), ("uptime_last_30m", "30 minutes"), ("uptime_last_1d", "a day"))
+    uptime = [f"{_num(ep.get(key)):g}% over {span}" for key, span in spans if _num(ep.get(key)) is not None]
+    if uptime:
+        notes.append("uptime " + ", ".join(uptime))
+    if ep.get("status") not in (None, 0):
+        notes.append(f"status {str(ep.get('status'))[:20]}")
+    info = providers.get(tag.split("/", 1)[0])
+    if info:
+        centres = info.get("datacenters") if isinstance(info.get("datacenters"), list) else []
+        where = f", datacenters {' '.join(str(c) for c in centres[:20])}" if centres else ""
+        notes.append(f"provider {info.get('slug')}{where}")
+    out["source"] = "; ".join(notes)
+    if estimated:
+        out["estimated"] = estimated
+    out["gateway"] = {"openrouter": me.model_id}
+    return out
+
+
+def _metrics(offerings: list[dict], as_of: str | None, api: bool = False) -> dict:
     """What each capability metric in the catalog measures, its scale, its top score and rounding."""
     top: dict[str, float] = {}
     for o in offerings:
@@ -1011,9 +1395,11 @@ def _metrics(offerings: list[dict], as_of: str | None) -> dict:
         if top[metric] > 0:
             entry["top"] = top[metric]
         entry["rounding"] = METRIC_ROUNDING
-        entry["source"] = f"Artificial Analysis providers leaderboard, column {column}" + (
-            "" if metric == "overall" else " (fraction x 100)"
-        )
+        if api:
+            where = f"Artificial Analysis API (GET /api/v2/data/llms/models), evaluations.{API_METRICS[metric]}"
+        else:
+            where = f"Artificial Analysis providers leaderboard, column {column}"
+        entry["source"] = where + ("" if metric == "overall" else " (fraction x 100)")
         out[metric] = entry
     return out
 
@@ -1068,17 +1454,29 @@ def build_catalog(
     """Merge the given (kind, file) sources into a catalog dict (SPEC section 1). `free_tiers`: import
     prices of 0/0 that publish a rate limit, with tier `free` and that limit as capacity."""
     aa_rows: list[tuple[AARow, Path]] = []
+    aa_models: list[tuple[AARow, Path]] = []  # the API's rows: one per model, for no named host
     litellm: list[Price] = []
     openrouter: list[Price] = []
+    endpoints: list[ModelEndpoints] = []
+    providers: dict[str, dict] = {}
     skipped: list[tuple[str, str, str]] = []  # entries no reader could use, with the reason
     for kind, path in files:
         if kind == "aa":
-            aa_rows += [(r, path) for r in read_aa(path, skipped)]
+            for r in read_aa(path, skipped):
+                (aa_models if r.per_model else aa_rows).append((r, path))
             as_of = as_of or _aa_as_of(path)
         elif kind == "litellm":
             litellm += read_litellm(path, skipped)
         elif kind == "openrouter":
-            openrouter += read_openrouter(path, skipped)
+            data = _json(path)
+            shape = openrouter_shape(data)
+            if shape == "endpoints":
+                endpoints.append(read_openrouter_endpoints(path, data))
+            elif shape == "providers":
+                providers.update(read_openrouter_providers(data))
+            else:
+                openrouter += read_openrouter(path, skipped, data)
+    as_of = as_of or next((d for _, path in files if (d := fetched_on(path))), None)
     _hidden_thinking([r for r, _ in aa_rows])
     result = ImportResult([], as_of=as_of)
     result.left_out += skipped
@@ -1110,16 +1508,18 @@ def build_catalog(
     for e in entries:
         if not e.free:
             by_model.setdefault(normalize_model(e.row.model), []).append(e)
+    measured: dict[str, ModelEndpoints] = {}  # model id -> its endpoints: offerings per endpoint, not the aggregate
+    for me in endpoints:
+        if me.model_id not in measured:
+            measured[me.model_id] = ModelEndpoints(me.model_id, me.name, list(me.endpoints), me.path)
+        else:  # two files for one model (a variant id answered with its base id): every endpoint once
+            measured[me.model_id].endpoints += [e for e in me.endpoints if e not in measured[me.model_id].endpoints]
+    scored = _scored_rows(aa_rows, aa_models, shallow) if measured else {}
     for p in openrouter:
-        key = normalize_model(p.model)
-        found = by_model.get(key, [])
-        # "GPT-5 (ChatGPT)" is another model than "openai/gpt-5": rows whose other qualifiers also match first
-        found = [e for e in found if normalize_model(re.sub(r"[()]", " ", e.base)) == key] or found
-        # "Qwen3 VL 32B Instruct" and "Qwen3 VL 32B" (its thinking release) differ only by a word the
-        # matching rule drops: the OpenRouter id says which
-        instruct = "instruct" in p.model.lower()
-        found = [e for e in found if ("instruct" in e.base.lower()) == instruct] or found
-        models = sorted({e.base for e in found})
+        if p.key in measured:
+            result.offerings += _endpoint_offerings(measured.pop(p.key), scored, providers, ids, result.left_out)
+            continue
+        found, models = _match(p.model, by_model)
         if not found:
             result.left_out.append(
                 ("openrouter", p.key, "no measured speed (no Artificial Analysis row for this model)")
@@ -1137,9 +1537,11 @@ def build_catalog(
             result.left_out.append(("openrouter", p.key, _free_reason(None, free_tiers)))
         else:
             result.offerings.append(_aggregator(p, found, ids))
+    for me in measured.values():  # endpoints of models the listing (if any) does not name, in file order
+        result.offerings += _endpoint_offerings(me, scored, providers, ids, result.left_out)
     result.offerings = _plausible(result)
     catalog: dict = {"catalog": name, "as_of": as_of, "currency": "USD"}
-    metrics = _metrics(result.offerings, as_of)
+    metrics = _metrics(result.offerings, as_of, api=bool(aa_models) and not aa_rows)
     if metrics:
         catalog["metrics"] = metrics
     catalog["offerings"] = result.offerings
@@ -1173,18 +1575,110 @@ def _unique(ids: dict[str, int], base: str) -> str:
     return base if n == 0 else f"{base}-{n + 1}"
 
 
+PROVENANCE_JSON = "PROVENANCE.json"  # what `planner catalog fetch` writes beside the files it saves
+
+
 def parse_sources(kind: str, files: list[str]) -> list[tuple[str, Path]]:
-    """FILE, or KIND:FILE to mix sources in one import."""
+    """FILE, or KIND:FILE to mix sources in one import; a folder `planner catalog fetch` wrote stands
+    for the files its PROVENANCE.json lists, each with its kind (and may come first, in place of KIND)."""
     if kind not in KINDS:
-        raise InputError.single("catalog import", "", f"unknown source '{kind}'; expected one of: {', '.join(KINDS)}")
+        if not Path(kind).is_dir():
+            raise InputError.single(
+                "catalog import",
+                "",
+                f"unknown source '{kind}'; expected one of: {', '.join(KINDS)}, "
+                "or a folder `planner catalog fetch` wrote",
+            )
+        files, kind = [kind, *files], ""
     out = []
     for f in files:
         k, _, rest = f.partition(":")
         if rest and k in KINDS:
-            out.append((k, Path(rest)))
-        else:
+            if Path(rest).is_dir():
+                out += [(fk, fp) for fk, fp in fetched_files(Path(rest)) if fk == k]
+            else:
+                out.append((k, Path(rest)))
+        elif Path(f).is_dir():
+            out += fetched_files(Path(f))
+        elif kind:
             out.append((kind, Path(f)))
+        else:
+            raise InputError.single(f, "", "no kind for this file: write it litellm:FILE, openrouter:FILE or aa:FILE")
     return out
+
+
+def fetched_files(folder: Path) -> list[tuple[str, Path]]:
+    """The (kind, file) pairs a fetched folder's PROVENANCE.json lists, each checked against its recorded
+    size and sha256: a file changed since it was fetched is no longer what the provenance says."""
+    import hashlib
+
+    manifest = folder / PROVENANCE_JSON
+    if not manifest.is_file():
+        raise InputError.single(
+            str(folder),
+            "",
+            f"is a folder with no {PROVENANCE_JSON}: expected files, or a folder `planner catalog fetch` wrote",
+        )
+    data = _json(manifest)
+    entries = data.get("files") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise InputError.single(str(manifest), "files", "expected the list of fetched files")
+    root = folder.resolve()
+    out = []
+    for i, f in enumerate(entries):
+        where = f"files[{i}]"
+        if not isinstance(f, dict) or not isinstance(f.get("path"), str) or f.get("kind") not in KINDS:
+            raise InputError.single(
+                str(manifest), where, f"expected {{path, kind ({', '.join(KINDS)}), url, fetched_at, sha256, bytes}}"
+            )
+        path = folder / f["path"]
+        if not path.resolve().is_relative_to(root):
+            raise InputError.single(str(manifest), f"{where}.path", "points outside the folder")
+        body = read_input(path, "a fetched file").encode("utf-8")
+        if len(body) != f.get("bytes") or hashlib.sha256(body).hexdigest() != f.get("sha256"):
+            raise InputError.single(
+                str(path),
+                "",
+                f"changed since it was fetched (its size or sha256 differs from {PROVENANCE_JSON}); "
+                "fetch again, or import the file by name",
+            )
+        out.append((f["kind"], path))
+    return out
+
+
+def fetched_on(path: Path) -> str | None:
+    """The date (UTC) a file was fetched, from the PROVENANCE.json of a folder above it that lists it."""
+    path = Path(path)
+    for folder in list(path.parents)[:4]:
+        manifest = folder / PROVENANCE_JSON
+        if not manifest.is_file():
+            continue
+        try:
+            data = json.loads(read_input(manifest))
+            rel = path.resolve().relative_to(folder.resolve()).as_posix()
+        except (InputError, ValueError, RecursionError):
+            return None
+        for f in data.get("files", []) if isinstance(data, dict) and isinstance(data.get("files"), list) else []:
+            if isinstance(f, dict) and f.get("path") == rel and isinstance(f.get("fetched_at"), str):
+                return f["fetched_at"][:10] or None
+        return None
+    return None
+
+
+def _named(sources: list[tuple[str, Path]]) -> str:
+    """The sources for the catalog's header: each file by name, in order; a folder's many files of one kind
+    (a fetch's endpoints lists) by their count, where the first of them comes."""
+    count: dict[tuple[str, Path], int] = {}
+    for k, p in sources:
+        count[(k, p.parent)] = count.get((k, p.parent), 0) + 1
+    parts: list[str] = []
+    for k, p in sources:
+        n = count[(k, p.parent)]
+        if n <= 3:
+            parts.append(f"{k}:{p.name}")
+        elif (text := f"{k}:{p.parent.name}/ ({n} files)") not in parts:
+            parts.append(text)
+    return ", ".join(parts)
 
 
 def import_catalog(
@@ -1199,6 +1693,8 @@ def import_catalog(
     from .schema import Catalog
 
     sources = parse_sources(kind, files)
+    if not sources:
+        raise InputError.single("catalog import", "", "no source files given")
     catalog, result = build_catalog(sources, name or out.name.split(".")[0], as_of, free_tiers)
     if not catalog["offerings"]:
         raise InputError.single(
@@ -1212,7 +1708,7 @@ def import_catalog(
     header = (
         "# yaml-language-server: $schema=../schemas/catalog.schema.json\n"  # for editors; catalogs/ beside schemas/
         "# Built by `planner catalog import` from: "
-        + ", ".join(f"{k}:{p.name}" for k, p in sources)
+        + _named(sources)
         + f"\n# {len(result.offerings)} offerings; {len(result.left_out)} entries left out, each with the "
         "reason (listed in the .left-out.csv beside this file).\n"
     )

@@ -1,6 +1,7 @@
 """The `planner` command line: parse, call, print, exit code. Heavy modules load inside commands.
 
-Exit codes: 0 done; 1 internal error; 2 bad input or usage; 3 no feasible plan.
+Exit codes: 0 done; 1 internal error; 2 bad input or usage; 3 no feasible plan; 4 a download failed
+(catalog fetch: offline, an HTTP error after the retries, an answer that is not the documented JSON).
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ app = typer.Typer(
     help="Route LLM workloads to model offerings at minimum cost, within latency budgets, "
     "capability floors and portfolio limits.",
 )
-catalog_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None, help="List, check, import and diff catalogs.")
+catalog_app = typer.Typer(
+    no_args_is_help=True, rich_markup_mode=None, help="List, check, fetch, import and diff catalogs."
+)
 app.add_typer(catalog_app, name="catalog")
 
-EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INFEASIBLE = 0, 1, 2, 3
+EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INFEASIBLE, EXIT_FETCH = 0, 1, 2, 3, 4
 GC_THRESHOLD = 100_000
 _state = {"debug": False}
 
@@ -62,7 +65,7 @@ def _err(message: str) -> None:
 
 def _guard(fn: Callable[[], int | None]) -> None:
     """Run a command body; turn known errors into one-line messages and exit codes."""
-    from .errors import InputError, PlannerError
+    from .errors import FetchError, InputError, PlannerError
 
     try:
         code = fn() or EXIT_OK
@@ -72,6 +75,11 @@ def _guard(fn: Callable[[], int | None]) -> None:
         for line in exc.lines():
             _err(line)
         raise typer.Exit(EXIT_INPUT) from None
+    except FetchError as exc:
+        if _state["debug"]:
+            raise
+        _err(str(exc))
+        raise typer.Exit(EXIT_FETCH) from None
     except PlannerError as exc:
         if _state["debug"]:
             raise
@@ -256,11 +264,14 @@ class Gateway(str, Enum):
 
 @catalog_app.command("import")
 def catalog_import(
-    source: Source = typer.Argument(..., help="The kind of the files: litellm, openrouter or aa."),
-    files: list[str] = typer.Argument(
+    source: str = typer.Argument(
         ...,
+        help="The kind of the files: litellm, openrouter or aa; or a folder `planner catalog fetch` wrote.",
+    ),
+    files: list[str] | None = typer.Argument(
+        None,
         help="Source files; prefix one with KIND: to mix sources "
-        "(aa table.csv litellm:prices.json openrouter:models.json).",
+        "(aa table.csv litellm:prices.json openrouter:models.json); a fetched folder stands for its files.",
     ),
     out: Path = typer.Option(
         ...,
@@ -271,7 +282,8 @@ def catalog_import(
     as_of: str | None = typer.Option(
         None,
         "--as-of",
-        help="Date of the numbers; default: the Artificial Analysis scrape date when its meta file is beside it.",
+        help="Date of the numbers; default: the Artificial Analysis scrape date when its meta file is beside it, "
+        "else the date a fetched file was fetched.",
     ),
     free_tiers: bool = typer.Option(
         False,
@@ -279,10 +291,75 @@ def catalog_import(
         help="Import free tiers (price 0/0) that publish a rate limit, with tier free and that limit as capacity.",
     ),
 ) -> None:
-    """Build a catalog from litellm's price table, OpenRouter's models listing and the Artificial
-    Analysis providers table (prices from one, measured speeds from another)."""
+    """Build a catalog from litellm's price table, OpenRouter's models listing and endpoints, and the
+    Artificial Analysis providers table or API (prices from one, measured speeds from another)."""
 
-    _guard(lambda: commands().catalog_import(source.value, files, out, name, as_of, free_tiers))
+    _guard(lambda: commands().catalog_import(source, list(files or []), out, name, as_of, free_tiers))
+
+
+@catalog_app.command("fetch")
+def catalog_fetch(
+    sources: list[Source] = typer.Argument(..., help="What to download: openrouter, litellm and/or aa."),
+    out: Path = typer.Option(
+        ...,
+        "--out",
+        help="The folder to write: each answer as it came, with PROVENANCE.json and PROVENANCE.md "
+        "(a former fetch there is replaced, whole, only when every download succeeded).",
+    ),
+    do_import: bool = typer.Option(False, "--import", help="Then import the fetched files into --out-catalog."),
+    out_catalog: Path | None = typer.Option(
+        None, "--out-catalog", help="The catalog --import writes (YAML), with its .left-out.csv beside it."
+    ),
+    name: str | None = typer.Option(None, "--name", help="With --import: the catalog's name."),
+    free_tiers: bool = typer.Option(False, "--free-tiers", help="With --import: as catalog import --free-tiers."),
+    openrouter_url: str | None = typer.Option(
+        None, "--openrouter-url", help="OpenRouter's base URL (env PLANNER_OPENROUTER_URL; https://openrouter.ai)."
+    ),
+    litellm_url: str | None = typer.Option(
+        None,
+        "--litellm-url",
+        help="The URL of litellm's price table (env PLANNER_LITELLM_URL; default: BerriAI/litellm's main branch).",
+    ),
+    aa_url: str | None = typer.Option(
+        None, "--aa-url", help="Artificial Analysis's base URL (env PLANNER_AA_URL; https://artificialanalysis.ai)."
+    ),
+    timeout: float | None = typer.Option(
+        None, "--timeout", min=0.001, help="Seconds to wait for an answer's next bytes (PLANNER_FETCH_TIMEOUT_S; 60)."
+    ),
+    connect_timeout: float | None = typer.Option(
+        None, "--connect-timeout", min=0.001, help="Seconds to wait to connect (PLANNER_FETCH_CONNECT_TIMEOUT_S; 10)."
+    ),
+    retries: int | None = typer.Option(
+        None, "--retries", min=0, max=20, help="Attempts after the first, with backoff (PLANNER_FETCH_RETRIES; 4)."
+    ),
+    concurrency: int | None = typer.Option(
+        None, "--concurrency", min=1, max=32, help="Endpoints lists fetched at once (PLANNER_FETCH_CONCURRENCY; 4)."
+    ),
+) -> None:
+    """Download the public sources (OpenRouter's models, providers and endpoints; litellm's price table;
+    the Artificial Analysis API, with ARTIFICIAL_ANALYSIS_API_KEY) into a folder, with their provenance.
+    Exit 4 when a download fails; nothing is then written."""
+
+    def run():
+        from .errors import InputError
+
+        if do_import and out_catalog is None:
+            raise InputError.single("--import", "", "needs --out-catalog FILE: the catalog to write")
+        urls = {"openrouter": openrouter_url, "litellm": litellm_url, "aa": aa_url}
+        return commands().catalog_fetch(
+            [s.value for s in sources],
+            out,
+            urls,
+            timeout,
+            connect_timeout,
+            retries,
+            concurrency,
+            out_catalog,
+            name,
+            free_tiers,
+        )
+
+    _guard(run)
 
 
 @catalog_app.command("diff")

@@ -255,7 +255,7 @@ def catalog_import(
 
     out = Path(out)
     text, left_csv, result = import_catalog(kind, files, out, name, as_of, free_tiers)
-    left = out.with_name(out.name.split(".")[0] + ".left-out.csv")
+    left = _left_out_path(out)
     write_all({out: text, left: left_csv})
     _say(
         f"{out}: {len(result.offerings)} offerings (as of {result.as_of or 'unknown'}); "
@@ -267,6 +267,45 @@ def catalog_import(
     for (src, reason), n in sorted(by_reason.items(), key=lambda kv: -kv[1]):
         _say(f"  left out: {n} from {src}: {reason}", file=sys.stderr)
     return EXIT_OK
+
+
+def catalog_fetch(
+    sources: list[str],
+    out: Path,
+    urls: dict[str, str | None],
+    timeout_s: float | None = None,
+    connect_timeout_s: float | None = None,
+    retries: int | None = None,
+    concurrency: int | None = None,
+    out_catalog: Path | None = None,
+    name: str | None = None,
+    free_tiers: bool = False,
+) -> int:
+    """Download the sources into `out` (all or nothing); with `out_catalog`, then import them into it."""
+    import time
+
+    from .fetch import check_out, fetch_sources, settings, summary
+    from .terminal import counter
+
+    out = Path(out)
+    cfg = settings(urls, timeout_s, connect_timeout_s, retries, concurrency, sources)
+    check_out(out)
+    if out_catalog is not None:
+        check_targets([out_catalog, _left_out_path(Path(out_catalog))])
+    start = time.monotonic()
+    bar, grow, step = counter("fetch")
+    with bar:
+        result = fetch_sources(sources, out, cfg, grow, step)
+    for note in result.notes:
+        _say(note, file=sys.stderr)
+    _say(summary(out, result, time.monotonic() - start), file=sys.stderr)
+    if out_catalog is not None:
+        return catalog_import(str(out), [], Path(out_catalog), name, None, free_tiers)
+    return EXIT_OK
+
+
+def _left_out_path(out: Path) -> Path:
+    return out.with_name(out.name.split(".")[0] + ".left-out.csv")
 
 
 def catalog_diff(old: Path, new: Path, fmt: str) -> int:

@@ -58,3 +58,16 @@ class InputError(Exception):
 
 class PlannerError(Exception):
     """An internal failure (a solver that did not answer); exit code 1."""
+
+
+class FetchError(Exception):
+    """A download that failed after its retries (offline, an HTTP error, a body that is not the
+    documented JSON): the CLI prints one line, the URL, what happened and what to do, and exits with
+    code 4, so that a script can tell a network failure from bad input."""
+
+    def __init__(self, url: str, what: str, todo: str) -> None:
+        super().__init__(url, what, todo)
+        self.url, self.what, self.todo = url, what, todo
+
+    def __str__(self) -> str:
+        return visible(f"{self.url}: {self.what}; {self.todo}", PATH_MAX + MESSAGE_MAX)

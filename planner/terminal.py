@@ -542,3 +542,29 @@ def progress(total: int, label: str):
     )
     task = bar.add_task(label, total=total)
     return bar, lambda: bar.advance(task)
+
+
+def counter(label: str):
+    """A progress bar on stderr whose total grows as the work is found (silent when not a terminal):
+    the bar, `grow(n)` for n more steps and `step()` for one done."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    err = Console(stderr=True)
+    bar = Progress(
+        TextColumn(label),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=not err.is_terminal,
+    )
+    task = bar.add_task(label, total=0)
+    totals = [0]
+
+    def grow(n: int) -> None:
+        totals[0] += n
+        bar.update(task, total=totals[0])
+
+    return bar, grow, lambda: bar.advance(task)

@@ -4,6 +4,7 @@ source files, and on the whole files in catalogs/sources (built twice: byte for 
 import csv
 import io
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -13,12 +14,14 @@ from typer.testing import CliRunner
 
 from planner.catalog_diff import diff_catalogs
 from planner.catalog_import import (
+    _named,
     build_catalog,
     endpoint,
     host_key,
     import_catalog,
     normalize_model,
     parse_sources,
+    read_aa,
     split_effort,
 )
 from planner.cli import app
@@ -627,3 +630,122 @@ def test_a_scrape_without_a_speed_column_is_an_input_error(tmp_path):
     cli = runner.invoke(app, ["catalog", "import", "aa", str(path), "--out", str(tmp_path / "x.yaml")])
     assert cli.exit_code == 2
     assert str(path) in cli.stderr and "missing columns host_name, median_output_speed or " in cli.stderr
+
+
+FETCHED = DATA / "fetch"  # saved API responses shaped as OpenRouter and Artificial Analysis document them
+
+
+def fetched(*names):
+    return [("openrouter" if n.startswith("openrouter") else n.split("/")[0], FETCHED / n) for n in names]
+
+
+def test_openrouter_endpoints_become_one_offering_each():
+    """Billed by OpenRouter, served by the endpoint's provider, at its price less the discount, at its
+    median speed (latency in milliseconds); scores and thinking tokens from Artificial Analysis."""
+    catalog, result = build_catalog(
+        fetched(
+            "openrouter/models.json",
+            "openrouter/providers.json",
+            "openrouter/endpoints/openai/gpt-oss-120b.json",
+            "aa/llms_models.json",
+        ),
+        "live",
+    )
+    validate(Catalog, catalog, "live.yaml")
+    by = {o["id"]: o for o in catalog["offerings"]}
+    assert sorted(by) == [
+        "openai/gpt-oss-120b@openrouter:cerebras",
+        "openai/gpt-oss-120b@openrouter:deepinfra/fp4",
+        "openai/gpt-oss-120b@openrouter:groq",
+    ]
+    cerebras = by["openai/gpt-oss-120b@openrouter:cerebras"]
+    assert (cerebras["vendor"], cerebras["host"], cerebras["tier"]) == ("openrouter", "cerebras", "fast")
+    assert cerebras["price"] == {"input": 0.35, "output": 0.75}
+    assert cerebras["speed"] == {"output_tps": 2123.4, "ttft_s": 0.412}  # p50s; 412 ms
+    assert cerebras["model"] == "gpt-oss-120B (low)" and cerebras["capability"]["overall"] == 24.5
+    assert cerebras["thinking"] == {"tokens": 850}  # (2.911 - 0.498) s x 352.104 tok/s, rounded up
+    high = cerebras["modes"][0]
+    assert high["name"] == "high" and high["thinking"] == {"tokens": 2006} and "speed" not in high
+    assert high["capability"] == {"overall": 33.3, "gpqa": 78.2, "mmlu_pro": 80.8, "livecodebench": 63.9}
+    assert cerebras["estimated"] == ["thinking.tokens", "modes.high.thinking.tokens"]
+    assert cerebras["gateway"] == {"openrouter": "openai/gpt-oss-120b"} and cerebras["context_window"] == 131072
+    for kept in ("p90 2456", "p99 1.64", "99.12% over 30 minutes", "datacenters US CA", "llms_models.json data[1]"):
+        assert kept in cerebras["source"]
+    groq = by["openai/gpt-oss-120b@openrouter:groq"]  # 10% discount on its list price, cached input too
+    assert groq["price"] == {"input": 0.135, "output": 0.54, "cached_input": 0.0675}
+    assert "discount of 10%" in groq["source"]
+    fp4 = by["openai/gpt-oss-120b@openrouter:deepinfra/fp4"]
+    assert (fp4["host"], fp4["tier"]) == ("deepinfra", "standard-fp4")
+    why = {name: reason for src, name, reason in result.left_out if src == "openrouter"}
+    assert "OPENROUTER_API_KEY" in why["openai/gpt-oss-120b @ together"]  # anonymous: no latency, no throughput
+    assert why["acme/mystery-1"].startswith("no measured speed")  # no endpoints file: the aggregate path
+    assert catalog["metrics"]["overall"]["source"].startswith("Artificial Analysis API")
+
+
+def test_the_aa_api_rates_models_but_gives_no_offering():
+    left: list = []
+    rows = read_aa(FETCHED / "aa" / "llms_models.json", left)
+    assert [r.model for r in rows][:3] == ["gpt-oss-120B (high)", "gpt-oss-120B (low)", "Llama 3.3 Instruct 70B"]
+    assert all(r.per_model and r.host == "" for r in rows)
+    high = rows[0]
+    assert high.caps == {"overall": 33.3, "gpqa": 78.2, "mmlu_pro": 80.8, "livecodebench": 63.9}
+    assert (high.tps, high.ttft, high.creator, high.reasoning) == (340.512, 0.521, "OpenAI", True)
+    assert abs(high.thinking - 5.891) < 1e-9  # first answer token minus first token
+    o3 = next(r for r in rows if r.model.startswith("o3-mini"))
+    assert o3.reasoning and o3.thinking is None  # answer with the first token: thinking hidden in it, unknown
+    assert len(left) == len(rows) and all("per model, not per host" in reason for _, _, reason in left)
+    catalog, result = build_catalog([("aa", FETCHED / "aa" / "llms_models.json")], "x")
+    assert catalog["offerings"] == []
+
+
+def test_endpoints_take_scores_from_the_table_and_other_models_keep_the_aggregate():
+    """With the providers table instead of the API: thinking tokens are the median over its hosts; a
+    listed model with no endpoints file is still imported as before."""
+    catalog, _ = build_catalog(
+        [
+            ("aa", SMALL / "aa_small.csv"),
+            ("openrouter", SMALL / "openrouter_small.json"),
+            ("openrouter", FETCHED / "openrouter" / "endpoints" / "openai" / "gpt-oss-120b.json"),
+        ],
+        "mixed",
+    )
+    ids = [o["id"] for o in catalog["offerings"]]
+    assert "openai/gpt-oss-120b@openrouter" not in ids and "openai/gpt-oss-120b@openrouter:groq" in ids
+    groq = next(o for o in catalog["offerings"] if o["id"] == "openai/gpt-oss-120b@openrouter:groq")
+    assert groq["model"] == "gpt-oss-120b (high)" and "aa_small.csv lines" in groq["source"]
+    rows = [r for r in read_aa(SMALL / "aa_small.csv") if r.model == "gpt-oss-120b (high)"]
+    tokens = sorted(r.thinking * r.tps for r in rows)
+    assert groq["thinking"]["tokens"] == math.ceil((tokens[1] + tokens[2]) / 2)  # the median of 4 hosts
+    assert catalog["metrics"]["overall"]["source"].startswith("Artificial Analysis providers leaderboard")
+
+
+def test_many_files_of_one_folder_are_named_by_their_count():
+    sources = [("aa", Path("s/t.csv"))] + [("openrouter", Path(f"live/endpoints/m{i}.json")) for i in range(5)]
+    assert _named(sources) == "aa:t.csv, openrouter:endpoints/ (5 files)"
+    assert _named(sources[:3]) == "aa:t.csv, openrouter:m0.json, openrouter:m1.json"
+
+
+@pytest.mark.parametrize(
+    "provider, company",
+    [("GMICloud", "gmi"), ("Friendli", "friendliai"), ("Together", "together-ai"), ("Azure", "microsoft")],
+)
+def test_openrouter_provider_names_are_the_same_companies(provider, company):
+    assert endpoint(provider)[0] == company
+
+
+def test_two_endpoints_files_of_one_model_give_each_endpoint_once(tmp_path):
+    one = json.loads((FETCHED / "openrouter" / "endpoints" / "openai" / "gpt-oss-120b.json").read_text())
+    two = json.loads(json.dumps(one))
+    two["data"]["endpoints"] = two["data"]["endpoints"][:1] + [
+        dict(two["data"]["endpoints"][1], tag="groq/turbo", name="Groq | turbo")
+    ]
+    (tmp_path / "a.json").write_text(json.dumps(one))
+    (tmp_path / "b.json").write_text(json.dumps(two))
+    files = [("openrouter", tmp_path / "a.json"), ("openrouter", tmp_path / "b.json")]
+    catalog, _ = build_catalog([*files, ("aa", FETCHED / "aa" / "llms_models.json")], "x")
+    assert [o["id"].split("@")[1] for o in catalog["offerings"]] == [
+        "openrouter:cerebras",
+        "openrouter:groq",
+        "openrouter:deepinfra/fp4",
+        "openrouter:groq/turbo",
+    ]

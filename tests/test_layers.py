@@ -2,12 +2,12 @@
 circle. Every import counts, including those inside functions (the CLI imports commands lazily).
 
     base      errors, fmt, files, arrays, timing       no planner imports but each other
-    schema    schema, load, scenarios, catalog_import, catalog_diff, rescale, schemas (JSON Schemas)
+    schema    schema, edits, load, scenarios, catalog_import, catalog_diff, rescale, schemas (JSON Schemas), fetch
     pairs     pairs, prune                             the workload x option table (SPEC 3)
     lp        lp                                       the linear program (SPEC 4)
     solver    backends, solver, resolve                HiGHS and CBC, the passes, re-solves
     plan      plan, assemble                           the Plan (SPEC 5) and its assembly
-    insight   insight, compare                         what a review reads off a plan
+    insight   insight, compare, risks                  what a review reads off a plan
     pipeline  warm, solve, whatif, frontier            files to plans: one, a batch, a sweep
     outputs   tables, terminal, gateway(_ids), report  JSON/CSV, the terminal, HTML, exports
     commands  commands                                 each command's work
@@ -23,7 +23,10 @@ PACKAGE = Path(__file__).resolve().parent.parent / "planner"
 
 LAYERS = [
     ("base", {"errors", "fmt", "files", "arrays", "timing"}),
-    ("schema", {"schema", "edits", "load", "scenarios", "catalog_import", "catalog_diff", "rescale", "schemas"}),
+    (
+        "schema",
+        {"schema", "edits", "load", "scenarios", "catalog_import", "catalog_diff", "rescale", "schemas", "fetch"},
+    ),
     ("pairs", {"pairs", "prune"}),
     ("lp", {"lp"}),
     ("solver", {"backends", "solver", "resolve"}),

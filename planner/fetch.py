@@ -1,0 +1,537 @@
+"""Download the public sources a catalog is built from: OpenRouter's models, providers and per-model
+endpoints, litellm's price table and the Artificial Analysis API (SPEC, "Live catalogs").
+
+Each response is saved as it came (bytes), beside a PROVENANCE.json and a PROVENANCE.md that list per
+file its URL, when it was fetched (UTC), its sha256 and its size, so that a catalog can always be traced
+to what was downloaded and rebuilt from it. The files are written into a hidden folder beside the
+output folder and moved into place only when every download succeeded: a fetch that fails leaves the
+output folder as it was.
+
+The network fails in ordinary ways, so every request has a connect and a read timeout and is retried a
+bounded number of times, with exponential backoff, on a timeout, a broken connection, 429 (after what
+Retry-After asks, capped) and 5xx. What still fails is one line (the URL, what happened, what to do)
+and exit code 4 (errors.FetchError). A body that is not the JSON the API documents is refused the same
+way: a truncated download must not become a catalog.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import quote
+
+from . import __version__
+from .catalog_import import KINDS, PROVENANCE_JSON
+from .errors import FetchError, InputError
+from .files import file_stem, max_input_bytes
+
+DEFAULT_URLS = {
+    "openrouter": "https://openrouter.ai",
+    "litellm": "https://raw.githubusercontent.com/BerriAI/litellm/main/model_prices_and_context_window.json",
+    "aa": "https://artificialanalysis.ai",
+}
+URL_ENV = {"openrouter": "PLANNER_OPENROUTER_URL", "litellm": "PLANNER_LITELLM_URL", "aa": "PLANNER_AA_URL"}
+URL_OPTION = {"openrouter": "--openrouter-url", "litellm": "--litellm-url", "aa": "--aa-url"}
+AA_KEY_ENV = "ARTIFICIAL_ANALYSIS_API_KEY"
+OPENROUTER_KEY_ENV = "OPENROUTER_API_KEY"
+AA_KEY_HELP = "create a key at https://artificialanalysis.ai (Insights Platform, API keys)"
+PROVENANCE_MD = "PROVENANCE.md"
+
+# Paths under the base URLs, as the APIs document them.
+OPENROUTER_MODELS = "/api/v1/models"
+OPENROUTER_PROVIDERS = "/api/v1/providers"
+OPENROUTER_ENDPOINTS = "/api/v1/models/{author}/{slug}/endpoints"
+AA_MODELS = "/api/v2/data/llms/models"
+
+# Defaults, each overridable by an option and an environment variable (tests keep them short).
+TIMEOUT_S = 60.0  # PLANNER_FETCH_TIMEOUT_S: the longest wait for the next bytes of an answer
+CONNECT_TIMEOUT_S = 10.0  # PLANNER_FETCH_CONNECT_TIMEOUT_S
+RETRIES = 4  # PLANNER_FETCH_RETRIES: attempts after the first
+BACKOFF_S = 1.0  # PLANNER_FETCH_BACKOFF_S: the first wait; each retry waits twice the last
+BACKOFF_MAX_S = 30.0  # no backoff wait is longer
+RETRY_AFTER_MAX_S = 60.0  # PLANNER_FETCH_RETRY_AFTER_MAX_S: a longer Retry-After is cut to this
+CONCURRENCY = 4  # PLANNER_FETCH_CONCURRENCY: OpenRouter endpoints lists requested at once
+RETRY_STATUS = {408, 429, 500, 502, 503, 504}
+
+
+@dataclass(frozen=True)
+class Settings:
+    urls: dict[str, str]
+    timeout_s: float = TIMEOUT_S
+    connect_timeout_s: float = CONNECT_TIMEOUT_S
+    retries: int = RETRIES
+    backoff_s: float = BACKOFF_S
+    retry_after_max_s: float = RETRY_AFTER_MAX_S
+    concurrency: int = CONCURRENCY
+
+
+def _env_number(name: str, default: float, low: float, high: float, whole: bool = False) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw) if whole else float(raw)
+    except ValueError:
+        raise InputError.single(name, "", f"expected a {'whole ' if whole else ''}number, found {raw[:40]!r}") from None
+    if not low <= value <= high:
+        raise InputError.single(name, "", f"expected a number from {low:g} to {high:g}, found {raw[:40]!r}")
+    return value
+
+
+def _url(kind: str, given: str | None) -> str:
+    """The source's base URL (litellm's: the file's URL): the option, else the environment, else the
+    public one. Only http and https."""
+    url = (given or os.environ.get(URL_ENV[kind], "") or DEFAULT_URLS[kind]).strip()
+    where = URL_OPTION[kind] if given else URL_ENV[kind] if os.environ.get(URL_ENV[kind], "").strip() else "default"
+    if not url.startswith(("http://", "https://")) or len(url) < 10:
+        raise InputError.single(where, "", f"expected an http:// or https:// URL, found {url[:60]!r}")
+    return url.rstrip("/") if kind != "litellm" else url
+
+
+def settings(
+    urls: dict[str, str | None],
+    timeout_s: float | None = None,
+    connect_timeout_s: float | None = None,
+    retries: int | None = None,
+    concurrency: int | None = None,
+    sources: list[str] | tuple[str, ...] = KINDS,
+) -> Settings:
+    """Options over environment variables over defaults, for the sources to fetch; a bad value is an
+    input error naming it."""
+    return Settings(
+        {k: _url(k, urls.get(k)) for k in KINDS if k in sources},
+        timeout_s if timeout_s is not None else _env_number("PLANNER_FETCH_TIMEOUT_S", TIMEOUT_S, 0.001, 3600),
+        connect_timeout_s
+        if connect_timeout_s is not None
+        else _env_number("PLANNER_FETCH_CONNECT_TIMEOUT_S", CONNECT_TIMEOUT_S, 0.001, 600),
+        retries if retries is not None else int(_env_number("PLANNER_FETCH_RETRIES", RETRIES, 0, 20, whole=True)),
+        _env_number("PLANNER_FETCH_BACKOFF_S", BACKOFF_S, 0, 60),
+        _env_number("PLANNER_FETCH_RETRY_AFTER_MAX_S", RETRY_AFTER_MAX_S, 0, 3600),
+        concurrency
+        if concurrency is not None
+        else int(_env_number("PLANNER_FETCH_CONCURRENCY", CONCURRENCY, 1, 32, whole=True)),
+    )
+
+
+@dataclass
+class Saved:
+    """One response as saved: where under the output folder, what it is and where it came from."""
+
+    path: str  # relative to the output folder, "/"-separated
+    kind: str
+    url: str
+    fetched_at: str  # UTC, ISO 8601 to the second
+    body: bytes = field(repr=False)
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.body).hexdigest()
+
+    def record(self) -> dict:
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "url": self.url,
+            "fetched_at": self.fetched_at,
+            "sha256": self.sha256,
+            "bytes": len(self.body),
+        }
+
+
+@dataclass
+class FetchResult:
+    files: list[Saved]
+    notes: list[str]  # what the user should know (a missing optional key), one line each
+
+
+class _Cancelled(Exception):
+    """The run stopped (another download failed, or Ctrl-C): a worker gives up quietly."""
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class _Client:
+    """GET with timeouts, retries and backoff; the body read up to the input-file limit and parsed."""
+
+    def __init__(self, cfg: Settings, stop: threading.Event) -> None:
+        import httpx
+
+        self.httpx = httpx
+        self.cfg, self.stop = cfg, stop
+        self.limit = max_input_bytes()
+        timeout = httpx.Timeout(cfg.timeout_s, connect=cfg.connect_timeout_s)
+        self.client = httpx.Client(
+            timeout=timeout,
+            follow_redirects=True,
+            headers={"User-Agent": f"planner/{__version__} (catalog fetch)", "Accept": "application/json"},
+        )
+
+    def close(self) -> None:
+        self.client.close()
+
+    def _wait(self, seconds: float) -> None:
+        if self.stop.wait(max(0.0, seconds)):
+            raise _Cancelled
+
+    def _backoff(self, attempt: int) -> float:
+        return min(self.cfg.backoff_s * 2 ** (attempt - 1), BACKOFF_MAX_S)
+
+    def _retry_after(self, response) -> float | None:
+        raw = response.headers.get("Retry-After", "").strip()
+        if not raw:
+            return None
+        try:
+            seconds = float(raw)
+        except ValueError:
+            try:
+                when = email.utils.parsedate_to_datetime(raw)
+            except (TypeError, ValueError):
+                return None
+            seconds = (when - datetime.now(UTC)).total_seconds()
+        return min(max(seconds, 0.0), self.cfg.retry_after_max_s)
+
+    def get(self, url: str, kind: str, headers: dict[str, str] | None = None) -> tuple[bytes, str, object]:
+        """The body (bytes), when it arrived (UTC) and the parsed JSON; FetchError after the retries."""
+        httpx = self.httpx
+        source = kind.split("-")[0]
+        attempts = 1 + self.cfg.retries
+        last = ""
+        for attempt in range(1, attempts + 1):
+            if self.stop.is_set():
+                raise _Cancelled
+            wait_s = self._backoff(attempt)
+            try:
+                with self.client.stream("GET", url, headers=headers or {}) as response:
+                    status = response.status_code
+                    if 200 <= status < 300:
+                        body = self._read(response, url)
+                        return body, _now(), _parse(body, url, kind)
+                    last = f"HTTP {status} {response.reason_phrase}".strip()
+                    if status not in RETRY_STATUS:
+                        raise FetchError(url, last, _todo_status(status, source))
+                    asked = self._retry_after(response)
+                    if asked is not None:
+                        wait_s = asked
+                        last += f" (Retry-After {response.headers.get('Retry-After', '').strip()[:40]})"
+            except httpx.TimeoutException as exc:
+                phase = "connecting" if isinstance(exc, httpx.ConnectTimeout) else "waiting for the answer"
+                limit = self.cfg.connect_timeout_s if isinstance(exc, httpx.ConnectTimeout) else self.cfg.timeout_s
+                last = f"timed out {phase} (after {limit:g} s)"
+            except httpx.ConnectError as exc:
+                last = f"could not connect ({_reason(exc)})"
+            except httpx.TransportError as exc:
+                last = f"the connection broke ({_reason(exc)})"
+            if attempt < attempts:
+                self._wait(wait_s)
+        tries = f"after {attempts} attempt{'s' if attempts > 1 else ''}"
+        raise FetchError(url, f"{last} {tries}", _todo_after(last, source))
+
+    def _read(self, response, url: str) -> bytes:
+        chunks, size = [], 0
+        for chunk in response.iter_bytes():
+            size += len(chunk)
+            if size > self.limit:
+                raise FetchError(
+                    url,
+                    f"the answer is larger than the {self.limit / 2**20:g} MB limit for input files",
+                    "set PLANNER_MAX_FILE_MB to raise it",
+                )
+            chunks.append(chunk)
+            if self.stop.is_set():
+                raise _Cancelled
+        return b"".join(chunks)
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0][:120]
+
+
+def _where_to_set(kind: str) -> str:
+    return f"{URL_OPTION[kind]} or {URL_ENV[kind]}"
+
+
+def _todo_status(status: int, kind: str) -> str:
+    if status in (401, 403):
+        if kind == "aa":
+            return f"the key was refused: check {AA_KEY_ENV} ({AA_KEY_HELP})"
+        if kind == "openrouter":
+            return f"access was refused: check {OPENROUTER_KEY_ENV}, or unset it to fetch anonymously"
+        return "access was refused: check the URL"
+    if status == 404:
+        return f"no such address: check the URL ({_where_to_set(kind)})"
+    return f"the server refused the request: check the URL ({_where_to_set(kind)})"
+
+
+def _todo_after(last: str, kind: str) -> str:
+    if last.startswith("could not connect"):
+        return f"check the network connection and the URL ({_where_to_set(kind)}), then fetch again"
+    if last.startswith("timed out"):
+        return "try again later, or give the server longer with --timeout (PLANNER_FETCH_TIMEOUT_S)"
+    if "HTTP 429" in last:
+        extra = " (the free Artificial Analysis API allows 1,000 requests a day)" if kind == "aa" else ""
+        return f"rate limited{extra}: try again later"
+    if last.startswith("HTTP 5"):
+        return f"the server is failing: try again later, or use a mirror ({_where_to_set(kind)})"
+    return "try again later"
+
+
+WHAT = {
+    "openrouter-models": ('an OpenRouter models listing {"data": [...]}', lambda d: _list_in(d)),
+    "openrouter-providers": ('an OpenRouter providers listing {"data": [...]}', lambda d: _list_in(d)),
+    "openrouter-endpoints": (
+        'an OpenRouter endpoints list {"data": {"id": ..., "endpoints": [...]}}',
+        lambda d: (
+            isinstance(d, dict)
+            and isinstance(d.get("data"), dict)
+            and isinstance(d["data"].get("endpoints"), list)
+            and isinstance(d["data"].get("id"), str)
+        ),
+    ),
+    "litellm": ("litellm's price table (a JSON object of model entries)", lambda d: isinstance(d, dict)),
+    "aa": ('an Artificial Analysis models response {"data": [...]}', lambda d: _list_in(d)),
+}
+
+
+def _list_in(data) -> bool:
+    return isinstance(data, dict) and isinstance(data.get("data"), list)
+
+
+def _parse(body: bytes, url: str, kind: str):
+    """The body as JSON of the documented shape; a FetchError otherwise (a truncated download, an error
+    page served with 200, a URL that points at something else)."""
+    try:
+        data = json.loads(body.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise FetchError(url, f"the answer is not UTF-8 text (byte {exc.start})", "check the URL") from None
+    except json.JSONDecodeError as exc:
+        raise FetchError(
+            url,
+            f"the answer is not valid JSON ({exc.msg} at character {exc.pos} of {len(body)} bytes): "
+            "a truncated download, or not JSON",
+            "fetch again; if it persists, check the URL",
+        ) from None
+    except RecursionError:
+        raise FetchError(url, "the answer is not valid JSON: nested too deeply", "check the URL") from None
+    what, ok = WHAT[kind]
+    if not ok(data):
+        source = kind.split("-")[0]
+        raise FetchError(url, f"the answer is not {what}", f"check the URL ({_where_to_set(source)})")
+    return data
+
+
+def check_out(out: Path) -> None:
+    """Before any download: the output folder is new, empty, or a former fetch's (which is replaced)."""
+    if out.exists() and not out.is_dir():
+        raise InputError.single(str(out), "--out", "exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()) and not (out / PROVENANCE_JSON).is_file():
+        raise InputError.single(
+            str(out),
+            "--out",
+            f"holds files but no {PROVENANCE_JSON}: not a former fetch, so not replaced; choose a new or empty folder",
+        )
+
+
+def aa_key() -> str:
+    key = os.environ.get(AA_KEY_ENV, "").strip()
+    if not key:
+        raise InputError.single(
+            AA_KEY_ENV,
+            "",
+            f"not set: the Artificial Analysis API needs a key; {AA_KEY_HELP}, then set {AA_KEY_ENV}",
+        )
+    return key
+
+
+def fetch_sources(
+    sources: list[str],
+    out: Path,
+    cfg: Settings,
+    grow: Callable[[int], None] | None = None,
+    step: Callable[[], None] | None = None,
+) -> FetchResult:
+    """Download every source into `out` (SPEC, "Live catalogs"): all of it, or nothing. `grow(n)` tells a
+    progress display of n more requests, `step()` of one done."""
+    grow = grow or (lambda n: None)
+    step = step or (lambda: None)
+    out = Path(out)
+    check_out(out)
+    key = aa_key() if "aa" in sources else ""  # before any request: a run that cannot finish starts none
+    notes = []
+    or_key = os.environ.get(OPENROUTER_KEY_ENV, "").strip()
+    if "openrouter" in sources and not or_key:
+        notes.append(
+            f"note: {OPENROUTER_KEY_ENV} is not set: OpenRouter leaves latency and throughput out of anonymous "
+            "answers, so catalog import leaves those endpoints out"
+        )
+    stop = threading.Event()
+    client = _Client(cfg, stop)
+    saved: list[Saved] = []
+    try:
+        for source in dict.fromkeys(sources):
+            if source == "litellm":
+                grow(1)
+                path = "litellm/model_prices_and_context_window.json"
+                saved.append(_one(client, cfg.urls["litellm"], "litellm", path))
+                step()
+            elif source == "aa":
+                grow(1)
+                url = cfg.urls["aa"] + AA_MODELS
+                saved.append(_one(client, url, "aa", "aa/llms_models.json", {"x-api-key": key}))
+                step()
+            elif source == "openrouter":
+                saved += _openrouter(client, cfg, {"Authorization": f"Bearer {or_key}"} if or_key else {}, grow, step)
+    except BaseException:
+        stop.set()
+        raise
+    finally:
+        client.close()
+    _install(out, saved)
+    return FetchResult(saved, notes)
+
+
+def _one(client: _Client, url: str, kind: str, path: str, headers: dict | None = None) -> Saved:
+    shape = kind if kind != "openrouter" else "openrouter-models"
+    body, when, _ = client.get(url, shape, headers)
+    return Saved(path, kind.split("-")[0], url, when, body)
+
+
+def _openrouter(client: _Client, cfg: Settings, headers: dict, grow, step) -> list[Saved]:
+    """The models listing, the providers listing and every listed model's endpoints (a few at once)."""
+    base = cfg.urls["openrouter"]
+    grow(2)
+    body, when, models = client.get(base + OPENROUTER_MODELS, "openrouter-models", headers)
+    saved = [Saved("openrouter/models.json", "openrouter", base + OPENROUTER_MODELS, when, body)]
+    step()
+    body, when, _ = client.get(base + OPENROUTER_PROVIDERS, "openrouter-providers", headers)
+    saved.append(Saved("openrouter/providers.json", "openrouter", base + OPENROUTER_PROVIDERS, when, body))
+    step()
+    jobs: dict[str, str] = {}  # file -> URL, one per listed model id "author/slug"
+    for m in models["data"]:
+        mid = m.get("id") if isinstance(m, dict) else None
+        if not isinstance(mid, str) or mid.count("/") < 1 or mid.startswith("/") or mid.endswith("/"):
+            continue
+        author, slug = mid.split("/", 1)
+        path = f"openrouter/endpoints/{file_stem(author)}/{file_stem(slug)}.json"
+        n = 2
+        while path in jobs:  # two ids that make one file name ("a:b" and "a_b")
+            path = f"openrouter/endpoints/{file_stem(author)}/{file_stem(slug)}-{n}.json"
+            n += 1
+        jobs[path] = base + OPENROUTER_ENDPOINTS.format(author=quote(author, safe=""), slug=quote(slug, safe=":"))
+    grow(len(jobs))
+    results: dict[str, Saved] = {}
+    with ThreadPoolExecutor(max_workers=cfg.concurrency, thread_name_prefix="fetch") as pool:
+        futures = {pool.submit(client.get, url, "openrouter-endpoints", headers): path for path, url in jobs.items()}
+        pending = set(futures)
+        try:
+            while pending:
+                done, pending = wait(pending, timeout=0.2, return_when=FIRST_EXCEPTION)
+                for f in done:
+                    body, when, _ = f.result()  # a failure stops the run: the others are cancelled
+                    path = futures[f]
+                    results[path] = Saved(path, "openrouter", jobs[path], when, body)
+                    step()
+        except BaseException:
+            client.stop.set()
+            for f in pending:
+                f.cancel()
+            raise
+    return saved + [results[p] for p in jobs]  # the listing's order, whatever order they arrived in
+
+
+def provenance_md(saved: list[Saved]) -> str:
+    lines = [
+        "# Provenance",
+        "",
+        f"Written by `planner catalog fetch` (planner {__version__}). Each file is the response as it came,",
+        "byte for byte; `planner catalog import` checks each against its size and sha256 (also in",
+        f"{PROVENANCE_JSON}).",
+        "",
+        "| file | source | URL | fetched (UTC) | sha256 | bytes |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for s in saved:
+        lines.append(f"| `{s.path}` | {s.kind} | {s.url} | {s.fetched_at} | `{s.sha256}` | {len(s.body)} |")
+    return "\n".join(lines) + "\n"
+
+
+def provenance_json(saved: list[Saved]) -> str:
+    return json.dumps({"fetched_by": f"planner {__version__}", "files": [s.record() for s in saved]}, indent=1) + "\n"
+
+
+def _install(out: Path, saved: list[Saved]) -> None:
+    """Write every file into a hidden folder beside `out`, then put it in `out`'s place: the former
+    folder (a former fetch) or the whole new one."""
+    parent = out.parent if str(out.parent) else Path(".")
+    made = [p for p in [parent, *parent.parents] if not p.exists()]
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.fetch-", dir=parent))
+    except OSError as exc:
+        _unmake(made)
+        raise InputError.single(str(out), "--out", f"cannot be written: {exc.strerror or exc}") from None
+    old: Path | None = None
+    try:
+        for s in saved:
+            target = stage / s.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(s.body)
+        (stage / PROVENANCE_JSON).write_text(provenance_json(saved), encoding="utf-8")
+        (stage / PROVENANCE_MD).write_text(provenance_md(saved), encoding="utf-8")
+        os.chmod(stage, 0o777 & ~_umask())
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=parent))
+            os.replace(out, old / "x")
+        try:
+            os.replace(stage, out)
+        except BaseException:
+            if old is not None:
+                os.replace(old / "x", out)
+            raise
+    except OSError as exc:
+        shutil.rmtree(stage, ignore_errors=True)
+        _unmake(made)
+        raise InputError.single(str(out), "--out", f"cannot be written: {exc.strerror or exc}") from None
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        _unmake(made)
+        raise
+    finally:
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def _unmake(made: list[Path]) -> None:
+    """Remove the folders a failed run made (only when empty)."""
+    for p in made:
+        try:
+            p.rmdir()
+        except OSError:
+            pass
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def summary(out: Path, result: FetchResult, seconds: float) -> str:
+    total = sum(len(s.body) for s in result.files)
+    kinds = ", ".join(
+        f"{k} ({n} file{'s' if n > 1 else ''})" for k in KINDS if (n := sum(1 for s in result.files if s.kind == k))
+    )
+    size = f"{total / 2**20:.1f} MB" if total >= 2**20 else f"{total / 2**10:.0f} KB"
+    return f"{out}: {len(result.files)} files, {size} in {seconds:.1f} s: {kinds}; provenance in {out / PROVENANCE_MD}"
