@@ -452,7 +452,7 @@ def floor_value(rule: float | RelativeFloor | None, metric: str, catalog: Catalo
     scores = []
     for off in catalog.offerings:
         rows = [(None, off.model, off.capability)] + [
-            (m.name, m.model, {**off.capability, **(m.capability or {})}) for m in off.modes
+            (m.name, m.model or off.model, {**off.capability, **(m.capability or {})}) for m in off.modes
         ]
         for mode, model, caps in rows:
             named = off.id == rule.like and (mode or "default") == (rule.mode or "default")

@@ -203,3 +203,16 @@ def test_missing_metric_is_a_reason():
     assert not p.eligible[0, 0]
     assert p.reasons(0, 0) == ["no 'math' capability score"]
     assert np.isnan(p.capability[0, 0])
+
+
+def test_a_relative_floor_counts_the_modes_that_run_the_named_model():
+    """A mode without a `model` of its own runs its offering's model: {like: m0} takes the highest
+    score of m0 in any mode (hypothesis found the planner reading only the default mode's 40)."""
+    from planner.schema import Catalog, RelativeFloor, floor_value
+
+    cat = Catalog.model_validate(
+        catalog_of(offering("o0", capability=40) | {"model": "m0", "modes": [{"name": "high", "capability": 41}]})
+    )
+    assert floor_value(RelativeFloor(like="m0"), "overall", cat) == 41
+    assert floor_value(RelativeFloor(like="o0"), "overall", cat) == 40  # an offering id: its default mode
+    assert floor_value(RelativeFloor(like="o0", mode="high"), "overall", cat) == 41
