@@ -1241,8 +1241,7 @@ def _endpoint_offerings(
     keeps them."""
     found, models = _match(me.model_id, scored, _one_name)
     if not found:
-        left.append(("openrouter", me.model_id, "no capability score (no Artificial Analysis row for this model)"))
-        return []
+        return _unscored_offerings(me, providers, ids, left)
     if len(models) > 1:
         names = sorted({s.base for s in found})
         left.append(
@@ -1274,6 +1273,42 @@ def _endpoint_offerings(
                 + scores
                 + (" (thinking tokens: time x output speed, an estimate)" if any(v.tokens for v in variants) else "")
             )
+            out.append(offering)
+    return out
+
+
+UNSCORED = (
+    "no capability score: no Artificial Analysis row for this model, so it can serve only workloads "
+    "without a capability floor"
+)
+
+
+def _reasons(me: ModelEndpoints) -> bool:
+    """Whether any endpoint of the model takes reasoning parameters (OpenRouter's supported_parameters)."""
+    return any(
+        isinstance(ep, dict)
+        and any(p in ("reasoning", "include_reasoning") for p in (ep.get("supported_parameters") or []))
+        for ep in me.endpoints
+    )
+
+
+def _unscored_offerings(me: ModelEndpoints, providers: dict[str, dict], ids: dict[str, int], left: list) -> list[dict]:
+    """A model Artificial Analysis does not rate: its endpoints enter with their measured price and speed
+    and no scores (an unknown score is left out, not guessed; pairs then rule it out for any floor). A
+    model that can reason is left out: how long it thinks is unknown."""
+    if _reasons(me):
+        left.append(
+            ("openrouter", me.model_id, "no capability score and no measured thinking time for a model that reasons")
+        )
+        return []
+    variant = _Variant(
+        effort="default", model=me.name or me.model_id, caps={}, tokens=0.0, reasoning=False, rows=[], hosts=0
+    )
+    out = []
+    for k, ep in enumerate(me.endpoints):
+        offering = _endpoint_offering(me, k, ep, [variant], None, providers, ids, left)
+        if offering is not None:
+            offering["source"] += "; " + UNSCORED
             out.append(offering)
     return out
 

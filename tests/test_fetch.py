@@ -144,6 +144,7 @@ def test_fetch_then_import_gives_a_catalog_that_validates_and_solves(server, tmp
     assert data["as_of"] == datetime.now(UTC).strftime("%Y-%m-%d")  # the day of the fetch
     by = {o["id"]: o for o in data["offerings"]}
     assert sorted(by) == [
+        "acme/mystery-1@openrouter:together",  # no score: it enters without one, for workloads with no floor
         "meta-llama/llama-3.3-70b-instruct@openrouter:cerebras",
         "meta-llama/llama-3.3-70b-instruct@openrouter:deepinfra/turbo",
         "meta-llama/llama-3.3-70b-instruct@openrouter:groq",
@@ -152,11 +153,13 @@ def test_fetch_then_import_gives_a_catalog_that_validates_and_solves(server, tmp
         "openai/gpt-oss-120b@openrouter:groq",
     ]
     assert {o["vendor"] for o in by.values()} == {"openrouter"}
-    assert {o["host"] for o in by.values()} == {"cerebras", "groq", "deepinfra"}
+    assert {o["host"] for o in by.values()} == {"cerebras", "groq", "deepinfra", "together-ai"}
+    assert by["acme/mystery-1@openrouter:together"]["capability"] == {}
+    assert "no capability score" in by["acme/mystery-1@openrouter:together"]["source"]
     header = catalog.read_text().splitlines()[0]
     assert "openrouter:endpoints/" not in header and "(6 files)" not in header  # 4 endpoints files: by name
     left = (tmp_path / "cat" / "live.left-out.csv").read_text()
-    assert "acme/mystery-1,no capability score" in left and "@ together" in left
+    assert "acme/mystery-1,no capability score" not in left and "@ together" in left
     workloads = tmp_path / "w.yaml"
     workloads.write_text(
         yaml.safe_dump(
@@ -194,7 +197,7 @@ def test_a_fetched_folder_imports_and_a_changed_file_is_refused(server, tmp_path
     assert fetch("openrouter", "aa", "--out", str(out)).exit_code == 0
     built = runner.invoke(app, ["catalog", "import", str(out), "--out", str(tmp_path / "a.yaml")])
     assert built.exit_code == 0, built.output
-    assert len(yaml.safe_load((tmp_path / "a.yaml").read_text())["offerings"]) == 6
+    assert len(yaml.safe_load((tmp_path / "a.yaml").read_text())["offerings"]) == 7  # six scored, one not
     edited = out / "openrouter" / "models.json"
     edited.write_bytes(edited.read_bytes().replace(b"0.00000019", b"0.00000018"))
     refused = runner.invoke(app, ["catalog", "import", str(out), "--out", str(tmp_path / "b.yaml")])
@@ -383,3 +386,33 @@ def test_the_output_folder_is_a_fetch_or_new(server, tmp_path):
     (out / "stale.json").write_text("{}")
     assert fetch("litellm", "--out", str(out)).exit_code == 0  # a former fetch is replaced whole
     assert not (out / "stale.json").exists() and (out / "PROVENANCE.json").is_file()
+
+
+def test_without_artificial_analysis_the_endpoints_still_make_a_catalog(server, tmp_path):
+    """OpenRouter and litellm alone: every endpoint of a model that does not reason, with a price and a
+    measured speed, enters with no scores (none is guessed); the catalog validates, and since an option
+    needs a score in a workload's metric (SPEC 3), a team's own evaluation added by an overlay is what
+    makes them usable."""
+    serve(server, "openrouter", "litellm")
+    out, catalog = tmp_path / "live", tmp_path / "cat" / "live.yaml"
+    result = fetch("openrouter", "litellm", "--out", str(out), "--import", "--out-catalog", str(catalog))
+    assert result.exit_code == 0, result.output
+    assert runner.invoke(app, ["catalog", "validate", str(catalog)]).exit_code == 0
+    data = yaml.safe_load(catalog.read_text())
+    assert data["offerings"] and all(o["capability"] == {} for o in data["offerings"])
+    left = (tmp_path / "cat" / "live.left-out.csv").read_text()
+    assert "gpt-oss-120b,no capability score and no measured thinking time for a model that reasons" in left
+    chat = {
+        "id": "chat",
+        "tasks": 10000,
+        "tokens": {"input": 1000, "output": 200},
+        "latency": {"threshold": "attentive"},
+    }
+    workloads = tmp_path / "w.yaml"
+    workloads.write_text(yaml.safe_dump({"name": "live", "catalog": str(catalog), "workloads": [chat]}))
+    assert runner.invoke(app, ["solve", str(workloads), "--out", str(tmp_path / "r1")]).exit_code == 3
+    ours = {"name": "our-evals", "catalog": [{"match": {"model": "*"}, "set": {"capability.overall": 70}}]}
+    (tmp_path / "ours.yaml").write_text(yaml.safe_dump(ours))
+    workloads.write_text(yaml.safe_dump({"name": "live", "catalog": [str(catalog), "ours.yaml"], "workloads": [chat]}))
+    solved = runner.invoke(app, ["solve", str(workloads), "--out", str(tmp_path / "r2")])
+    assert solved.exit_code == 0, solved.output
