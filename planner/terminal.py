@@ -525,13 +525,13 @@ def _cost(value: float | None, status: str | None, plan_status: str, cur: str) -
     return money(value, cur) + ("*" if plan_status != "optimal" else "")
 
 
-def progress(total: int, label: str):
-    """A progress bar on stderr for runs longer than a moment (silent when not a terminal)."""
+def _bar(label: str):
+    """A transient progress bar on stderr (silent when not a terminal)."""
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     err = Console(stderr=True)
-    bar = Progress(
+    return Progress(
         TextColumn(label),
         BarColumn(),
         TextColumn("{task.completed}/{task.total}"),
@@ -540,26 +540,19 @@ def progress(total: int, label: str):
         transient=True,
         disable=not err.is_terminal,
     )
+
+
+def progress(total: int, label: str):
+    """A progress bar for runs longer than a moment: the bar and `step()` for one step done."""
+    bar = _bar(label)
     task = bar.add_task(label, total=total)
     return bar, lambda: bar.advance(task)
 
 
 def counter(label: str):
-    """A progress bar on stderr whose total grows as the work is found (silent when not a terminal):
-    the bar, `grow(n)` for n more steps and `step()` for one done."""
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    err = Console(stderr=True)
-    bar = Progress(
-        TextColumn(label),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total}"),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-        disable=not err.is_terminal,
-    )
+    """A progress bar whose total grows as the work is found: the bar, `grow(n)` for n more steps
+    and `step()` for one done."""
+    bar = _bar(label)
     task = bar.add_task(label, total=0)
     totals = [0]
 
