@@ -430,17 +430,19 @@ def apply_overlays(catalog: Catalog, paths: list[Path]) -> tuple[Catalog, tuple[
                 raise InputError.single(str(path), f"deny[{k}]", "would remove every offering")
             data["offerings"] = [o for o in data["offerings"] if o not in gone]
             changes += [(o["id"], "removed", None, None) for o in gone]
-        catalog = _revalidate_catalog(data, str(path))
+        catalog = revalidate(Catalog, data, str(path), "the catalog after this overlay")
         applied.append(AppliedOverlay(overlay.name, str(path), overlay.description, overlay.source, tuple(changes)))
     return catalog, tuple(applied)
 
 
-def _revalidate_catalog(data: dict, file: str) -> Catalog:
+def revalidate(model, data, file: str, what: str):
+    """Data an edit changed, validated again; each problem says what was edited ("(the catalog after
+    this overlay)"), as the file's own lines no longer match."""
     try:
-        return validate(Catalog, data, file)
+        return validate(model, data, file)
     except InputError as exc:
         for p in exc.problems:
-            object.__setattr__(p, "message", f"{p.message} (the catalog after this overlay)")
+            object.__setattr__(p, "message", f"{p.message} ({what})")
         raise
 
 

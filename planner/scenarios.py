@@ -14,7 +14,7 @@ from typing import Any
 
 from .edits import apply_catalog_edits, set_fields
 from .errors import InputError
-from .load import Inputs, check_against_catalog, check_workloads, parse_value, validate
+from .load import Inputs, check_against_catalog, check_workloads, parse_value, revalidate
 from .schema import (
     Catalog,
     CatalogEdit,
@@ -46,22 +46,13 @@ def apply_scenario(inputs: Inputs, scenario: Scenario, file: str) -> Inputs:
         set_fields(hits, edit.set, Workload, file, loc, "workload")
     if scenario.policy is not None:
         set_fields([ws["policy"]], scenario.policy.set, Policy, file, "policy", "policy")
-    new_cat = inputs.catalog if cat is None else _revalidate(Catalog, cat, file, "catalog after the scenario")
-    new_ws = inputs.workloads if ws is None else _revalidate(WorkloadSet, ws, file, "workloads after the scenario")
+    new_cat = inputs.catalog if cat is None else revalidate(Catalog, cat, file, "catalog after the scenario")
+    new_ws = inputs.workloads if ws is None else revalidate(WorkloadSet, ws, file, "workloads after the scenario")
     if ws is not None:
         check_workloads(new_ws, file)
     if ws is not None or cat is not None:
         check_against_catalog(new_ws, new_cat, file)
     return Inputs(new_ws, new_cat, inputs.workloads_file, inputs.catalog_file, inputs.overlays)
-
-
-def _revalidate(model, data, file: str, what: str):
-    try:
-        return validate(model, data, file)
-    except InputError as exc:
-        for p in exc.problems:
-            object.__setattr__(p, "message", f"{p.message} ({what})")
-        raise
 
 
 _SET = re.compile(r"^(?:(offerings|workloads)\[([^\]]+)\]|(policy))\.([A-Za-z0-9_.]+)=(.*)$", re.S)
