@@ -773,7 +773,8 @@ def _assumptions(inputs: Inputs, pairs: Pairs) -> list[str]:
             f"{ordinal(100 - p)} percentile of output speed and the {ordinal(p)} of time to first token, "
             "interpolated between the measured percentiles; "
             + (
-                f"{int(median.sum())} of {len(median)} options have none measured and are judged at their medians"
+                f"{int(median.sum())} of {len(median)} options lack them for output speed or first-token time "
+                "and are judged at that figure's median"
                 if median.any()
                 else "every option has them measured"
             )

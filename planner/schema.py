@@ -126,9 +126,10 @@ class Speed(Strict):
             ordered = sorted({**points, 50: median}.items())
             for (a, x), (b, y) in zip(ordered, ordered[1:]):
                 if y < x:
+                    named = {k: "median" if k == 50 else f"{ordinal(k)} percentile" for k in (a, b)}
                     raise ValueError(
-                        f"percentiles.{name}: the {ordinal(b)} percentile ({y:g}) is below the {ordinal(a)} "
-                        f"({x:g}); {name} at 50 is the median"
+                        f"percentiles.{name}: the {named[b]} ({y:g}) is below the {named[a]} ({x:g}); "
+                        f"{name} may not fall as the percentile rises"
                     )
         return self
 
