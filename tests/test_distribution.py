@@ -309,3 +309,16 @@ def test_a_distribution_read_without_loading_is_an_error():
     )
     with pytest.raises(ValueError, match="was not read"):
         build_workloads(ws, Catalog.model_validate(CATALOG | {"offerings": CATALOG["offerings"]}))
+
+
+def test_compare_names_the_distribution_and_the_percentile_among_a_reroutes_reasons(tmp_path):
+    from planner.compare import compare_plans
+
+    path = hand(tmp_path, share=1.0)
+    with_samples = solve_inputs(load_inputs(path), "highs")
+    data = yaml.safe_load(path.read_text())
+    del data["workloads"][0]["distribution"]
+    path.write_text(yaml.safe_dump(data))
+    mean_only = solve_inputs(load_inputs(path), "highs")
+    cmp = compare_plans(mean_only, with_samples)
+    assert "budget judged on the mean task → 4 sample tasks from tasks.csv" in cmp.reasons["chat"]
