@@ -321,3 +321,11 @@ def test_percentiles_out_of_order_or_at_the_median_are_refused():
             workloads_of(workload("w")),
             catalog_of(offering("x", speed={**MEASURED, "percentiles": {"ttft_s": {50: 1}}})),
         )
+
+
+def test_a_percentile_without_a_budget_is_an_input_error():
+    from planner.errors import InputError
+
+    for latency in ({"percentile": 90}, {"threshold": "background", "percentile": 90}):
+        with pytest.raises(InputError, match="a percentile needs a latency budget"):
+            make_inputs(workloads_of(workload("w", latency=latency)), catalog_of(offering("x")))
