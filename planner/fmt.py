@@ -206,7 +206,7 @@ def option(offering: str, mode: str) -> str:
 
 
 def ordinal(p: float) -> str:
-    """A percentile as people say it: 5th, 21st, 92nd, 12.5th; 50 is the median."""
+    """A percentile as people say it, with its English suffix; the middle one by name (the median)."""
     if p == 50:
         return "median"
     n = int(p)

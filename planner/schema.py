@@ -70,7 +70,7 @@ _PERCENTILE_KEYS = {"propertyNames": {"pattern": "^[1-9][0-9]?$"}}  # what a JSO
 
 
 def _int_keys(value: Any) -> Any:
-    """Percentile keys as integers: a YAML file writes 5, a JSON round trip (scenarios, overlays) "5"."""
+    """Percentile keys as integers: a YAML file writes numbers, a JSON round trip (scenarios, overlays) text."""
     if isinstance(value, dict):
         return {int(k) if isinstance(k, str) and k.isdigit() else k: v for k, v in value.items()}
     return value
