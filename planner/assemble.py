@@ -9,10 +9,10 @@ from collections.abc import Callable
 import numpy as np
 
 from .arrays import dot
-from .fmt import figure, money, number, percent, short
+from .fmt import figure, money, number, ordinal, percent, short
 from .load import Inputs
 from .lp import LinearProgram, Row, traffic
-from .pairs import Pairs, vendor_caps
+from .pairs import Pairs, percentile_gaps, vendor_caps
 from .plan import (
     Allocation,
     Binding,
@@ -20,6 +20,7 @@ from .plan import (
     CatalogEntry,
     Compounding,
     Diagnosis,
+    DistributionInfo,
     InputFiles,
     LatencySummary,
     MetricInfo,
@@ -28,6 +29,7 @@ from .plan import (
     OfferingUse,
     OverlayChange,
     OverlayInfo,
+    PercentileInfo,
     Plan,
     Rejection,
     Relaxation,
@@ -207,18 +209,20 @@ def _workload_plans(
     u_lat = pairs.latency_s[u_w, u_o]
     u_cap = pairs.capability[u_w, u_o]
     u_within = pairs.within_budget[u_w, u_o]
+    u_inside = pairs.within_share[u_w, u_o]
+    u_sampled = wa.sampled[u_w] & ~np.isnan(wa.budget_s[u_w])
     u_in = wa.turns[u_w] * wa.input[u_w]  # per task: what the price bridge of a comparison reprices
     u_out = pairs.task_tokens[u_w, u_o] - u_in
     n_w = len(wa.ids)
     lat_mean = np.bincount(u_w, u_s * u_lat, minlength=n_w).tolist()
     lat_max = np.full(n_w, -np.inf)
     np.maximum.at(lat_max, u_w, u_lat)
-    within = np.bincount(u_w, np.where(u_within, u_s, 0.0), minlength=n_w).tolist()
+    within = np.bincount(u_w, u_s * u_inside, minlength=n_w).tolist()
     cap_mean = np.bincount(u_w, u_s * np.nan_to_num(u_cap), minlength=n_w)
     cap_mean = np.where(np.bincount(u_w, np.isnan(u_cap), minlength=n_w) > 0, None, cap_mean).tolist()
     lat_max = lat_max.tolist()
     allocs_of: list[list[Allocation]] = [[] for _ in range(n_w)]
-    for w, o, sh, tasks, cpt, lat, cap, inside, t_in, t_out in zip(
+    for w, o, sh, tasks, cpt, lat, cap, inside, t_in, t_out, share_in in zip(
         u_w.tolist(),
         u_o.tolist(),
         u_s.tolist(),
@@ -229,6 +233,7 @@ def _workload_plans(
         u_within.tolist(),
         u_in.tolist(),
         u_out.tolist(),
+        np.where(u_sampled, u_inside, None).tolist(),
     ):
         allocs_of[w].append(
             trusted(
@@ -249,6 +254,7 @@ def _workload_plans(
                     "within_budget": inside,
                     "input_tokens": t_in,
                     "output_tokens": t_out,
+                    "within_budget_share": share_in,
                 },
             )
         )
@@ -264,6 +270,7 @@ def _workload_plans(
     costs = costs.tolist()
     required, peak = wa.within_budget_share.tolist(), wa.peak_tasks_per_minute.tolist()
     assumed = wa.peak_assumed.tolist()
+    judged = _percentile_info(pairs, allocs_of)
     out = []
     for w, wl in enumerate(ws.workloads):
         if w in known:
@@ -302,8 +309,38 @@ def _workload_plans(
                     "streaming": wl.latency.streaming,
                     "compounding": None if curve is None else trusted(Compounding, curve),
                     "diagnosis": None if eligible[w] else _nearest_misses(pairs, w),
+                    "distribution": None
+                    if wa.distributions[w] is None
+                    else trusted(
+                        DistributionInfo, {"file": wa.distributions[w].file, "samples": len(wa.distributions[w])}
+                    ),
+                    "percentile": judged.get(w),
                 },
             )
+        )
+    return out
+
+
+def _percentile_info(pairs: Pairs, allocs_of: list[list[Allocation]]) -> dict[int, PercentileInfo]:
+    """Per workload judged at a percentile: which of its options were judged at a median for lack of
+    measured percentiles, and which at their last measured point (the percentile lies beyond it)."""
+    wa, opts = pairs.workloads, pairs.options
+    out: dict[int, PercentileInfo] = {}
+    gaps: dict[float, tuple[np.ndarray, np.ndarray]] = {}
+    index = {key: o for o, key in enumerate(zip(opts.offering_id, opts.mode))}
+    for w in np.flatnonzero(~np.isnan(wa.percentile)).tolist():
+        p = float(wa.percentile[w])
+        if p not in gaps:
+            gaps[p] = percentile_gaps(opts, p)
+        median, limit = gaps[p]
+        used = [index[a.offering, a.mode] for a in allocs_of[w]]
+        out[w] = PercentileInfo(
+            percentile=p,
+            output_tps_percentile=100.0 - p,
+            ttft_percentile=p,
+            at_median=[opts.label(o) for o in used if median[o]],
+            at_median_eligible=int((median & pairs.eligible[w]).sum()),
+            at_limit=[opts.label(o) for o in used if limit[o] and not median[o]],
         )
     return out
 
@@ -409,13 +446,21 @@ def _nearest_misses(pairs: Pairs, w: int) -> Diagnosis:
     fastest = most = None
     floor_ok = np.flatnonzero(allowed & pairs.capability_ok[w])
     if len(floor_ok):
-        o = int(floor_ok[np.lexsort((floor_ok, pairs.cost_per_task[w, floor_ok], pairs.latency_s[w, floor_ok]))[0]])
+        o = int(floor_ok[np.lexsort((floor_ok, pairs.cost_per_task[w, floor_ok], pairs.need_s[w, floor_ok]))[0]])
         fastest = _near(pairs, w, o)
-        parts.append(
-            f"the fastest option meeting the capability floor is {pairs.options.label(o)} at "
-            f"{short(fastest.latency_s)} s; it would need a budget of {short(fastest.latency_s)} s "
-            f"(budget {short(wa.budget_s[w])} s)"
-        )
+        if wa.sampled[w]:  # the budget it would need: its slowest sample task's latency
+            fastest.latency_s = float(pairs.need_s[w, o])
+            parts.append(
+                f"the fastest option meeting the capability floor is {pairs.options.label(o)}, with its slowest "
+                f"sample task at {short(fastest.latency_s)} s; it would need a budget of "
+                f"{short(fastest.latency_s)} s (budget {short(wa.budget_s[w])} s)"
+            )
+        else:
+            parts.append(
+                f"the fastest option meeting the capability floor is {pairs.options.label(o)} at "
+                f"{short(fastest.latency_s)} s; it would need a budget of {short(fastest.latency_s)} s "
+                f"(budget {short(wa.budget_s[w])} s)"
+            )
     else:
         parts.append(f"no allowed option reaches the {wa.metric[w]} floor of {wa.cap_min[w]:g}")
     budget_ok = np.flatnonzero(allowed & pairs.within_budget[w] & ~np.isnan(pairs.capability[w]))
@@ -714,5 +759,25 @@ def _assumptions(inputs: Inputs, pairs: Pairs) -> list[str]:
     no_cache = sorted({o.id for o in inputs.catalog.offerings if o.price.cached_input is None})
     if no_cache and any(w.tokens.cached_input_share > 0 for w in ws.workloads):
         out.append(f"cached input billed at the input price (no cached_input price) for {len(no_cache)} offering(s)")
+    for w in np.flatnonzero(wa.sampled).tolist():
+        d = wa.distributions[w]
+        out.append(
+            f"{wa.ids[w]}: latency judged on {len(d):,} sample tasks from {d.file}, each with its own calls and "
+            "tokens; cost and capacity on the workload's stated tokens and turns"
+        )
+    for p in np.unique(wa.percentile[~np.isnan(wa.percentile)]).tolist():
+        named = [wa.ids[w] for w in np.flatnonzero(wa.percentile == p).tolist()]
+        median, _ = percentile_gaps(pairs.options, p)
+        out.append(
+            f"latency at the {ordinal(p)} percentile for {', '.join(named)}: each call at the "
+            f"{ordinal(100 - p)} percentile of output speed and the {ordinal(p)} of time to first token, "
+            "interpolated between the measured percentiles; "
+            + (
+                f"{int(median.sum())} of {len(median)} options lack them for output speed or first-token time "
+                "and are judged at that figure's median"
+                if median.any()
+                else "every option has them measured"
+            )
+        )
     out.append(f"period: {ws.period} ({ws.minutes:,} minutes); currency: {inputs.catalog.currency}")
     return out

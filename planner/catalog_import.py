@@ -198,6 +198,7 @@ _PREFIXES = (
 # The Artificial Analysis columns read for each figure, first choice first (older scrapes lack some).
 SPEED_COLUMNS = ("median_output_speed", "perf_long_median_output_speed", "perf_medium_median_output_speed")
 TTFT_COLUMNS = ("median_ttft", "ttft_input_time", "perf_long_median_ttft", "perf_medium_median_ttft")
+PERCENTILES = (5, 25, 75, 95)  # measured beside the medians: p05_output_speed ... p95_ttft
 BENCHMARKS = (("model_gpqa", "gpqa"), ("model_mmlu_pro", "mmlu_pro"), ("model_livecodebench", "livecodebench"))
 # Catalog metrics: what each score measures, with the column it is read from.
 METRICS = {
@@ -330,6 +331,8 @@ class AARow:
     cache_write: float | None = None
     estimated: list[str] = field(default_factory=list)  # this row's figures that are estimates
     per_model: bool = False  # from the Artificial Analysis API: one figure per model, for no named host
+    tps_pct: dict[int, float] | None = None  # output speed at the other measured percentiles
+    ttft_pct: dict[int, float] | None = None  # time to first token likewise
 
 
 @dataclass
@@ -528,6 +531,8 @@ class _Columns:
     overall: str | None
     creator: tuple[str, ...]
     notes: list[tuple[str, str]]  # (column, what the importer did instead)
+    tps_pct: tuple[str, ...] = ()  # the output speed's percentile columns, in PERCENTILES' order; (): none
+    ttft_pct: tuple[str, ...] = ()  # the first-token time's
 
 
 def _aa_columns(path: Path, columns: set[str]) -> _Columns:
@@ -592,7 +597,19 @@ def _aa_columns(path: Path, columns: set[str]) -> _Columns:
     creator = tuple(c for c in ("model_creator_name", "model_creator_slug") if c in columns)
     if "model_creator_name" not in columns:
         notes.append(("model_creator_name", "creator from model_creator_slug" if creator else "no creator"))
-    return _Columns(speed, ttft, thinking, reasoning, overall, creator, notes)
+    pct = {}
+    for name, median, what in (("output_speed", speed, "output speed"), ("ttft", ttft, "time to first token")):
+        wanted = tuple(f"p{k:02d}_{name}" for k in PERCENTILES)
+        absent = [c for c in wanted if c not in columns]
+        if absent:
+            notes.append((absent[0], f"no percentiles of {what}: budgets at a percentile judge at the median"))
+        elif median != f"median_{name}":  # percentiles of another measurement than the median read
+            notes.append((f"median_{name}", f"percentiles of {what} not read: they do not go with {median}"))
+        else:
+            pct[name] = wanted
+    return _Columns(
+        speed, ttft, thinking, reasoning, overall, creator, notes, pct.get("output_speed", ()), pct.get("ttft", ())
+    )
 
 
 def _flag(text) -> bool | None:
@@ -632,7 +649,10 @@ def read_aa(path: Path, left: list | None = None) -> list[AARow]:
                 if not isinstance(host, str) or not isinstance(model, str) or not host.strip() or not model.strip():
                     left.append(("aa", f"row {i}", "short row: no host_name or model_name"))
                     continue
-                rows.append(_aa_row(r, cols, host.strip(), model.strip(), i))
+                row = _aa_row(r, cols, host.strip(), model.strip(), i)
+                row.tps_pct = _percentiles(r, cols.tps_pct, row.tps, "output speed", row, left)
+                row.ttft_pct = _percentiles(r, cols.ttft_pct, row.ttft, "time to first token", row, left)
+                rows.append(row)
             return rows
     except csv.Error as exc:
         raise InputError.single(str(path), "", f"not a CSV file: {exc}") from None
@@ -675,6 +695,23 @@ def _aa_row(r: dict, cols: _Columns, host: str, model: str, line: int) -> AARow:
         write,
         estimated,
     )
+
+
+def _percentiles(r: dict, columns: tuple[str, ...], median: float | None, what: str, row: AARow, left: list):
+    """A row's figure at the other measured percentiles, when every one is a number that, with the
+    median at 50, does not fall as the percentile rises; else none (the figure is judged at its median),
+    and a row whose percentiles are there but out of order is listed in `left`."""
+    if not columns or median is None:
+        return None
+    values = [_num(r.get(c)) for c in columns]
+    if any(v is None or v < 0 for v in values):
+        return None
+    ordered = values[:2] + [median] + values[2:]
+    if any(b < a for a, b in zip(ordered, ordered[1:])) or (what == "output speed" and ordered[0] <= 0):
+        why = f"{what} percentiles out of order with the median (line {row.line}): judged at the median"
+        left.append(("aa", f"{row.host} / {row.model}", why))
+        return None
+    return dict(zip(PERCENTILES, values))
 
 
 # The Artificial Analysis API's evaluation fields for each catalog metric (GET /api/v2/data/llms/models).
@@ -924,8 +961,18 @@ def _least_thinking(entries: list[Entry]) -> tuple:
     return (any(x.row.reasoning for x in entries), max(x.thinks for x in entries), e.row.line)
 
 
-def _speed(tps: float, ttft: float) -> dict:
-    return {"output_tps": round(tps, 3), "ttft_s": round(ttft, 4)}
+def _speed(tps: float, ttft: float, tps_pct: dict | None = None, ttft_pct: dict | None = None) -> dict:
+    """A speed block: the medians, and the other measured percentiles of each when known (rounded as
+    the medians are, which keeps their order)."""
+    speed: dict = {"output_tps": round(tps, 3), "ttft_s": round(ttft, 4)}
+    pct = {}
+    if tps_pct:
+        pct["output_tps"] = {k: round(v, 3) for k, v in sorted(tps_pct.items())}
+    if ttft_pct:
+        pct["ttft_s"] = {k: round(v, 4) for k, v in sorted(ttft_pct.items())}
+    if pct:
+        speed["percentiles"] = pct
+    return speed
 
 
 def _lines(entries: list[Entry]) -> str:
@@ -990,7 +1037,7 @@ def _aa_offering(oid: str, order: list[Entry], as_of: str | None) -> dict:
     offering["tier"] = _tier(d.row.tps, d.variant, d.free)
     offering["capability"] = dict(d.row.caps)
     offering["price"] = dict(d.price)
-    offering["speed"] = _speed(d.row.tps, d.row.ttft)
+    offering["speed"] = _speed(d.row.tps, d.row.ttft, d.row.tps_pct, d.row.ttft_pct)
     if d.row.thinking:
         offering["thinking"] = {"seconds": _ceil_ms(d.row.thinking)}
     contexts = [e.context for e in order if e.context]
@@ -1005,7 +1052,7 @@ def _aa_offering(oid: str, order: list[Entry], as_of: str | None) -> dict:
         mode: dict = {"name": name, "model": e.row.model, "reasoning_factor": 1.0, "capability": dict(e.row.caps)}
         if e.row.thinking:
             mode["thinking"] = {"seconds": _ceil_ms(e.row.thinking)}
-        mode["speed"] = _speed(e.row.tps, e.row.ttft)
+        mode["speed"] = _speed(e.row.tps, e.row.ttft, e.row.tps_pct, e.row.ttft_pct)
         modes.append(mode)
         estimated += [f"modes.{name}.{x}" for x in e.estimated if x != "price.cached_input"]
     if modes:
@@ -1056,7 +1103,7 @@ def _aggregator(p: Price, entries: list[Entry], ids: dict[str, int]) -> dict:
             for metric, value in e.row.caps.items():
                 caps[metric] = min(caps.get(metric, value), value)
         f: dict = {"model": " / ".join(dict.fromkeys(e.row.model for e in pool)), "capability": caps}
-        f["speed"] = _speed(slow.row.tps, late.row.ttft)
+        f["speed"] = _speed(slow.row.tps, late.row.ttft, *_slowest_percentiles(pool))
         prefix = "" if k == 0 else f"modes.{effort}."
         if deep.thinks:
             f["thinking"] = {"seconds": _ceil_ms(deep.thinks)}
@@ -1114,6 +1161,16 @@ def _aggregator(p: Price, entries: list[Entry], ids: dict[str, int]) -> dict:
         out["estimated"] = estimated
     out["gateway"] = {"openrouter": p.key}
     return out
+
+
+def _slowest_percentiles(pool: list[Entry]) -> tuple[dict | None, dict | None]:
+    """An aggregator's percentiles, as its medians: per percentile the lowest output speed and the
+    longest first-token time among the hosts it may route to; none when a host has none measured."""
+    out: list[dict | None] = []
+    for name, worst in (("tps_pct", min), ("ttft_pct", max)):
+        tables = [getattr(e.row, name) for e in pool]
+        out.append(None if any(t is None for t in tables) else {k: worst(t[k] for t in tables) for k in PERCENTILES})
+    return out[0], out[1]
 
 
 def _match(model_id: str, by_model: dict[str, list], same=lambda base: base) -> tuple[list, list[str]]:
@@ -1459,6 +1516,7 @@ def _hidden_thinking(rows: list[AARow]) -> None:
         first = min(statistics.median(plain[r.host]), r.ttft)
         r.thinking, r.ttft = r.ttft - first, first
         r.estimated += ["thinking.seconds", "speed.ttft_s"]
+        r.ttft_pct = None  # its first-token percentiles hold the thinking, which only the median is split of
 
 
 def _shallow_thinkers(rows: list[tuple[AARow, Path]]) -> dict[tuple[str, int], str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from .errors import InputError
 from .files import check_targets, discard, file_stem, write_all
-from .fmt import json_text, visible
+from .fmt import json_text, ordinal, visible
 from .load import load_catalog, load_inputs, load_scenario
 from .timing import timed
 
@@ -48,6 +48,11 @@ def explain(workloads: Path, workload: str, catalog: Path | None, fmt: str) -> i
     rows = explain_rows(inputs, ids.index(workload))
     budget = rows[0]["budget_s"] if rows else None
     title = f"{workload}: every option, cheapest first (budget {'none' if budget is None else f'{budget:g} s'})"
+    wl = inputs.workloads.workloads[ids.index(workload)]
+    if wl.latency.percentile is not None and budget is not None:
+        title += f"; latency at the {ordinal(wl.latency.percentile)} percentile"
+    if wl.distribution is not None:
+        title += f"; {len(inputs.distributions[wl.id]):,} sample tasks from {wl.distribution}"
     if fmt == "table":
         print_explain(rows, title, inputs.catalog.currency)
     else:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from .fmt import figure, in_unit, money, option
+from .fmt import figure, in_unit, money, option, ordinal
 from .plan import Plan, trusted
 from .rescale import Rescale, rounding_of, score_changes
 
@@ -458,6 +458,14 @@ def _own_rules(a, b, old: Plan, new: Plan) -> list[str]:
         out.append(f"share within budget {a.within_budget_share_required:.0%} → {b.within_budget_share_required:.0%}")
     if a.tasks != b.tasks:
         out.append(f"tasks {a.tasks:,.0f} → {b.tasks:,.0f} a period")
+    samples = [None if d is None else (d.samples, d.file) for d in (a.distribution, b.distribution)]
+    if samples[0] != samples[1]:
+        said = ["the mean task" if s is None else f"{s[0]:,} sample tasks from {s[1]}" for s in samples]
+        out.append(f"budget judged on {said[0]} → {said[1]}")
+    judged = [None if j is None else j.percentile for j in (a.percentile, b.percentile)]
+    if judged[0] != judged[1]:
+        said = ["the medians" if j is None else f"the {ordinal(j)} percentile" for j in judged]
+        out.append(f"latency judged at {said[0]} → {said[1]}")
     return out
 
 

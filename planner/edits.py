@@ -61,7 +61,34 @@ def set_fields(
             label = f"{what} '{obj['id']}'" if "id" in obj else what
             before, after = apply_path(obj, path, value, model, file, f"{loc}.set.{path}", label)
             changes.append((str(obj.get("id", what)), path, before, after))
+            if model is Offering:
+                changes += carry_percentiles(obj, path, value, before, after)
     return changes
+
+
+def carry_percentiles(offering: dict, path: str, value: Any, before: Any, after: Any) -> list[Change]:
+    """A median speed figure that an edit moves takes its measured percentiles along, so that they
+    stay the same measurement: "*k" scales each, "+k"/"-k" shifts each (a first-token time not
+    below 0), a number scales each by new / old (shifts, from an old value of 0). The change is
+    recorded as its own (an overlay's plan lists it)."""
+    parts = path.split(".")
+    if len(parts) != 2 or parts[0] != "speed" or parts[1] not in ("output_tps", "ttft_s"):
+        return []
+    points = ((offering.get("speed") or {}).get("percentiles") or {}).get(parts[1])
+    if not points or not isinstance(before, (int, float)) or not isinstance(after, (int, float)) or before == after:
+        return []
+    op = _OP.match(value) if isinstance(value, str) else None
+    if op is not None and op.group(1) == "*":
+        moved = {k: v * float(op.group(2)) for k, v in points.items()}
+    elif op is not None or before == 0:
+        moved = {k: v + (after - before) for k, v in points.items()}
+    else:
+        moved = {k: v * (after / before) for k, v in points.items()}
+    if parts[1] == "ttft_s":
+        moved = {k: max(0.0, v) for k, v in moved.items()}
+    old = copy.deepcopy(points)
+    offering["speed"]["percentiles"][parts[1]] = moved
+    return [(str(offering.get("id")), f"speed.percentiles.{parts[1]}", old, moved)]
 
 
 def matches(offering: dict, match: Match) -> bool:

@@ -203,3 +203,13 @@ def csv_row(values) -> list:
 def option(offering: str, mode: str) -> str:
     """An option as people read it: the offering, and its mode in brackets unless it is the default."""
     return offering if mode == "default" else f"{offering} ({mode})"
+
+
+def ordinal(p: float) -> str:
+    """A percentile as people say it, with its English suffix; the middle one by name (the median)."""
+    if p == 50:
+        return "median"
+    n = int(p)
+    if n != p:
+        return f"{p:g}th"
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"

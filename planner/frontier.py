@@ -26,7 +26,7 @@ from .errors import InputError
 from .fmt import csv_safe, option
 from .load import Inputs, validate
 from .lp import build_problem
-from .pairs import Pairs, build_pairs
+from .pairs import Pairs, build_pairs, sample_shares, speeds_at
 from .prune import sweep_candidates
 from .resolve import Resolver, SiftedResolver
 from .schema import WorkloadSet
@@ -174,12 +174,15 @@ def _relaxed(inputs: Inputs, targets: set[int], drop: str, keep: np.ndarray | No
         wl = data["workloads"][w]
         if drop == "latency":
             if keep is None or not keep[w]:
-                wl["latency"] = {"streaming": wl["latency"]["streaming"]}
+                # the speeds a latency is judged at stay the workload's (its percentile)
+                wl["latency"] = {k: wl["latency"][k] for k in ("streaming", "percentile")}
         else:
             wl["capability"]["min"] = None
             if keep is None or not keep[w]:
                 wl["capability"]["mean_min"] = None
-    return build_pairs(validate(WorkloadSet, data, inputs.workloads_file), inputs.catalog)
+    return build_pairs(
+        validate(WorkloadSet, data, inputs.workloads_file), inputs.catalog, distributions=inputs.distributions
+    )
 
 
 def _sweep(
@@ -236,22 +239,44 @@ def _sweep(
     return points
 
 
-def _share_rows(lp, pairs: Pairs, budget: np.ndarray):
+def _share_rows(lp, pairs: Pairs, budget: np.ndarray, factors: list[float | None]):
     """The latency-share rows of a portfolio latency sweep, moved to the scaled budget at each point:
     a column counts toward its workload's share when its latency is within budget x factor (every
-    column without budgets). None when the LP has no such row."""
+    column without budgets); for a workload with sample tasks, by the share of them within it (worked
+    out for every factor at once). None when the LP has no such row."""
     rows = [i for i, f in enumerate(lp.families) if f == "latency_share"]
     if not rows:
         return None
     row_of = {lp.rows[i].name.split(":", 1)[1]: i for i in rows}
-    ids = pairs.workloads.ids
+    wa = pairs.workloads
+    ids = wa.ids
     cols = [(row_of[ids[w]], np.flatnonzero(lp.var_w == w), w) for w in np.unique(lp.var_w) if ids[w] in row_of]
     lat = [pairs.latency_s[w, lp.var_o[c]] for _, c, w in cols]
+    scaled = [f for f in factors if f is not None]
+    sampled: dict[int, dict[float, np.ndarray]] = {}
+    for k, (_, c, w) in enumerate(cols):
+        if wa.sampled[w]:
+            tps, ttft = speeds_at(pairs.options, float(wa.percentile[w]))
+            share, _ = sample_shares(
+                wa.distributions[w],
+                np.array([budget[w] * f for f in scaled]),
+                tps,
+                ttft,
+                pairs.options,
+                float(wa.tool_latency_s[w]),
+                bool(wa.streaming[w]),
+            )
+            sampled[k] = {f: share[j, lp.var_o[c]] for j, f in enumerate(scaled)}
 
     def move(resolver, factor) -> None:
         for k, (row, c, w) in enumerate(cols):
-            inside = np.ones(len(c), dtype=bool) if factor is None else lat[k] <= budget[w] * factor
-            resolver.set_coefs(row, c, inside.astype(float))
+            if factor is None:
+                inside = np.ones(len(c))
+            elif k in sampled:
+                inside = sampled[k][factor]
+            else:
+                inside = (lat[k] <= budget[w] * factor).astype(float)
+            resolver.set_coefs(row, c, inside)
 
     return move
 
@@ -282,7 +307,7 @@ def frontier(
             inputs.workloads_file, "--workload", f"no workload '{workload_id}'; expected one of: {', '.join(ids)}"
         )
     targets = {ids.index(workload_id)} if workload_id else set(range(len(ids)))
-    base = build_pairs(inputs.workloads, inputs.catalog)
+    base = build_pairs(inputs.workloads, inputs.catalog, distributions=inputs.distributions)
     labels_of = base.options.label
     result = Frontier(inputs.name, workload_id, inputs.catalog.currency, inputs.workloads.period)
     wa = base.workloads
@@ -308,7 +333,7 @@ def frontier(
     lat_adjust = None
     if workload_id is not None:
         w = next(iter(targets))
-        lat = lat_pairs.latency_s[w, lat_pairs.eligible[w]]
+        lat = lat_pairs.need_s[w, lat_pairs.eligible[w]]  # the budget each option meets for every task
         if len(lat) == 0:
             raise InputError.single(
                 inputs.workloads_file,
@@ -329,7 +354,7 @@ def frontier(
         def upper_lat(b, lp):
             if b is None:
                 return np.ones(len(lp.var_w))
-            ok = (lat_pairs.latency_s[lp.var_w, lp.var_o] <= b) | (lp.var_w != w)
+            ok = (lat_pairs.need_s[lp.var_w, lp.var_o] <= b) | (lp.var_w != w)
             return ok.astype(float)
     else:
         has = ~np.isnan(wa.budget_s)
@@ -341,10 +366,10 @@ def frontier(
             if f is None:
                 return np.ones(len(lp.var_w))
             budget = np.where(has & ~shared, wa.budget_s * (f if f else 1.0), np.inf)
-            return (lat_pairs.latency_s[lp.var_w, lp.var_o] <= budget[lp.var_w]).astype(float)
+            return (lat_pairs.need_s[lp.var_w, lp.var_o] <= budget[lp.var_w]).astype(float)
 
         def lat_adjust(lp):
-            return _share_rows(lp, lat_pairs, wa.budget_s)
+            return _share_rows(lp, lat_pairs, wa.budget_s, values)
 
     result.latency = _sweep(
         inputs,
@@ -356,7 +381,7 @@ def frontier(
         "latency",
         chosen,
         progress,
-        -lat_pairs.latency_s,
+        -lat_pairs.need_s,
         prune,
         lat_adjust,
     )

@@ -79,11 +79,16 @@ def _baseline(inputs: Inputs, pairs: Pairs, key: str, label: str, choice: np.nda
     tpm = np.bincount(off, weights=pairs.peak_tpm[rows, choice], minlength=n_off)
     rpm = np.bincount(off, weights=pairs.peak_rpm[rows, choice], minlength=n_off)
     reasons = pairs.reasons_many(rows, choice)
-    over = ~pairs.within_budget[rows, choice] & (wa.within_budget_share < 1)
+    inside = pairs.within_share[rows, choice]
+    over = (inside < wa.within_budget_share) & (wa.within_budget_share < 1)
     cost = wa.tasks * pairs.cost_per_task[rows, choice]
     choices = []
     for w, o in enumerate(choice.tolist()):
-        if over[w]:
+        if over[w] and wa.sampled[w]:
+            reasons[w].append(
+                f"latency within budget for {inside[w]:.0%} of sample tasks (needs {wa.within_budget_share[w]:.0%})"
+            )
+        elif over[w]:
             reasons[w].append(f"latency over budget for every task (needs {wa.within_budget_share[w]:.0%} within)")
         choices.append(dict(workload=wa.ids[w], option=opts.label(o), cost=float(cost[w]), misses=reasons[w]))
     capacity_notes = []

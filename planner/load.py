@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from .distribution import Distribution, read_distribution
 from .edits import apply_catalog_edits, unwrap
 from .errors import InputError, Problem
 from .files import read_input
@@ -40,6 +41,7 @@ class Inputs:
     workloads_file: str
     catalog_file: str
     overlays: tuple[AppliedOverlay, ...] = ()
+    distributions: dict[str, Distribution] = field(default_factory=dict)  # workload id -> its sample tasks
 
     @property
     def name(self) -> str:
@@ -373,6 +375,18 @@ def check_workloads(ws: WorkloadSet, file: str, positions=None) -> None:
                     col,
                 )
             )
+        budget = w.latency.budget_s if w.latency.budget_s is not None else known.get(t) if t is not None else None
+        if w.latency.percentile is not None and budget is None and (t is None or t in known):
+            loc = ("workloads", i, "latency", "percentile")
+            line, col = positions.get(loc, (None, None))
+            problems.append(
+                Problem(
+                    format_loc(loc),
+                    f"a percentile needs a latency budget (budget_s, or a threshold with one) (in workload '{w.id}')",
+                    line,
+                    col,
+                )
+            )
     if problems:
         raise InputError(file, problems)
 
@@ -406,7 +420,43 @@ def load_inputs(workloads_path: str | Path, catalog_path: str | Path | None = No
     if len(paths) > 1:
         catalog, overlays = apply_overlays(catalog, paths[1:])
     check_against_catalog(ws, catalog, str(workloads_path))
-    return Inputs(ws, catalog, str(workloads_path), str(base), overlays)
+    distributions = load_distributions(ws, str(workloads_path))
+    return Inputs(ws, catalog, str(workloads_path), str(base), overlays, distributions)
+
+
+def load_distributions(
+    ws: WorkloadSet,
+    workloads_file: str,
+    known: dict[str, Distribution] | None = None,
+    source: str | None = None,
+) -> dict[str, Distribution]:
+    """Each workload's sample tasks, read from its `distribution` file (relative to the workloads file).
+    known: distributions already read, reused for a workload that names the same file; source: the
+    file whose edit named the distribution (a scenario's), for errors (default: the workloads file)."""
+    out: dict[str, Distribution] = {}
+    for i, w in enumerate(ws.workloads):
+        if w.distribution is None:
+            continue
+        had = (known or {}).get(w.id)
+        if had is not None and had.file == w.distribution:
+            out[w.id] = had
+            continue
+        path = Path(workloads_file).parent / w.distribution
+        if not path.exists():
+            where = source or workloads_file
+            loc = ("workloads", i, "distribution")
+            try:
+                positions = read_yaml(where)[1] if source is None else {}
+            except (InputError, OSError):
+                positions = {}
+            raise InputError.single(
+                where,
+                format_loc(loc) if source is None else "distribution",
+                f"distribution file not found: {path} (in workload '{w.id}')",
+                *positions.get(loc, (None, None)),
+            )
+        out[w.id] = read_distribution(path, w.distribution)
+    return out
 
 
 def load_overlay(path: str | Path) -> Overlay:

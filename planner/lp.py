@@ -339,12 +339,14 @@ def define_cover(ctx: Context) -> Iterable[RowBlock]:
 
 
 def define_latency_share(ctx: Context) -> Iterable[RowBlock]:
-    """For each w with within_budget_share q < 1: sum of share over options within budget >= q."""
+    """For each w with within_budget_share q < 1: sum_o share x (the share of w's tasks option o serves
+    within budget) >= q; that share is 1 or 0 but for a workload judged on sample tasks."""
     wa = ctx.pairs.workloads
     ws = ctx.workloads[(wa.within_budget_share[ctx.workloads] < 1) & ~np.isnan(wa.budget_s[ctx.workloads])]
     if not len(ws):
         return
-    ids, ptr, cols = _per_workload_rows(ctx, ws, ctx.pairs.within_budget[ctx.var_w, ctx.var_o])
+    inside = ctx.pairs.within_share[ctx.var_w, ctx.var_o]
+    ids, ptr, cols = _per_workload_rows(ctx, ws, inside > 0)
     q = wa.within_budget_share[ws]
     yield RowBlock(
         "latency_share:",
@@ -352,7 +354,7 @@ def define_latency_share(ctx: Context) -> Iterable[RowBlock]:
         "latency_share",
         ptr,
         cols,
-        np.ones(len(cols)),
+        inside[cols],
         ">=",
         q,
         limit=q,

@@ -12,8 +12,11 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-from .fmt import number, option, short
+from .distribution import Distribution
+from .fmt import number, option, percent, short
 from .schema import Catalog, Offering, Speed, Thinking, WorkloadSet, floor_value
+
+Points = tuple[tuple[float, ...], tuple[float, ...]]  # (percentiles ascending, the figure at each)
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,8 @@ class Options:
     thinking: np.ndarray  # measured thinking tokens per call; nan: none measured
     capability: dict[str, np.ndarray]  # metric -> score per option, nan where missing
     regions: list[frozenset[str] | None]
+    tps_points: list[Points | None]  # output_tps by percentile, the median at 50; None: only the median
+    ttft_points: list[Points | None]  # ttft_s likewise
 
     def __len__(self) -> int:
         return len(self.offering_id)
@@ -94,7 +99,66 @@ def build_options(catalog: Catalog) -> Options:
         thinking=arr([np.nan if r[6] is None else r[6].tokens_at(r[5].output_tps) for r in rows]),
         capability={m: arr([r[4].get(m, np.nan) for r in rows]) for m in metrics},
         regions=[None if r[1].regions is None else frozenset(r[1].regions) for r in rows],
+        tps_points=[_points(s, "output_tps") for s in speeds],
+        ttft_points=[_points(s, "ttft_s") for s in speeds],
     )
+
+
+def _points(speed: Speed, name: str) -> Points | None:
+    measured = getattr(speed.percentiles, name) if speed.percentiles is not None else None
+    if not measured:
+        return None
+    ordered = sorted({**measured, 50: getattr(speed, name)}.items())
+    return tuple(float(k) for k, _ in ordered), tuple(float(v) for _, v in ordered)
+
+
+def at_percentile(
+    points: list[Points | None], median: np.ndarray, q: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per option, its figure at percentile q: linear in the percentile between the measured points
+    (the median at 50), the end value beyond them; the median where none are measured. Also, per option,
+    whether it had no points (judged at its median) and whether q lies beyond its points (judged at the
+    nearest measured one: an extrapolation limit)."""
+    value = np.array(median, dtype=float, copy=True)
+    missing = np.array([p is None for p in points], dtype=bool)
+    beyond = np.zeros(len(points), dtype=bool)
+    groups: dict[tuple[float, ...], list[int]] = {}
+    for o, p in enumerate(points):
+        if p is not None:
+            groups.setdefault(p[0], []).append(o)
+    for xs, members in groups.items():  # options measured at the same percentiles, interpolated together
+        ys = np.array([points[o][1] for o in members], dtype=float)
+        if q <= xs[0]:
+            got = ys[:, 0]
+            beyond[members] = q < xs[0]
+        elif q >= xs[-1]:
+            got = ys[:, -1]
+            beyond[members] = q > xs[-1]
+        else:
+            j = int(np.searchsorted(xs, q, side="right")) - 1
+            t = (q - xs[j]) / (xs[j + 1] - xs[j])
+            got = ys[:, j] + t * (ys[:, j + 1] - ys[:, j])
+        value[members] = got
+    return value, missing, beyond
+
+
+def speeds_at(opts: Options, percentile: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per option, (output_tps, ttft_s) a latency at `percentile` is judged with: the slow tail of both,
+    the (100 - p)th percentile of output speed and the p-th of time to first token; nan: the medians."""
+    if np.isnan(percentile):
+        return opts.output_tps, opts.ttft_s
+    return (
+        at_percentile(opts.tps_points, opts.output_tps, 100.0 - percentile)[0],
+        at_percentile(opts.ttft_points, opts.ttft_s, percentile)[0],
+    )
+
+
+def percentile_gaps(opts: Options, percentile: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per option, whether a latency at `percentile` is judged (for a figure) at its median for lack of
+    measured percentiles, and whether (for a measured figure) at its last measured point."""
+    _, no_tps, past_tps = at_percentile(opts.tps_points, opts.output_tps, 100.0 - percentile)
+    _, no_ttft, past_ttft = at_percentile(opts.ttft_points, opts.ttft_s, percentile)
+    return no_tps | no_ttft, past_tps | past_ttft
 
 
 @dataclass(frozen=True)
@@ -120,10 +184,24 @@ class WorkloadArrays:
     cap_mean_min: np.ndarray  # nan: none
     max_vendor_share: np.ndarray  # nan: none
     max_options: np.ndarray  # 0: none
+    percentile: np.ndarray  # the latency percentile options are judged at; nan: the medians
+    distributions: tuple[Distribution | None, ...]  # each workload's sample tasks, if it has them
+
+    @cached_property
+    def sampled(self) -> np.ndarray:
+        """Per workload, whether its budget is judged on sample tasks (it has a distribution)."""
+        return np.array([d is not None for d in self.distributions], dtype=bool)
 
 
-def build_workloads(ws: WorkloadSet, catalog: Catalog) -> WorkloadArrays:
-    """catalog: for floors stated relative to a model (RelativeFloor), read from its scores."""
+def build_workloads(
+    ws: WorkloadSet, catalog: Catalog, distributions: dict[str, Distribution] | None = None
+) -> WorkloadArrays:
+    """catalog: for floors stated relative to a model (RelativeFloor), read from its scores;
+    distributions: the sample tasks of the workloads that name a distribution file (load.Inputs)."""
+    distributions = distributions or {}
+    missing = [w.id for w in ws.workloads if w.distribution is not None and w.id not in distributions]
+    if missing:
+        raise ValueError(f"the distribution of workload(s) {', '.join(missing)} was not read (load_distributions)")
     thresholds = ws.all_thresholds
     minutes = ws.minutes
     wl = ws.workloads
@@ -163,6 +241,8 @@ def build_workloads(ws: WorkloadSet, catalog: Catalog) -> WorkloadArrays:
         cap_mean_min=arr([floor_value(w.capability.mean_min, w.capability.metric, catalog) for w in wl]),
         max_vendor_share=arr([np.nan if w.max_vendor_share is None else w.max_vendor_share for w in wl]),
         max_options=np.array([w.max_options or 0 for w in wl], dtype=int),
+        percentile=arr([np.nan if w.latency.percentile is None else w.latency.percentile for w in wl]),
+        distributions=tuple(distributions.get(w.id) if w.distribution is not None else None for w in wl),
     )
 
 
@@ -186,8 +266,10 @@ class Pairs:
     region_ok: np.ndarray
     context_ok: np.ndarray
     capability_ok: np.ndarray
-    within_budget: np.ndarray  # latency_s <= budget_s, or no budget
+    within_budget: np.ndarray  # latency_s <= budget_s, or no budget; with sample tasks: every one within it
     eligible: np.ndarray
+    within_share: np.ndarray  # the share of tasks within budget: of the sample tasks' weight, else 1 or 0
+    need_s: np.ndarray  # the least budget every task meets: the slowest sample task's latency, else latency_s
     vendor_why: dict[tuple[int, str], str] = field(default_factory=dict)  # (w, vendor) -> reason
     region_need: list[frozenset[str] | None] = field(default_factory=list)
 
@@ -230,8 +312,12 @@ class Pairs:
         bad = np.flatnonzero(~self.within_budget[ws, os] & (wa.within_budget_share[ws] >= 1))
         if len(bad):
             budgets = wa.budget_s[ws[bad]]
-            for k, lat, budget in zip(bad.tolist(), self.latency_s[ws[bad], os[bad]].tolist(), budgets.tolist()):
-                out[k].append(_latency_text(lat, budget))
+            sampled = wa.sampled[ws[bad]].tolist()
+            lats = self.latency_s[ws[bad], os[bad]].tolist()
+            needs = self.need_s[ws[bad], os[bad]].tolist()
+            inside = self.within_share[ws[bad], os[bad]].tolist()
+            for k, lat, budget, tail, need, share in zip(bad.tolist(), lats, budgets.tolist(), sampled, needs, inside):
+                out[k].append(_tail_text(1.0 - share, need, budget) if tail else _latency_text(lat, budget))
         return out
 
     @cached_property
@@ -254,6 +340,11 @@ def _capability_text(metric: str, score: float | None, floor: float) -> str:
 @lru_cache(maxsize=65536)
 def _latency_text(latency: float, budget: float) -> str:
     return f"latency {short(latency)} s > budget {short(budget)} s"
+
+
+@lru_cache(maxsize=65536)
+def _tail_text(over: float, slowest: float, budget: float) -> str:
+    return f"latency: {percent(over)} of sample tasks over budget {short(budget)} s (slowest {short(slowest)} s)"
 
 
 def vendor_caps(ws: WorkloadSet, vendors: Iterable[str]) -> dict[str, float]:
@@ -283,26 +374,22 @@ def build_pairs(
     options: Options | None = None,
     workloads: WorkloadArrays | None = None,
     vendor_rule: tuple[np.ndarray, dict] | None = None,
+    distributions: dict[str, Distribution] | None = None,
 ) -> Pairs:
     """Compute every workload x option figure of SPEC section 3 at once (options, workloads and the
-    vendor rule's verdicts: the catalog's and ws's, when already at hand)."""
+    vendor rule's verdicts: the catalog's and ws's, when already at hand; distributions: the sample
+    tasks of the workloads that name a file, load.Inputs.distributions)."""
     opts = build_options(catalog) if options is None else options
-    wa = build_workloads(ws, catalog) if workloads is None else workloads
+    wa = build_workloads(ws, catalog, distributions) if workloads is None else workloads
     col = lambda a: a[:, None]
 
     # a call reasons at least what the workload states and at least what the option was measured to think
-    reasoning = col(wa.reasoning) * opts.reasoning_factor[None, :]
-    measured = ~np.isnan(opts.thinking)
-    if measured.any():
-        reasoning = np.where(measured[None, :], np.maximum(reasoning, np.nan_to_num(opts.thinking)[None, :]), reasoning)
-    prefill_s = np.where(
-        np.isnan(opts.prefill_tps)[None, :],
-        0.0,
-        col(wa.input) / np.where(np.isnan(opts.prefill_tps), 1.0, opts.prefill_tps)[None, :],
-    )
-    call_s = opts.ttft_s[None, :] + prefill_s + (reasoning + col(wa.output)) / opts.output_tps[None, :]
+    reasoning = _reasoning(col(wa.reasoning), opts)
+    prefill_s = _prefill(col(wa.input), opts)
+    tps, ttft = _speeds(wa, opts)
+    call_s = ttft + prefill_s + (reasoning + col(wa.output)) / tps
     turns = col(wa.turns)
-    first_token_s = opts.ttft_s[None, :] + prefill_s + reasoning / opts.output_tps[None, :]  # the first answer token
+    first_token_s = ttft + prefill_s + reasoning / tps  # the first answer token
     latency = task_latency(call_s, first_token_s, turns, col(wa.tool_latency_s), col(wa.streaming))
 
     c = col(wa.cached_share)
@@ -328,6 +415,26 @@ def build_pairs(
         within_budget = np.isnan(col(wa.budget_s)) | (latency <= col(wa.budget_s))
     context_ok = (inp + reasoning + col(wa.output)) <= opts.context_window[None, :]
 
+    within_share, need_s = within_budget.astype(float), latency
+    if wa.sampled.any():  # the budget is met by the sample tasks, each judged at the option's speeds
+        within_share, need_s = within_share.copy(), latency.copy()
+        for w in np.flatnonzero(wa.sampled).tolist():
+            budget = wa.budget_s[w]
+            tps_w, ttft_w = np.broadcast_to(tps, latency.shape)[w], np.broadcast_to(ttft, latency.shape)[w]
+            share, slowest = sample_shares(
+                wa.distributions[w],
+                np.array([] if np.isnan(budget) else [budget]),
+                tps_w,
+                ttft_w,
+                opts,
+                wa.tool_latency_s[w],
+                bool(wa.streaming[w]),
+            )
+            need_s[w] = slowest
+            if not np.isnan(budget):
+                within_share[w] = share[0]
+                within_budget[w] = share[0] >= 1.0
+
     vendor_ok, vendor_why = _vendor_rule(ws, opts) if vendor_rule is None else vendor_rule
     region_ok, region_need = _region_rule(ws, opts)
     latency_ok = within_budget | col(wa.within_budget_share < 1)
@@ -351,9 +458,84 @@ def build_pairs(
         capability_ok,
         within_budget,
         eligible,
+        within_share,
+        need_s,
         vendor_why,
         region_need,
     )
+
+
+def _reasoning(stated: np.ndarray, opts: Options) -> np.ndarray:
+    """Reasoning tokens per call: the stated ones x the option's factor, at least what it was measured
+    to think (stated: a column, one row per workload or sample task)."""
+    reasoning = stated * opts.reasoning_factor[None, :]
+    measured = ~np.isnan(opts.thinking)
+    if measured.any():
+        reasoning = np.where(measured[None, :], np.maximum(reasoning, np.nan_to_num(opts.thinking)[None, :]), reasoning)
+    return reasoning
+
+
+def _prefill(inputs: np.ndarray, opts: Options) -> np.ndarray:
+    """Seconds to read the input, per row of `inputs` (a column) and option; 0 without prefill_tps."""
+    return np.where(
+        np.isnan(opts.prefill_tps)[None, :],
+        0.0,
+        inputs / np.where(np.isnan(opts.prefill_tps), 1.0, opts.prefill_tps)[None, :],
+    )
+
+
+def _speeds(wa: WorkloadArrays, opts: Options) -> tuple[np.ndarray, np.ndarray]:
+    """(output_tps, ttft_s) each workload's latency is judged with: a row of the medians for all when
+    no workload names a percentile, else one row per workload."""
+    if np.isnan(wa.percentile).all():
+        return opts.output_tps[None, :], opts.ttft_s[None, :]
+    tps = np.repeat(opts.output_tps[None, :], len(wa.ids), axis=0)
+    ttft = np.repeat(opts.ttft_s[None, :], len(wa.ids), axis=0)
+    for p in np.unique(wa.percentile[~np.isnan(wa.percentile)]).tolist():
+        rows = wa.percentile == p
+        tps[rows], ttft[rows] = speeds_at(opts, p)
+    return tps, ttft
+
+
+SAMPLE_BLOCK = 1 << 20  # sample x option latencies computed at once (a block of 8 MB)
+
+
+def sample_shares(
+    dist: Distribution,
+    budgets: np.ndarray,
+    tps: np.ndarray,
+    ttft: np.ndarray,
+    opts: Options,
+    tool_latency_s: float,
+    streaming: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """For one workload's sample tasks, per option (speeds tps and ttft, one per option of opts): the
+    share of the tasks' weight within each budget (len(budgets) x options) and the slowest task's
+    latency. Each task's latency is SPEC 3's with its own tokens per call and its calls as turns. The
+    weight within and over are summed apart, so a share is exactly 1 when no task is over and exactly 0
+    when none is within."""
+    n_opt = len(opts)
+    inside = np.zeros((len(budgets), n_opt))
+    over = np.zeros((len(budgets), n_opt))
+    slowest = np.full(n_opt, -np.inf)
+    step = max(1, SAMPLE_BLOCK // max(n_opt, 1))
+    col = lambda a: a[:, None]
+    for a in range(0, len(dist), step):
+        b = slice(a, a + step)
+        reasoning = _reasoning(col(dist.reasoning[b]), opts)
+        prefill_s = _prefill(col(dist.input[b]), opts)
+        call_s = ttft + prefill_s + (reasoning + col(dist.output[b])) / tps
+        first_token_s = ttft + prefill_s + reasoning / tps
+        latency = task_latency(call_s, first_token_s, col(dist.calls[b]), tool_latency_s, streaming)
+        np.maximum(slowest, latency.max(axis=0), out=slowest)
+        weight = col(dist.weight[b])
+        for k, budget in enumerate(budgets.tolist()):
+            ok = latency <= budget
+            inside[k] += np.where(ok, weight, 0.0).sum(axis=0)
+            over[k] += np.where(ok, 0.0, weight).sum(axis=0)
+    with np.errstate(invalid="ignore"):
+        share = np.where(over == 0, 1.0, inside / (inside + over))
+    return share, slowest
 
 
 def changed_options(before: Catalog, after: Catalog, opts: Options) -> np.ndarray | None:

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import InputError
 from .files import read_input
@@ -20,6 +20,16 @@ PLAN_VERSION = 1
 
 class PlanModel(BaseModel):
     model_config = ConfigDict(extra="ignore")
+
+
+def _absent(value: Any) -> bool:
+    return value is None
+
+
+def optional(**kwargs: Any) -> Any:
+    """A field a plan file carries only when it applies (an input feature is used): absent, not null,
+    otherwise, so plans of inputs without the feature read as before, byte for byte."""
+    return Field(None, exclude_if=_absent, **kwargs)
 
 
 def trusted(cls: type[BaseModel], values: dict[str, Any]) -> Any:
@@ -78,6 +88,7 @@ class Allocation(PlanModel):
     within_budget: bool = True
     input_tokens: float | None = None  # per task, cached and uncached (what the price bridge reprices)
     output_tokens: float | None = None  # per task, reasoning included (billed as output)
+    within_budget_share: float | None = optional()  # with sample tasks: the share of them within budget
 
 
 class Rejection(PlanModel):
@@ -152,6 +163,24 @@ class VendorOutage(PlanModel):
     lost_workloads: list[str]
 
 
+class DistributionInfo(PlanModel):
+    """The sample tasks a workload's budget was judged on (SPEC "Traffic as a distribution")."""
+
+    file: str  # as the workloads file names it
+    samples: int
+
+
+class PercentileInfo(PlanModel):
+    """The percentile a workload's options were judged at, and where the catalog measures too little."""
+
+    percentile: float  # of task latency
+    output_tps_percentile: float  # 100 - percentile: the slow calls' speed
+    ttft_percentile: float  # = percentile: the slow calls' first token
+    at_median: list[str] = []  # allocated options judged at a median: no percentiles measured for a figure
+    at_median_eligible: int = 0  # of the workload's eligible options, those judged at a median
+    at_limit: list[str] = []  # allocated options measured short of it: judged at their last measured point
+
+
 class WorkloadPlan(PlanModel):
     id: str
     status: str
@@ -180,6 +209,8 @@ class WorkloadPlan(PlanModel):
     streaming: bool = False
     compounding: Compounding | None = None
     diagnosis: Diagnosis | None = None
+    distribution: DistributionInfo | None = optional()  # the sample tasks its budget was judged on
+    percentile: PercentileInfo | None = optional()  # the speeds' percentile its options were judged at
 
 
 class OfferingUse(PlanModel):

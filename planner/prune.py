@@ -12,7 +12,8 @@ never raises a company's spend.
 
 * No spend-share caps in the portfolio (case A). b is dominated by a free option a with
   cost_a <= cost_b, capability_a >= capability_b (only when w has mean_min), a within budget
-  whenever b is (only when w has within_budget_share < 1), and, when w has max_vendor_share,
+  whenever b is (only when w has within_budget_share < 1; with sample tasks, a serving all of them
+  within budget when b serves any), and, when w has max_vendor_share,
   the same vendor; when cost_a = cost_b, a must also be no slower than b (then more capable,
   then catalog order), so the latency tie-break never needs b. Moving b's share to a lowers
   spend (budget rows hold), keeps every other workload's rows, and does not add an option
@@ -23,7 +24,9 @@ never raises a company's spend.
   is), bracket its cost (two with cost_a1 <= cost_b <= cost_a2, or one with cost_a = cost_b);
   b's share splits between them at the same spend per vendor, and the split is no slower.
   Workloads with mean_min or max_options are pruned only of twins: b with a free option of
-  the same vendor, cost, latency and at least its capability.
+  the same vendor, cost, latency and at least its capability. A workload whose share of tasks
+  within budget is read off sample tasks is not pruned here: the mean task's latency does not
+  order the options' shares.
 
 Of options equal in cost and latency, the more capable is kept (then catalog order): which
 of two such options carries a workload is settled by this rule, not by the solver.
@@ -113,7 +116,7 @@ def candidates(
         if len(w_idx) == 0:
             return keep
     use_within = (wa.within_budget_share < 1) & ~np.isnan(wa.budget_s)
-    within = np.where(use_within[w_idx], pairs.within_budget[w_idx, o_idx], True)
+    inside = np.where(use_within[w_idx], pairs.within_share[w_idx, o_idx], 1.0)
     cost = pairs.cost_per_task[w_idx, o_idx]
     is_free = free[o_idx]
     capability = np.nan_to_num(pairs.capability[w_idx, o_idx], nan=-1.0)  # the better of two twins
@@ -125,20 +128,23 @@ def candidates(
             cost, -pairs.latency_s[w_idx, o_idx], is_free, group, capability, workload_blocks(w_idx), span
         )
         drop = (drop & sel) | twin
+        # a task sample's share within budget does not follow the mean task's latency: not pruned
+        drop &= ~(use_within & wa.sampled)[w_idx]
     else:
         cap = _capability_ranks(pairs, w_idx, o_idx, ~np.isnan(wa.cap_mean_min))
         drop = _dominated(
-            cost, cap, pairs.latency_s[w_idx, o_idx], o_idx, within, is_free, group, capability, workload_blocks(w_idx)
+            cost, cap, pairs.latency_s[w_idx, o_idx], o_idx, inside, is_free, group, capability, workload_blocks(w_idx)
         )
     keep[w_idx[drop], o_idx[drop]] = False
     return keep
 
 
-def _dominated(cost, cap, lat, idx, within, free, group, prefer=None, blocks=None) -> np.ndarray:
+def _dominated(cost, cap, lat, idx, inside, free, group, prefer=None, blocks=None) -> np.ndarray:
     """Case A: sort by (group, cost, latency, -prefer, index), prefer defaulting to cap; b is
-    dominated when a free option earlier in its group (within budget, if b is) has cap >= b's. An
-    earlier option is cheaper (then b is in no optimal plan) or as cheap and no slower (then the
-    latency tie-break never prefers b); of two as cheap and as fast, the more capable is kept.
+    dominated when a free option earlier in its group, serving at least b's share of tasks within
+    budget (`inside`: all of them, when b serves any), has cap >= b's. An earlier option is cheaper
+    (then b is in no optimal plan) or as cheap and no slower (then the latency tie-break never prefers
+    b); of two as cheap and as fast, the more capable is kept.
 
     cap: non-negative integers in the order of the capabilities (exact in the banded prefix maxima)."""
     order = _lexsort((idx, -(cap if prefer is None else prefer), lat, cost, group), blocks)
@@ -147,7 +153,8 @@ def _dominated(cost, cap, lat, idx, within, free, group, prefer=None, blocks=Non
     band = g * span  # one band per group keeps prefix maxima inside the group
     first = np.r_[True, g[1:] != g[:-1]]
     drop_sorted = np.zeros(len(order), dtype=bool)
-    for dom_mask, applies in ((free[order] & within[order], within[order]), (free[order], ~within[order])):
+    full, some = inside[order] >= 1, inside[order] > 0
+    for dom_mask, applies in ((free[order] & full, some), (free[order], ~some)):
         run = np.maximum.accumulate(band + np.where(dom_mask, c, -1))
         before = np.r_[-1, run[:-1] - band[1:]]  # the best dominator so far in the group, -1 when none
         before[first] = -1
@@ -207,7 +214,7 @@ def sweep_candidates(
             rank,
             pairs.latency_s[w_idx, o_idx],
             o_idx,
-            np.ones(len(cost), dtype=bool),
+            np.ones(len(cost)),
             is_free,
             group,
             blocks=workload_blocks(w_idx),

@@ -14,7 +14,7 @@ from typing import Any
 
 from .edits import apply_catalog_edits, set_fields
 from .errors import InputError
-from .load import Inputs, check_against_catalog, check_workloads, parse_value, revalidate
+from .load import Inputs, check_against_catalog, check_workloads, load_distributions, parse_value, revalidate
 from .schema import (
     Catalog,
     CatalogEdit,
@@ -52,7 +52,10 @@ def apply_scenario(inputs: Inputs, scenario: Scenario, file: str) -> Inputs:
         check_workloads(new_ws, file)
     if ws is not None or cat is not None:
         check_against_catalog(new_ws, new_cat, file)
-    return Inputs(new_ws, new_cat, inputs.workloads_file, inputs.catalog_file, inputs.overlays)
+    distributions = inputs.distributions
+    if ws is not None:  # a scenario may name another distribution file (relative to the workloads file)
+        distributions = load_distributions(new_ws, inputs.workloads_file, inputs.distributions, file)
+    return Inputs(new_ws, new_cat, inputs.workloads_file, inputs.catalog_file, inputs.overlays, distributions)
 
 
 _SET = re.compile(r"^(?:(offerings|workloads)\[([^\]]+)\]|(policy))\.([A-Za-z0-9_.]+)=(.*)$", re.S)

@@ -15,6 +15,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
+from .fmt import ordinal
+
 ID_PATTERN = r"^[A-Za-z0-9._\-@/:]+$"
 
 OfferingId = Annotated[str, StringConstraints(pattern=ID_PATTERN, min_length=1, max_length=200)]
@@ -63,14 +65,73 @@ class Price(Strict):
         return self.input if self.cached_input is None else self.cached_input
 
 
+PercentileKey = Annotated[int, Field(ge=1, le=99)]
+_PERCENTILE_KEYS = {"propertyNames": {"pattern": "^[1-9][0-9]?$"}}  # what a JSON reader sees of the keys
+
+
+def _int_keys(value: Any) -> Any:
+    """Percentile keys as integers: a YAML file writes numbers, a JSON round trip (scenarios, overlays) text."""
+    if isinstance(value, dict):
+        return {int(k) if isinstance(k, str) and k.isdigit() else k: v for k, v in value.items()}
+    return value
+
+
+class SpeedPercentiles(Strict):
+    """Measured percentiles of a speed figure over calls, by percentile (1..99; the median, 50, is the
+    figure itself). Output speed: a low percentile is a slow call; first-token time: a high one is."""
+
+    output_tps: dict[PercentileKey, Annotated[float, Field(gt=0, le=1e7)]] | None = Field(
+        None,
+        description="output speed (tokens/s) at each measured percentile, e.g. {5: 120, 25: 150, 75: 190}",
+        json_schema_extra=_PERCENTILE_KEYS,
+    )
+    ttft_s: dict[PercentileKey, Annotated[float, Field(ge=0, le=1e5)]] | None = Field(
+        None,
+        description="time to first token (s) at each measured percentile, e.g. {5: 0.3, 95: 1.9}",
+        json_schema_extra=_PERCENTILE_KEYS,
+    )
+
+    _keys = field_validator("output_tps", "ttft_s", mode="before")(classmethod(lambda cls, v: _int_keys(v)))
+
+    @field_validator("output_tps", "ttft_s")
+    @classmethod
+    def _not_median(cls, v: dict[int, float] | None) -> dict[int, float] | None:
+        if v is not None and 50 in v:
+            raise ValueError("the median (50) is the speed figure itself; give the other percentiles")
+        return v
+
+
 class Speed(Strict):
-    """Measured serving speed."""
+    """Measured serving speed: medians, and optionally other percentiles of the same measurement."""
 
     output_tps: float = Field(gt=0, le=1e7, description="decode speed, tokens/s")
     ttft_s: float = Field(ge=0, le=1e5, description="fixed time to first token per call, s")
     prefill_tps: float | None = Field(
         None, gt=0, le=1e9, description="input processing speed, tokens/s; absent: folded into ttft_s"
     )
+    percentiles: SpeedPercentiles | None = Field(
+        None,
+        description="output_tps and ttft_s at other measured percentiles, for budgets at a percentile; "
+        "absent: only the medians are known",
+    )
+
+    @model_validator(mode="after")
+    def _in_order(self) -> Speed:
+        """Each figure's percentiles, the median at 50, must not fall as the percentile rises."""
+        p = self.percentiles
+        for name, median in (("output_tps", self.output_tps), ("ttft_s", self.ttft_s)):
+            points = getattr(p, name) if p is not None else None
+            if not points:
+                continue
+            ordered = sorted({**points, 50: median}.items())
+            for (a, x), (b, y) in zip(ordered, ordered[1:]):
+                if y < x:
+                    named = {k: "median" if k == 50 else f"{ordinal(k)} percentile" for k in (a, b)}
+                    raise ValueError(
+                        f"percentiles.{name}: the {named[b]} ({y:g}) is below the {named[a]} ({x:g}); "
+                        f"{name} may not fall as the percentile rises"
+                    )
+        return self
 
 
 class Capacity(Strict):
@@ -260,6 +321,13 @@ class Latency(Strict):
     budget_s: float | None = Field(None, gt=0, le=1e7, description="task latency budget, s (instead of threshold)")
     within_budget_share: float = Field(1.0, gt=0, le=1, description="share of tasks that must meet the budget, (0..1]")
     streaming: bool = Field(False, description="true: the budget ends at the final call's first answer token")
+    percentile: float | None = Field(
+        None,
+        gt=0,
+        lt=100,
+        description="judge options at this percentile of their measured speeds (90: the 10th percentile of "
+        "output speed and the 90th of time to first token); absent: at the medians",
+    )
 
     @model_validator(mode="after")
     def _one_of(self) -> Latency:
@@ -311,6 +379,11 @@ class Workload(Strict):
     regions: list[Name] | None = Field(None, description="data-residency rule; overrides policy.regions")
     max_vendor_share: float | None = Field(None, gt=0, le=1, description="at most this share of tasks on one company")
     max_options: int | None = Field(None, ge=1, description="use at most this many options (an integer program)")
+    distribution: Name | None = Field(
+        None,
+        description="a CSV file of sample tasks (weight, calls and tokens per call), relative to this file: the "
+        "latency budget is met by the share of these tasks within it, not by the mean",
+    )
 
 
 class WorkloadSet(Strict):

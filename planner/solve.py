@@ -63,7 +63,9 @@ def _solve(
     solver = pick_solver(solver)
     ws, catalog = inputs.workloads, inputs.catalog
     with timed("pairs"):
-        pairs, changed = start.pairs_for(inputs) if start else (build_pairs(ws, catalog), None)
+        pairs, changed = (
+            start.pairs_for(inputs) if start else (build_pairs(ws, catalog, distributions=inputs.distributions), None)
+        )
     with timed("prune"):
         if not prune:
             cand = pairs.eligible

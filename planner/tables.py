@@ -11,7 +11,7 @@ import numpy as np
 
 from .fmt import csv_safe, json_text
 from .load import Inputs
-from .pairs import build_options, build_pairs
+from .pairs import build_options, build_pairs, percentile_gaps
 from .plan import Plan
 from .schema import Catalog
 
@@ -74,28 +74,38 @@ def rows_json(rows: list[dict[str, Any]]) -> str:
 
 def explain_rows(inputs: Inputs, w: int) -> list[dict[str, Any]]:
     """Every option for workload w, cheapest first, with eligibility and reasons."""
-    pairs = build_pairs(inputs.workloads, inputs.catalog)
+    pairs = build_pairs(inputs.workloads, inputs.catalog, distributions=inputs.distributions)
     opts = pairs.options
     order = np.lexsort((np.arange(len(opts)), pairs.latency_s[w], pairs.cost_per_task[w]))
-    budget = pairs.workloads.budget_s[w]
+    wa = pairs.workloads
+    budget = wa.budget_s[w]
+    sampled = bool(wa.sampled[w])
+    percentile = float(wa.percentile[w])
+    if not np.isnan(percentile):
+        median, limit = percentile_gaps(opts, percentile)
+        judged = np.where(median, "median", np.where(limit, "limit", "measured"))
     rows = []
     for o in order:
         o = int(o)
         cap = pairs.capability[w, o]
-        rows.append(
-            {
-                "option": opts.label(o),
-                "vendor": opts.vendor[o],
-                "host": opts.host[o],
-                "tier": opts.tier[o],
-                "latency_s": round(float(pairs.latency_s[w, o]), 4),
-                "budget_s": None if np.isnan(budget) else float(budget),
-                "cost_per_task": float(f"{pairs.cost_per_task[w, o]:.6g}"),
-                "capability": None if np.isnan(cap) else float(cap),
-                "eligible": bool(pairs.eligible[w, o]),
-                "reasons": pairs.reasons(w, o),
-            }
-        )
+        row = {
+            "option": opts.label(o),
+            "vendor": opts.vendor[o],
+            "host": opts.host[o],
+            "tier": opts.tier[o],
+            "latency_s": round(float(pairs.latency_s[w, o]), 4),
+            "budget_s": None if np.isnan(budget) else float(budget),
+            "cost_per_task": float(f"{pairs.cost_per_task[w, o]:.6g}"),
+            "capability": None if np.isnan(cap) else float(cap),
+            "eligible": bool(pairs.eligible[w, o]),
+            "reasons": pairs.reasons(w, o),
+        }
+        if sampled:  # the share of the sample tasks within budget, and the budget all of them would need
+            row["within_budget_share"] = None if np.isnan(budget) else float(f"{pairs.within_share[w, o]:.6g}")
+            row["slowest_s"] = round(float(pairs.need_s[w, o]), 4)
+        if not np.isnan(percentile):  # the speeds it was judged at: measured percentiles, or a median
+            row["speeds"] = str(judged[o])
+        rows.append(row)
     return rows
 
 

@@ -132,6 +132,8 @@ def _routes_table(plan: Plan, width: int):
             continue
         for k, a in enumerate(sorted(w.allocations, key=lambda a: (-a.share, a.offering, a.mode))):
             over = "" if a.within_budget or not w.budget_s else " over"
+            if a.within_budget_share is not None and a.within_budget_share < 1:  # sample tasks: how many are in
+                over = f" ({percent(a.within_budget_share)} in)"
             rows.append(
                 (
                     w.id if k == 0 else "",
@@ -317,40 +319,46 @@ def print_explain(rows: list[dict[str, Any]], title: str, currency: str = "USD")
     out = console()
     _say(out, title)
     shown = rows[:EXPLAIN_ROWS]
+    sampled = bool(rows) and "within_budget_share" in rows[0]  # the share of sample tasks within budget
+    medians = any(r.get("speeds") == "median" for r in shown)  # judged at a median for lack of percentiles
+    heads = ("latency", "cost/task", "score") + (("within",) if sampled else ())
     figures = [
         (
-            seconds(r["latency_s"]),
+            seconds(r["latency_s"]) + ("*" if r.get("speeds") == "median" else ""),
             money(r["cost_per_task"], currency),
             "-" if r["capability"] is None else short(r["capability"]),
         )
+        + ((percent(r["within_budget_share"]) if r["within_budget_share"] is not None else "-",) if sampled else ())
         for r in shown
     ]
-    fixed = [
-        max(len(h), *(len(f[k]) for f in figures)) if figures else len(h)
-        for k, h in enumerate(("latency", "cost/task", "score"))
-    ]
-    room = max(40, out.width - sum(fixed) - 3 * 6 - 1)  # option, company and why-not share the rest
+    fixed = [max(len(h), *(len(f[k]) for f in figures)) if figures else len(h) for k, h in enumerate(heads)]
+    room = max(40, out.width - sum(fixed) - 3 * (len(heads) + 3) - 1)  # option, company and why-not share the rest
     option_w = min(30, max(12, *(len(r["option"]) for r in shown))) if shown else 12
     company_w = min(16, max(7, *(len(_where(r)) for r in shown))) if shown else 7
     option_w = min(option_w, room // 3)
     table = _table("")
     table.add_column("option", overflow="fold", width=option_w)
     table.add_column("company", overflow="fold", width=company_w)
-    for head in ("latency", "cost/task", "score"):
+    for head in heads:
         table.add_column(head, justify="right", no_wrap=True)
     table.add_column("eligible, or why not", ratio=1, overflow="fold")
-    for r, (lat, cost, score) in zip(shown, figures):
+    for r, cells in zip(shown, figures):
         why = "eligible" if r["eligible"] else "; ".join(r["reasons"])
         table.add_row(
             wrap_at_separators(visible(r["option"]), option_w),
             wrap_at_separators(visible(_where(r)), company_w),
-            lat,
-            cost,
-            score,
+            *cells,
             _styled(why, "green") if r["eligible"] else visible(why),
         )
+    notes = []
     if len(rows) > len(shown):
-        table.caption = f"the {len(shown)} cheapest of {len(rows)} options; --format csv lists every one"
+        notes.append(f"the {len(shown)} cheapest of {len(rows)} options; --format csv lists every one")
+    if sampled:
+        notes.append("within: the share of the sample tasks within budget")
+    if medians:
+        notes.append("*: judged at the median speeds (no percentiles measured)")
+    if notes:
+        table.caption = "; ".join(notes)
     out.print(table)
 
 

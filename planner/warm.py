@@ -18,17 +18,19 @@ A scenario usually edits a few offerings of the same files. Then:
 Records taken from the base are shared by its plan and the scenario's: plan records are never
 changed once made.
 
-Each is keyed on values: the workloads compared field by field, offerings by content, the routing
-by (workload id, offering id, mode). Nothing depends on which Python objects are shared.
+Each is keyed on values: the workloads compared field by field, their sample tasks (distributions)
+by content, offerings by content, the routing by (workload id, offering id, mode). Nothing depends
+on which Python objects are shared.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .assemble import largest
+from .distribution import Distribution
 from .insight import standard_options
 from .load import Inputs
 from .lp import LinearProgram
@@ -53,6 +55,7 @@ class WarmStart:
     records: tuple[WorkloadPlan, ...] = ()  # the base plan's workload records (without lists of others) ...
     entries: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # ... its allocations (w, o, share) ...
     compounding: tuple[np.ndarray, np.ndarray] | None = None  # ... and per workload its main and standard option
+    distributions: dict[str, Distribution] = field(default_factory=dict)  # the workloads' sample tasks
 
     @classmethod
     def of(cls, inputs: Inputs, pairs: Pairs, cand: np.ndarray, plan: Plan) -> WarmStart:
@@ -80,12 +83,14 @@ class WarmStart:
             tuple(trusted(WorkloadPlan, {**w.__dict__, "rejected": [], "break_even": []}) for w in plan.workloads),
             (aw, ao, ash),
             (main, standard_options(pairs)),
+            dict(inputs.distributions),
         )
 
     def pairs_for(self, inputs: Inputs) -> tuple[Pairs, np.ndarray | None]:
         """The scenario's pair table, and which of its options differ from the base's (None when it
         was built afresh: other workloads, or offerings added, removed or reordered)."""
-        if inputs.workloads == self.workloads and self._same_floors(inputs):
+        same = inputs.workloads == self.workloads and inputs.distributions == self.distributions  # samples by value
+        if same and self._same_floors(inputs):
             opts = build_options(inputs.catalog)
             changed = changed_options(self.catalog, inputs.catalog, opts)
             if changed is not None:
@@ -96,11 +101,11 @@ class WarmStart:
                 )
                 return repriced_pairs(self.pairs, inputs.workloads, inputs.catalog, opts, changed), changed
         log.debug("pairs: built afresh (the workloads or the offerings' layout differ from the start's)")
-        return build_pairs(inputs.workloads, inputs.catalog), None
+        return build_pairs(inputs.workloads, inputs.catalog, distributions=inputs.distributions), None
 
     def _same_floors(self, inputs: Inputs) -> bool:
         """Floors stated as a model's score read the catalog: a scenario that changes that score changes them."""
-        wa, now = self.pairs.workloads, build_workloads(inputs.workloads, inputs.catalog)
+        wa, now = self.pairs.workloads, build_workloads(inputs.workloads, inputs.catalog, inputs.distributions)
         return np.array_equal(wa.cap_min, now.cap_min, equal_nan=True) and np.array_equal(
             wa.cap_mean_min, now.cap_mean_min, equal_nan=True
         )

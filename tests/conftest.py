@@ -9,9 +9,11 @@ import random
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
+from planner.distribution import Distribution
 from planner.load import Inputs, check_workloads, validate
 from planner.pairs import build_pairs
 from planner.prune import candidates
@@ -27,14 +29,21 @@ def load_dict(name: str) -> dict:
     return yaml.safe_load((DATA / name).read_text())
 
 
-def make_inputs(ws: dict, catalog: dict) -> Inputs:
+def make_inputs(ws: dict, catalog: dict, samples: dict | None = None) -> Inputs:
+    """samples: per distribution file a workload names, its sample tasks as (weight, calls, input,
+    output, reasoning, cached_input) rows (the files' contents, without the files)."""
     wset = validate(WorkloadSet, ws, "workloads.yaml")
     check_workloads(wset, "workloads.yaml")
-    return Inputs(wset, validate(Catalog, catalog, "catalog.yaml"), "workloads.yaml", "catalog.yaml")
+    distributions = {
+        w.id: Distribution(w.distribution, *np.array(samples[w.distribution], dtype=float).T)
+        for w in wset.workloads
+        if w.distribution is not None
+    }
+    return Inputs(wset, validate(Catalog, catalog, "catalog.yaml"), "workloads.yaml", "catalog.yaml", (), distributions)
 
 
-def solve_dicts(ws: dict, catalog: dict, solver: str = "cbc", prune: bool = True):
-    return solve_inputs(make_inputs(ws, catalog), solver, prune=prune)
+def solve_dicts(ws: dict, catalog: dict, solver: str = "cbc", prune: bool = True, samples: dict | None = None):
+    return solve_inputs(make_inputs(ws, catalog, samples), solver, prune=prune)
 
 
 def plan_bytes(plan) -> dict:
@@ -72,9 +81,9 @@ def routing_start(inputs: Inputs, base_plan):
     """A WarmStart of the inputs' own pair table and pruning, with another plan's routing: a solve of
     the inputs from it sifts from that routing and reuses nothing else."""
     ws, catalog = inputs.workloads, inputs.catalog
-    pairs = build_pairs(ws, catalog)
+    pairs = build_pairs(ws, catalog, distributions=inputs.distributions)
     routing = tuple((w.id, a.offering, a.mode) for w in base_plan.workloads for a in w.allocations)
-    return WarmStart(ws, catalog, pairs, candidates(ws, catalog, pairs), routing)
+    return WarmStart(ws, catalog, pairs, candidates(ws, catalog, pairs), routing, distributions=inputs.distributions)
 
 
 def offering(

@@ -34,7 +34,8 @@ class Pair:
     tokens: float  # per task
     capability: float | None
     eligible: bool
-    within: bool
+    within: bool  # every task within budget
+    frac: float = 1.0  # the share of tasks within budget (of the sample tasks' weight, with a distribution)
 
 
 def options(catalog: dict) -> list[dict]:
@@ -100,7 +101,36 @@ def budget_of(wl: dict, ws: dict):
     return None
 
 
-def pairs(ws: dict, catalog: dict) -> list[list[Pair]]:
+def speed_at(speed: dict, name: str, q: float) -> float:
+    """A speed figure at percentile q (SPEC "Traffic as a distribution"): straight lines between the
+    measured percentiles, the median at 50; the nearest end beyond them; the median when none."""
+    measured = (speed.get("percentiles") or {}).get(name) or {}
+    if not measured:
+        return speed[name]
+    points = sorted({**{int(k): v for k, v in measured.items()}, 50: speed[name]}.items())
+    if q <= points[0][0]:
+        return points[0][1]
+    if q >= points[-1][0]:
+        return points[-1][1]
+    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+        if x0 <= q < x1:
+            return y0 + (q - x0) / (x1 - x0) * (y1 - y0)
+    raise AssertionError("unreachable")
+
+
+def task_latency(calls, ttft, tps, prefill_tps, inp, out, reasoning, tool, streaming) -> float:
+    """One task of `calls` model calls at these speeds, SPEC 3 (v1.2 streaming: to the final call's first
+    answer token, after its thinking)."""
+    prefill = inp / prefill_tps if prefill_tps else 0.0
+    call = ttft + prefill + (reasoning + out) / tps
+    if streaming:
+        return (calls - 1) * (call + tool) + ttft + prefill + reasoning / tps
+    return calls * call + (calls - 1) * tool
+
+
+def pairs(ws: dict, catalog: dict, samples: dict | None = None) -> list[list[Pair]]:
+    """samples: per distribution file, its sample tasks as (weight, calls, input, output, reasoning,
+    cached_input) rows."""
     policy = ws.get("policy", {}) or {}
     result = []
     for w, wl in enumerate(ws["workloads"]):
@@ -112,6 +142,8 @@ def pairs(ws: dict, catalog: dict) -> list[list[Pair]]:
         lat_spec = wl.get("latency", {}) or {}
         budget = budget_of(wl, ws)
         q = lat_spec.get("within_budget_share", 1.0)
+        pct = lat_spec.get("percentile")
+        tasks = (samples or {})[wl["distribution"]] if wl.get("distribution") else None
         capspec = wl.get("capability", {}) or {}
         metric = capspec.get("metric", "overall")
         floor = floor_of(capspec.get("min"), metric, catalog)
@@ -122,16 +154,19 @@ def pairs(ws: dict, catalog: dict) -> list[list[Pair]]:
         for opt in options(catalog):
             off = opt["off"]
             sp, pr = opt["speed"], off["price"]
-            r = reas * opt["rf"]
             th = opt["thinking"]
+            thought = None  # measured thinking tokens: at the median speed (the measurement's)
             if th:
-                r = max(r, th["tokens"] if th.get("tokens") is not None else th["seconds"] * sp["output_tps"])
-            prefill = inp / sp["prefill_tps"] if sp.get("prefill_tps") else 0.0
-            call = sp["ttft_s"] + prefill + (r + out) / sp["output_tps"]
-            if lat_spec.get("streaming"):  # to the final call's first answer token, after its thinking
-                latency = (turns - 1) * (call + tool) + sp["ttft_s"] + prefill + r / sp["output_tps"]
-            else:
-                latency = turns * call + (turns - 1) * tool
+                thought = th["tokens"] if th.get("tokens") is not None else th["seconds"] * sp["output_tps"]
+
+            def reasoning_of(stated, rf=opt["rf"], thought=thought):
+                return stated * rf if thought is None else max(stated * rf, thought)
+
+            r = reasoning_of(reas)
+            tps = sp["output_tps"] if pct is None else speed_at(sp, "output_tps", 100 - pct)
+            ttft = sp["ttft_s"] if pct is None else speed_at(sp, "ttft_s", pct)
+            streaming = bool(lat_spec.get("streaming"))
+            latency = task_latency(turns, ttft, tps, sp.get("prefill_tps"), inp, out, r, tool, streaming)
             cached_price = pr.get("cached_input", pr["input"])
             if cached_price is None:
                 cached_price = pr["input"]
@@ -148,7 +183,21 @@ def pairs(ws: dict, catalog: dict) -> list[list[Pair]]:
                 ok_region = bool(off.get("regions")) and bool(set(off["regions"]) & set(regions))
             ok_context = off.get("context_window") is None or inp + r + out <= off["context_window"]
             ok_cap = score is not None and (floor is None or score >= floor)
-            within = budget is None or latency <= budget
+            if tasks is None:
+                frac = 1.0 if budget is None or latency <= budget else 0.0
+            else:  # the weight of the sample tasks within budget, each at its own calls and tokens
+                frac = 1.0
+                if budget is not None:
+                    inside = sum(
+                        wt
+                        for wt, calls, i_s, o_s, r_s, _ in tasks
+                        if task_latency(
+                            calls, ttft, tps, sp.get("prefill_tps"), i_s, o_s, reasoning_of(r_s), tool, streaming
+                        )
+                        <= budget
+                    )
+                    frac = inside / sum(t[0] for t in tasks)
+            within = frac == 1.0
             eligible = ok_vendor and ok_region and ok_context and ok_cap and (within or q < 1)
             row.append(
                 Pair(
@@ -163,6 +212,7 @@ def pairs(ws: dict, catalog: dict) -> list[list[Pair]]:
                     score,
                     eligible,
                     within,
+                    frac,
                 )
             )
         result.append(row)
@@ -176,26 +226,26 @@ def peak(wl: dict, ws: dict) -> float:
     return wl["tasks"] / MINUTES[ws.get("period", "month")] * pf
 
 
-def reference_optimum(ws: dict, catalog: dict):
+def reference_optimum(ws: dict, catalog: dict, samples: dict | None = None):
     """The minimum total cost (None when infeasible), by LP; max_options by brute force over subsets."""
-    return _over_subsets(ws, catalog, None)
+    return _over_subsets(ws, catalog, None, samples=samples)
 
 
-def reference_latency(ws: dict, catalog: dict, optimum: float, slowest: bool = False):
+def reference_latency(ws: dict, catalog: dict, optimum: float, slowest: bool = False, samples: dict | None = None):
     """SPEC 4's tie rule, second stage: the least (or, with slowest, the greatest) task-weighted latency
     (sum of tasks x latency) over the plans whose cost is the optimum. The cost is capped at the
     optimum itself when the solver's tolerances allow (any slack is spent on speed: with near-free
     options 1e-10 of cost bought 1e-4 of latency), else at the smallest relative slack they do."""
     value = None
     for rel in (0.0, 1e-12, 1e-10, 1e-8, 1e-6):
-        value = _over_subsets(ws, catalog, optimum * (1 + rel), -1.0 if slowest else 1.0)
+        value = _over_subsets(ws, catalog, optimum * (1 + rel), -1.0 if slowest else 1.0, samples)
         if value is not None:
             break
     return None if value is None else value * (-1.0 if slowest else 1.0)
 
 
-def _over_subsets(ws: dict, catalog: dict, cost_cap, sign: float = 1.0):
-    table = pairs(ws, catalog)
+def _over_subsets(ws: dict, catalog: dict, cost_cap, sign: float = 1.0, samples: dict | None = None):
+    table = pairs(ws, catalog, samples)
     if any(not any(p.eligible for p in row) for row in table):
         return None
     var = [(w, o) for w, row in enumerate(table) for o, p in enumerate(row) if p.eligible]
@@ -229,7 +279,7 @@ def _lp(ws, catalog, table, var, allowed, cost_cap=None, sign=1.0):
         lat = wl.get("latency", {}) or {}
         q = lat.get("within_budget_share", 1.0)
         if q < 1 and budget_of(wl, ws) is not None:
-            A_ub.append([-1.0 if vw == w and table[w][o].within else 0.0 for vw, o in var])
+            A_ub.append([-table[w][o].frac if vw == w else 0.0 for vw, o in var])
             b_ub.append(-q)
         mm = (wl.get("capability", {}) or {}).get("mean_min")
         if mm is not None:
@@ -297,10 +347,10 @@ def _lp(ws, catalog, table, var, allowed, cost_cap=None, sign=1.0):
     return float(res.fun) if res.status == 0 else None
 
 
-def check_plan(plan: dict, ws: dict, catalog: dict, tol: float = 1e-6) -> list[str]:
+def check_plan(plan: dict, ws: dict, catalog: dict, tol: float = 1e-6, samples: dict | None = None) -> list[str]:
     """Every SPEC section 4 constraint on an 'optimal' plan file, and the plan's own accounting."""
     problems = []
-    table = pairs(ws, catalog)
+    table = pairs(ws, catalog, samples)
     policy = ws.get("policy", {}) or {}
     wls = ws["workloads"]
     spend_v: dict[str, float] = {}
@@ -327,7 +377,12 @@ def check_plan(plan: dict, ws: dict, catalog: dict, tol: float = 1e-6) -> list[s
             used += 1
             s = a["share"]
             shares += s
-            within += s if p.within else 0.0
+            within += s * p.frac
+            if wl.get("distribution") and (a.get("within_budget_share") is None) != (budget_of(wl, ws) is None):
+                problems.append(f"{wl['id']}: {a['offering']}: within_budget_share {a.get('within_budget_share')}")
+            elif wl.get("distribution") and budget_of(wl, ws) is not None:
+                if not math.isclose(a["within_budget_share"], p.frac, rel_tol=1e-9, abs_tol=1e-12):
+                    problems.append(f"{wl['id']}: {a['offering']}: within {a['within_budget_share']} != {p.frac}")
             capsum += s * (p.capability or 0.0)
             for c in p.companies:
                 per_vendor[c] = per_vendor.get(c, 0.0) + s

@@ -149,3 +149,61 @@ def with_fallback(cat, price=20.0):
     """A fast, capable, dear offering makes most portfolios feasible, so the mixes get exercised."""
     cat["offerings"].append({**FALLBACK, "price": {"input": price, "output": price}})
     return cat
+
+
+def _percentiles(speed: dict, draw) -> dict:
+    """Measured percentiles around a speed's medians: output speed lower at the low percentiles, the
+    first token later at the high ones; sometimes only one of the two figures."""
+    tps, ttft = speed["output_tps"], speed["ttft_s"]
+    out = {}
+    if draw(st.integers(0, 3)):
+        out["output_tps"] = {5: tps * 0.5, 25: tps * 0.8, 75: tps * 1.1, 95: tps * 1.25}
+    if draw(st.integers(0, 3)):
+        out["ttft_s"] = {5: ttft * 0.8, 25: ttft * 0.9, 75: ttft * 1.5, 95: ttft * 3.0 + 0.5}
+    return out
+
+
+@st.composite
+def samples(draw):
+    """A distribution's sample tasks: (weight, calls, input, output, reasoning, cached_input) rows."""
+    rows = []
+    for _ in range(draw(st.integers(1, 5))):
+        inp = float(draw(st.sampled_from([0, 500, 3000])))
+        rows.append(
+            (
+                float(draw(st.sampled_from([0.5, 1, 2, 3]))),
+                float(draw(st.integers(1, 4))),
+                inp,
+                float(draw(st.sampled_from([10, 100, 400, 1500]))),
+                float(draw(st.sampled_from([0, 0, 200]))),
+                draw(st.sampled_from([0.0, inp / 2])),
+            )
+        )
+    return rows
+
+
+@st.composite
+def sampled_portfolios(draw):
+    """portfolios() with traffic as distributions and budgets at percentiles (SPEC "Traffic as a
+    distribution"): some offerings (and modes with their own speed) measure percentiles, some workloads
+    carry sample tasks, some with a budget are judged at a percentile. Returns (ws, cat, samples), samples
+    by file name."""
+    ws, cat = draw(portfolios())
+    for off in cat["offerings"]:
+        for speed in [off["speed"]] + [m["speed"] for m in off.get("modes", []) if "speed" in m]:
+            if draw(st.integers(0, 2)):
+                got = _percentiles(speed, draw)
+                if got:
+                    speed["percentiles"] = got
+    tables = {}
+    for w in ws["workloads"]:
+        if draw(st.integers(0, 2)):
+            name = f"{w['id']}.csv"
+            w["distribution"] = name
+            tables[name] = draw(samples())
+            if draw(st.integers(0, 2)):  # a share of the tasks within budget: rows of fractional shares
+                w["latency"].setdefault("budget_s", draw(st.sampled_from([5.0, 10.0, 30.0])))
+                w["latency"]["within_budget_share"] = draw(st.sampled_from([0.5, 0.8, 0.9]))
+        if w["latency"].get("budget_s") is not None and draw(st.booleans()):
+            w["latency"]["percentile"] = draw(st.sampled_from([50, 75, 90, 99]))
+    return ws, cat, tables

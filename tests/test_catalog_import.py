@@ -73,7 +73,14 @@ def test_merge_takes_speed_from_aa_and_list_price_from_litellm():
     by = {o["id"]: o for o in catalog["offerings"]}
     groq = by["gpt-oss-120b@groq"]
     assert groq["model"] == "gpt-oss-120b (high)" and groq["creator"] == "OpenAI"
-    assert groq["speed"] == {"output_tps": 475.762, "ttft_s": 0.7459}  # measured, Artificial Analysis
+    assert groq["speed"] == {  # measured, Artificial Analysis: medians, and p05_output_speed ... p95_ttft
+        "output_tps": 475.762,
+        "ttft_s": 0.7459,
+        "percentiles": {
+            "output_tps": {5: 464.921, 25: 473.943, 75: 480.286, 95: 483.325},
+            "ttft_s": {5: 0.6419, 25: 0.6981, 75: 0.8281, 95: 0.9069},
+        },
+    }
     assert groq["thinking"] == {"seconds": 4.204}  # ttft_reasoning_time 4.20378..., rounded up
     assert groq["price"]["cached_input"] == 0.075  # only litellm has the cached price
     assert groq["gateway"] == {"litellm": "groq/openai/gpt-oss-120b"}
@@ -89,9 +96,17 @@ def test_merge_takes_speed_from_aa_and_list_price_from_litellm():
     assert orr["vendor"] == orr["host"] == "openrouter" and orr["creator"] == "OpenAI"
     assert orr["gateway"] == {"openrouter": "openai/gpt-oss-120b"}
     # no host is as cheap as OpenRouter's $0.039/$0.19: the slowest of the 4 hosts, Novita, and said so
-    assert (
-        orr["speed"] == by["gpt-oss-120b@novita"]["speed"] and orr["thinking"] == by["gpt-oss-120b@novita"]["thinking"]
-    )
+    novita = by["gpt-oss-120b@novita"]
+    assert orr["thinking"] == novita["thinking"]
+    assert {k: v for k, v in orr["speed"].items() if k != "percentiles"} == {
+        k: v for k, v in novita["speed"].items() if k != "percentiles"
+    }
+    # each percentile the slowest of the four hosts': the lowest speed, the longest first token
+    hosts = [o for o in catalog["offerings"] if o["model"] == "gpt-oss-120b (high)" and o["vendor"] != "openrouter"]
+    assert len(hosts) == 4
+    for name, worst in (("output_tps", min), ("ttft_s", max)):
+        for k in (5, 25, 75, 95):
+            assert orr["speed"]["percentiles"][name][k] == worst(h["speed"]["percentiles"][name][k] for h in hosts)
     assert "no host at or below this price, so all 4 host(s); output speed Novita at $0.05/$0.25" in orr["source"]
 
 
@@ -397,6 +412,52 @@ def test_reasoning_rows_carry_their_measured_thinking(full):
     assert hidden > 100  # 124 reasoning rows on hosts that do not stream their thinking
 
 
+def test_every_row_carries_its_measured_percentiles(full):
+    """p05_output_speed ... p95_ttft become speed.percentiles of the row's offering or mode, rounded as the
+    medians; a row whose thinking is split from its first-token time keeps its speed percentiles only
+    (its first-token percentiles hold the thinking, and only the median is split)."""
+    catalog, _ = full
+    rows, where = aa_table(), by_line(catalog)
+    checked = split = 0
+    for line, row in rows.items():
+        if line not in where:
+            continue
+        for model, fig in figures(where[line]):
+            if model != row["model_name"]:
+                continue
+            pct = fig["speed"]["percentiles"]
+            assert pct["output_tps"] == {k: round(float(row[f"p{k:02d}_output_speed"]), 3) for k in (5, 25, 75, 95)}
+            if float(row["ttft_reasoning_time"]) == 0 and row["model_reasoning_model"] == "True":
+                assert "ttft_s" not in pct
+                split += 1
+            else:
+                assert pct["ttft_s"] == {k: round(float(row[f"p{k:02d}_ttft"]), 4) for k in (5, 25, 75, 95)}
+            checked += 1
+    assert checked > 700 and split > 100
+
+
+def test_percentiles_out_of_order_or_missing_are_left_out_and_said(tmp_path):
+    rows = [r for r in aa_table().values() if r["host_name"] == "Groq" and r["model_name"] == "gpt-oss-120b (high)"]
+    rows[0]["p25_output_speed"] = "999"  # above the median
+    path = tmp_path / "aa.csv"
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    catalog, result = build_catalog([("aa", path)], "x")
+    (groq,) = catalog["offerings"]
+    assert set(groq["speed"]["percentiles"]) == {"ttft_s"}  # the speed's are out of order: judged at the median
+    why = {n: r for _, n, r in result.left_out}
+    assert why["Groq / gpt-oss-120b (high)"].startswith("output speed percentiles out of order with the median")
+    # an older scrape without the columns: no percentiles, and the columns listed
+    _, _, old = import_catalog("aa", [str(SMALL / "aa_old_columns.csv")], tmp_path / "old.yaml", None, None)
+    missing = {n: r for s, n, r in old.left_out if s == "aa" and n.startswith("column ")}
+    assert missing["column p05_output_speed"].endswith(
+        "no percentiles of output speed: budgets at a percentile judge at the median"
+    )
+    assert all("percentiles" not in o["speed"] for o in old.offerings)
+
+
 def test_effort_variants_of_one_endpoint_are_one_offering_with_modes(full):
     catalog, _ = full
     by = {o["id"]: o for o in catalog["offerings"]}
@@ -406,7 +467,14 @@ def test_effort_variants_of_one_endpoint_are_one_offering_with_modes(full):
     high, top = gmi["modes"]
     assert high["model"] == "DeepSeek V4 Flash (Reasoning, High Effort)" and high["reasoning_factor"] == 1.0
     assert high["thinking"] == {"seconds": 12.145} and top["thinking"] == {"seconds": 53.673}
-    assert high["speed"] == {"output_tps": 102.101, "ttft_s": 3.6001}  # its own measured speed
+    assert high["speed"] == {  # its own measured speed, and that speed's percentiles
+        "output_tps": 102.101,
+        "ttft_s": 3.6001,
+        "percentiles": {
+            "output_tps": {5: 74.014, 25: 88.435, 75: 113.398, 95: 147.363},
+            "ttft_s": {5: 2.3037, 25: 3.0985, 75: 6.5388, 95: 15.1776},
+        },
+    }
     assert gmi["capability"]["overall"] < high["capability"]["overall"] < top["capability"]["overall"]
     assert "lines 202, 230, 243" in gmi["source"]
     # "DeepInfra (FP4)" and "DeepInfra FP4" are one endpoint: its two efforts are one offering

@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT, make_inputs, two_vendors
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import EXPLORE, portfolios, with_fallback
+from strategies import EXPLORE, portfolios, sampled_portfolios, with_fallback
 from typer.testing import CliRunner
 
 from planner.cli import app
@@ -79,6 +79,32 @@ def test_frontier_pruning_keeps_every_point(portfolio, one_workload):
         assert a.feasible == b.feasible, (a, b)
         if a.feasible:
             assert a.cost == pytest.approx(b.cost, rel=1e-6, abs=1e-6), (a, b)
+
+
+@settings(
+    max_examples=EXPLORE or 40, derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(sampled_portfolios(), st.booleans())
+def test_with_sample_tasks_every_frontier_point_is_the_plan_of_its_inputs(portfolio, one_workload):
+    """With sample tasks and percentiles: pruning keeps every point, and each portfolio point costs what
+    the scaled inputs' plan costs (the shares of sample tasks within the scaled budgets move with it)."""
+    ws, cat, samples = portfolio
+    inputs = make_inputs(ws, with_fallback(cat), samples)
+    target = ws["workloads"][0]["id"] if one_workload else None
+    pruned = frontier(inputs, target, points=5)
+    full = frontier(inputs, target, points=5, prune=False)
+    for a, b in zip(pruned.latency + pruned.capability, full.latency + full.capability):
+        assert a.feasible == b.feasible, (a, b)
+        if a.feasible:
+            assert a.cost == pytest.approx(b.cost, rel=1e-6, abs=1e-6), (a, b)
+    if one_workload:
+        return
+    for p in pruned.latency:
+        scaled = _scaled(inputs, no_budgets=True) if p.value is None else _scaled(inputs, factor=p.value)
+        plan = solve_inputs(scaled, "highs", review=False, resilience=False)
+        assert p.feasible == (plan.status == "optimal"), (p.label, plan.status)
+        if p.feasible:
+            assert p.cost == pytest.approx(plan.total_cost, rel=1e-6, abs=1e-9), p.label
 
 
 def _scaled(inputs, factor=None, shift=None, no_budgets=False):

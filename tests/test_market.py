@@ -14,6 +14,7 @@ from conftest import ROOT, make_inputs
 from typer.testing import CliRunner
 
 from planner.cli import app
+from planner.fmt import option
 from planner.load import load_inputs
 from planner.pairs import build_pairs
 from planner.scenarios import apply_scenario, without_vendor
@@ -217,3 +218,64 @@ def test_the_report_marks_figures_that_rest_on_an_estimate(real, tmp_path):
     assert "gpt-oss-120b@cerebras: thinking.tokens" in html
     support = render_plan_report(solve_inputs(load_inputs(SUPPORT), "highs"))
     assert 'class="est"' not in support  # the demo catalog marks no field as an estimate
+
+
+def _at_percentile(inputs, percentile):
+    """The inputs with every budgeted workload judged at `percentile` (None: as the file says)."""
+    import dataclasses
+
+    from planner.load import validate
+    from planner.schema import WorkloadSet
+
+    data = inputs.workloads.model_dump(mode="json")
+    for wl in data["workloads"]:
+        if wl["latency"].get("budget_s") or wl["latency"].get("threshold") not in (None, "background"):
+            wl["latency"]["percentile"] = percentile
+    return dataclasses.replace(inputs, workloads=validate(WorkloadSet, data, "real-support.yaml"))
+
+
+def test_the_slow_tail_is_never_faster_than_the_median_on_the_real_catalog(real):
+    """Every option with measured percentiles is at least as slow at the 90th percentile (the 10th of its
+    output speed, the 90th of its first token) as at the median, for every workload; an option without
+    them is judged at the median (the same latency) and the plan names the routes that were."""
+    inputs, _ = real
+    median = build_pairs(inputs.workloads, inputs.catalog)
+    tail_inputs = _at_percentile(inputs, 90)
+    tail = build_pairs(tail_inputs.workloads, tail_inputs.catalog)
+    opts = tail.options
+    measured = np.array([a is not None and b is not None for a, b in zip(opts.tps_points, opts.ttft_points)])
+    assert measured.sum() > 800  # 826 of the 991 options measure both; the rest lack first-token percentiles
+    budgeted = ~np.isnan(tail.workloads.budget_s)
+    assert (tail.latency_s[budgeted][:, measured] >= median.latency_s[budgeted][:, measured]).all()
+    assert (tail.latency_s[budgeted] > median.latency_s[budgeted] * 1.0001).mean() > 0.9
+    assert (tail.cost_per_task == median.cost_per_task).all()
+    plan = solve_inputs(tail_inputs, "highs", review=False, resilience=False)
+    for w in plan.workloads:
+        if w.percentile is None:
+            continue
+        assert w.percentile.output_tps_percentile == 10 and w.percentile.ttft_percentile == 90
+        unmeasured = {opts.label(o) for o in np.flatnonzero(~measured)}
+        used = {option(a.offering, a.mode) for a in w.allocations}
+        assert set(w.percentile.at_median) == used & unmeasured
+    # a route on an offering whose thinking is split from its first token has no first-token percentiles
+    assert any(w.percentile and w.percentile.at_median for w in plan.workloads)
+
+
+def test_the_real_plan_is_the_same_with_or_without_percentiles_when_no_workload_asks(real):
+    """The measured percentiles change nothing for workloads judged at the median: real-support solved
+    against the catalog stripped of them gives the same plan, byte for byte."""
+    import dataclasses
+
+    from planner.load import validate
+    from planner.schema import Catalog
+
+    inputs, plan = real
+    data = inputs.catalog.model_dump(mode="json")
+    for off in data["offerings"]:
+        for speed in [off["speed"]] + [m["speed"] for m in off["modes"] if m.get("speed")]:
+            speed.pop("percentiles", None)
+    stripped = dataclasses.replace(inputs, catalog=validate(Catalog, data, "stripped.yaml"))
+    other = json.loads(solve_inputs(stripped, "highs").to_json())
+    mine = json.loads(plan.to_json())
+    other["solver"]["seconds"] = mine["solver"]["seconds"] = 0
+    assert other == mine

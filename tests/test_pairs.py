@@ -216,3 +216,116 @@ def test_a_relative_floor_counts_the_modes_that_run_the_named_model():
     assert floor_value(RelativeFloor(like="m0"), "overall", cat) == 41
     assert floor_value(RelativeFloor(like="o0"), "overall", cat) == 40  # an offering id: its default mode
     assert floor_value(RelativeFloor(like="o0", mode="high"), "overall", cat) == 41
+
+
+# ----------------------------------------------------------------------------- latency at a percentile
+#
+# An offering measured at 300 tokens/s and 1.0 s to the first token (the medians), with
+#   output speed: p5 100, p25 200, p75 400, p95 600      first token: p5 0.5, p25 0.8, p75 1.5, p95 3.0
+# At the 90th percentile of latency: the 10th percentile of speed, 100 + (10 - 5) / (25 - 5) x (200 - 100)
+# = 125 tokens/s, and the 90th of the first token, 1.5 + (90 - 75) / (95 - 75) x (3.0 - 1.5) = 2.625 s.
+
+MEASURED = {
+    "output_tps": 300.0,
+    "ttft_s": 1.0,
+    "percentiles": {
+        "output_tps": {5: 100.0, 25: 200.0, 75: 400.0, 95: 600.0},
+        "ttft_s": {5: 0.5, 25: 0.8, 75: 1.5, 95: 3.0},
+    },
+}
+
+
+def at(percentile, **extra):
+    """One 500-token answer on the measured offering and on one without percentiles (200 tokens/s, 0.5 s),
+    judged at `percentile` (None: the medians), with a 5 s budget."""
+    cat = catalog_of(offering("measured", speed=MEASURED, **extra), offering("plain", tps=200, ttft=0.5))
+    latency = {"budget_s": 5.0} | ({} if percentile is None else {"percentile": percentile})
+    return table(workloads_of(workload("w", inp=0, out=500, latency=latency)), cat)
+
+
+def test_percentile_speeds_are_interpolated_between_the_measured_points():
+    from planner.pairs import at_percentile
+
+    points = [((5.0, 25.0, 50.0, 75.0, 95.0), (100.0, 200.0, 300.0, 400.0, 600.0)), None]
+    median = np.array([300.0, 42.0])
+    for q, want, beyond in [
+        (10, 125.0, False),  # a quarter of the way from p5 to p25
+        (25, 200.0, False),  # a measured point
+        (40, 260.0, False),  # 200 + 15/25 x 100
+        (50, 300.0, False),  # the median itself
+        (90, 550.0, False),  # 400 + 15/20 x 200
+        (95, 600.0, False),
+        (99, 600.0, True),  # beyond the last measured point: its value, flagged
+        (1, 100.0, True),
+    ]:
+        value, missing, past = at_percentile(points, median, q)
+        assert value[0] == pytest.approx(want) and past[0] == beyond, q
+        assert value[1] == 42.0 and missing.tolist() == [False, True] and not past[1]  # no points: the median
+
+
+def test_a_budget_at_the_90th_percentile_judges_the_slow_calls():
+    p90, median = at(90), at(None)
+    assert p90.latency_s[0, 0] == pytest.approx(2.625 + 500 / 125)  # 6.625 s: over the 5 s budget
+    assert median.latency_s[0, 0] == pytest.approx(1.0 + 500 / 300)  # 2.67 s: within it
+    assert p90.reasons(0, 0) == ["latency 6.625 s > budget 5 s"] and median.eligible[0, 0]
+    assert p90.latency_s[0, 1] == median.latency_s[0, 1] == pytest.approx(0.5 + 500 / 200)  # no data: the median
+    assert (p90.cost_per_task == median.cost_per_task).all()  # a percentile is about time, not tokens
+
+
+def test_the_median_percentile_is_the_medians():
+    assert np.array_equal(at(50).latency_s, at(None).latency_s)
+
+
+def test_measured_thinking_takes_longer_at_slow_speed_and_bills_the_same_tokens():
+    """Two seconds of thinking measured at the median speed are 600 tokens; at the 10th percentile of
+    speed (125 tokens/s) they take 4.8 s, and are billed as the same 600 tokens."""
+    p90, median = at(90, thinking={"seconds": 2.0}), at(None, thinking={"seconds": 2.0})
+    assert p90.reasoning[0, 0] == median.reasoning[0, 0] == pytest.approx(600.0)
+    assert p90.latency_s[0, 0] == pytest.approx(2.625 + (600 + 500) / 125)
+    assert p90.cost_per_task[0, 0] == median.cost_per_task[0, 0]
+
+
+def test_a_mode_is_judged_at_its_own_speeds_percentiles():
+    own = {"output_tps": 100.0, "ttft_s": 2.0, "percentiles": {"output_tps": {5: 50.0}, "ttft_s": {95: 4.0}}}
+    modes = [{"name": "fast-path", "speed": own}, {"name": "inherits"}]
+    p = at(95, modes=modes)
+    assert p.options.mode[:3] == ["default", "fast-path", "inherits"]
+    assert p.latency_s[0, 1] == pytest.approx(4.0 + 500 / 50.0)  # its own p5 speed and p95 first token
+    assert p.latency_s[0, 2] == p.latency_s[0, 0] == pytest.approx(3.0 + 500 / 100.0)  # the offering's
+
+
+def test_sample_tasks_are_each_judged_at_the_percentile_speeds(tmp_path):
+    """A distribution and a percentile together: each sample task at the percentile's speeds."""
+    from planner.distribution import Distribution
+
+    cat = catalog_of(offering("measured", speed=MEASURED))
+    ws = workloads_of(
+        workload("w", inp=0, out=500, latency={"budget_s": 10.0, "within_budget_share": 0.5, "percentile": 90})
+        | {"distribution": "t.csv"}
+    )
+    inputs = make_inputs(ws, cat, {"t.csv": [(1, 1, 0, 500, 0, 0), (1, 2, 0, 500, 0, 0), (2, 1, 0, 1000, 0, 0)]})
+    p = build_pairs(inputs.workloads, inputs.catalog, distributions=inputs.distributions)
+    # at 125 tokens/s and 2.625 s a call: 6.625 s in, 13.25 s out, 10.625 s out: a quarter of the weight in
+    assert p.within_share[0, 0] == 0.25 and p.need_s[0, 0] == pytest.approx(13.25)
+    assert isinstance(inputs.distributions["w"], Distribution)
+
+
+def test_percentiles_out_of_order_or_at_the_median_are_refused():
+    from planner.errors import InputError
+
+    bad = {**MEASURED, "percentiles": {"output_tps": {5: 350.0}}}  # the 5th above the median 300
+    with pytest.raises(InputError, match=r"the median \(300\) is below the 5th percentile \(350\)"):
+        table(workloads_of(workload("w")), catalog_of(offering("x", speed=bad)))
+    with pytest.raises(InputError, match="the median .50. is the speed figure itself"):
+        table(
+            workloads_of(workload("w")),
+            catalog_of(offering("x", speed={**MEASURED, "percentiles": {"ttft_s": {50: 1}}})),
+        )
+
+
+def test_a_percentile_without_a_budget_is_an_input_error():
+    from planner.errors import InputError
+
+    for latency in ({"percentile": 90}, {"threshold": "background", "percentile": 90}):
+        with pytest.raises(InputError, match="a percentile needs a latency budget"):
+            make_inputs(workloads_of(workload("w", latency=latency)), catalog_of(offering("x")))

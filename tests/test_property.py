@@ -11,15 +11,15 @@ from conftest import solve_dicts
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from reference import check_plan, reference_latency, reference_optimum
-from strategies import EXPLORE, SETTINGS, portfolios, with_fallback
+from strategies import EXPLORE, SETTINGS, portfolios, sampled_portfolios, with_fallback
 
 
-def agrees_with_reference(ws, cat, solver="cbc"):
+def agrees_with_reference(ws, cat, solver="cbc", samples=None):
     """The planner's status and optimum equal the independent solve's; the plan passes the checker."""
     from planner.plan import Plan
 
-    expected = reference_optimum(ws, cat)
-    plan = solve_dicts(ws, cat, solver)
+    expected = reference_optimum(ws, cat, samples)
+    plan = solve_dicts(ws, cat, solver, samples=samples)
     assert Plan.model_validate_json(plan.to_json()) == plan  # records built as trusted are what validation makes
     if expected is None:
         event("infeasible")
@@ -28,7 +28,8 @@ def agrees_with_reference(ws, cat, solver="cbc"):
     event("optimal, binding: " + ",".join(sorted({b.constraint.split(":")[0] for b in plan.binding})))
     assert plan.status == "optimal", plan.diagnosis
     assert plan.total_cost == pytest.approx(expected, rel=1e-6, abs=1e-6)
-    assert check_plan(json.loads(plan.to_json()), ws, cat) == []
+    assert check_plan(json.loads(plan.to_json()), ws, cat, samples=samples) == []
+    return plan
 
 
 @SETTINGS
@@ -79,3 +80,38 @@ def test_highs_path_matches_the_independent_solve(portfolio):
     """--solver highs hands the arrays to highspy directly; it must agree with the reference too."""
     ws, cat = portfolio
     agrees_with_reference(ws, with_fallback(cat), "highs")
+
+
+@SETTINGS
+@given(sampled_portfolios(), st.sampled_from([None, 5.0, 20.0]))
+def test_distributions_and_percentiles_match_the_independent_solve(portfolio, price):
+    """SPEC "Traffic as a distribution": the share of sample tasks within budget (each task at its own
+    calls and tokens, at the speeds of the workload's percentile) enters eligibility and the
+    within-budget row as the reference computes it; the plan's shares within budget are its."""
+    ws, cat, samples = portfolio
+    if price is not None:
+        cat = with_fallback(cat, price)
+    event("sampled" if samples else "no samples")
+    plan = agrees_with_reference(ws, cat, "highs", samples)
+    if plan is not None and any(
+        a.within_budget_share is not None and 0 < a.within_budget_share < 1
+        for w in plan.workloads
+        for a in w.allocations
+    ):
+        event("a route serves part of its sample tasks within budget")
+
+
+@SETTINGS
+@given(sampled_portfolios())
+def test_with_distributions_ties_go_to_the_faster_plan(portfolio):
+    """The tie-break reads the stated mean task's latency (at the percentile), sample tasks or not."""
+    ws, cat, samples = portfolio
+    cat = with_fallback(cat)
+    optimum = reference_optimum(ws, cat, samples)
+    if optimum is None:
+        return
+    plan = solve_dicts(ws, cat, "highs", samples=samples)
+    assert plan.total_cost == pytest.approx(optimum, rel=1e-6, abs=1e-6)
+    fastest = reference_latency(ws, cat, optimum, samples=samples)
+    mine = sum(a.tasks * a.latency_s for w in plan.workloads for a in w.allocations)
+    assert mine <= fastest * (1 + 1e-6) + 1e-6, (mine, fastest)

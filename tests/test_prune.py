@@ -4,7 +4,7 @@ so it is left out of the LP; whatever is left out, the optimum stays the same.""
 import pytest
 from conftest import catalog_of, make_inputs, offering, solve_dicts, workload, workloads_of
 from hypothesis import given
-from strategies import SETTINGS, portfolios
+from strategies import SETTINGS, portfolios, sampled_portfolios, with_fallback
 
 from planner.pairs import build_pairs
 from planner.prune import candidates
@@ -69,6 +69,20 @@ def test_pruning_keeps_the_optimum(portfolio):
     ws, cat = portfolio
     pruned = solve_dicts(ws, cat, prune=True)
     full = solve_dicts(ws, cat, prune=False)
+    assert pruned.status == full.status
+    if full.status == "optimal":
+        assert pruned.total_cost == pytest.approx(full.total_cost, rel=1e-6, abs=1e-6)
+
+
+@SETTINGS
+@given(sampled_portfolios())
+def test_pruning_keeps_the_optimum_with_sample_tasks_and_percentiles(portfolio):
+    """An option is dropped for another only if that one serves at least its share of sample tasks
+    within budget (all of them, when it serves any); the optimum is the unpruned LP's."""
+    ws, cat, samples = portfolio
+    cat = with_fallback(cat)
+    pruned = solve_dicts(ws, cat, "highs", prune=True, samples=samples)
+    full = solve_dicts(ws, cat, "highs", prune=False, samples=samples)
     assert pruned.status == full.status
     if full.status == "optimal":
         assert pruned.total_cost == pytest.approx(full.total_cost, rel=1e-6, abs=1e-6)

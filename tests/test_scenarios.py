@@ -157,3 +157,49 @@ def test_applying_a_scenario_leaves_the_inputs_as_they_were():
     assert (inputs.workloads.model_dump(), inputs.catalog.model_dump()) == before
     assert new.workloads.workloads[0].tasks == 2 * inputs.workloads.workloads[0].tasks
     assert new.workloads_file == inputs.workloads_file and new.catalog_file == inputs.catalog_file
+
+
+def _measured_inputs():
+    """two_vendors() with a-fast's speed measured at percentiles."""
+    inputs = two_vendors()
+    cat = inputs.catalog.model_dump(mode="json")
+    cat["offerings"][0]["speed"]["percentiles"] = {
+        "output_tps": {5: 500.0, 25: 800.0, 75: 1100.0, 95: 1200.0},
+        "ttft_s": {5: 0.1, 95: 0.9},
+    }
+    cat["offerings"][0]["speed"]["ttft_s"] = 0.2
+    return make_inputs(inputs.workloads.model_dump(mode="json"), cat)
+
+
+@pytest.mark.parametrize(
+    "field, value, tps, ttft",
+    [
+        ("speed.output_tps", "*0.5", {5: 250.0, 25: 400.0, 75: 550.0, 95: 600.0}, {5: 0.1, 95: 0.9}),
+        ("speed.output_tps", 2000, {5: 1000.0, 25: 1600.0, 75: 2200.0, 95: 2400.0}, {5: 0.1, 95: 0.9}),
+        ("speed.ttft_s", "+0.5", {5: 500.0, 25: 800.0, 75: 1100.0, 95: 1200.0}, {5: 0.6, 95: 1.4}),
+        ("speed.ttft_s", "-0.15", {5: 500.0, 25: 800.0, 75: 1100.0, 95: 1200.0}, {5: 0.0, 95: 0.75}),
+    ],
+)
+def test_a_median_speed_edit_takes_its_measured_percentiles_along(field, value, tps, ttft):
+    """Halving a speed halves every percentile of it, 0.5 s more to the first token is 0.5 s more at every
+    percentile (never below 0), a number sets the median and scales the percentiles alike: they stay one
+    measurement, in order, rather than a median moved away from its own spread."""
+    inputs = _measured_inputs()
+    edited = apply_scenario(inputs, scenario(catalog=[{"match": {"id": "a-fast"}, "set": {field: value}}]), "s.yaml")
+    got = edited.catalog.offerings[0].speed.percentiles
+    assert got.output_tps == pytest.approx(tps) and got.ttft_s == pytest.approx(ttft)
+
+
+def test_an_overlay_lists_the_percentiles_a_speed_edit_moved(tmp_path):
+    from planner.load import apply_overlays
+
+    inputs = _measured_inputs()
+    (tmp_path / "o.yaml").write_text(
+        "name: slower\ncatalog:\n  - match: {id: a-fast}\n    set: {speed.output_tps: '*0.8'}\n"
+    )
+    _, (applied,) = apply_overlays(inputs.catalog, [tmp_path / "o.yaml"])
+    assert [(c[0], c[1]) for c in applied.changes] == [
+        ("a-fast", "speed.output_tps"),
+        ("a-fast", "speed.percentiles.output_tps"),
+    ]
+    assert applied.changes[1][3] == pytest.approx({"5": 400.0, "25": 640.0, "75": 880.0, "95": 960.0})

@@ -12,11 +12,13 @@ import pytest
 from conftest import catalog_of, make_inputs, offering, plan_bytes, planner_log, routing_start, workload, workloads_of
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from strategies import EXPLORE, portfolios, with_fallback
+from strategies import EXPLORE, portfolios, sampled_portfolios, with_fallback
 
+from planner.load import validate
 from planner.lp import build_problem
 from planner.pairs import Pairs, build_options, build_pairs, build_workloads, changed_options
 from planner.prune import candidates
+from planner.schema import Catalog
 from planner.solve import solve_base, solve_inputs
 from planner.warm import WarmStart, routed_pairs
 
@@ -48,7 +50,7 @@ def four_offerings():
 
 def with_catalog(inputs, ws: dict, cat: dict):
     """The inputs with another catalog and the same workloads (as a scenario editing offerings gives)."""
-    return dataclasses.replace(inputs, catalog=make_inputs(ws, cat).catalog)
+    return dataclasses.replace(inputs, catalog=validate(Catalog, cat, "catalog.yaml"))
 
 
 def same_pairs(a: Pairs, b: Pairs) -> bool:
@@ -249,6 +251,42 @@ def test_a_start_reused_for_any_offering_edit_gives_the_plan_without_reuse(portf
     reused_message = "pairs: built afresh" if floors_moved else "options recomputed, the others taken from the start"
     assert len(recomputed) == 1 and reused_message in recomputed[0]
     event(f"edits: {sorted({k for k, _, _ in edits})}; status {reused.status}")
+
+
+def _speed_with_percentiles(off: dict, f: float) -> None:
+    """A speed edit as a scenario makes it: the measured percentiles move with the median."""
+    off["speed"]["output_tps"] *= f
+    points = (off["speed"].get("percentiles") or {}).get("output_tps")
+    if points:
+        off["speed"]["percentiles"]["output_tps"] = {k: v * f for k, v in points.items()}
+
+
+@settings(
+    max_examples=EXPLORE or 80, derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(
+    sampled_portfolios(),
+    st.lists(
+        st.tuples(st.sampled_from(sorted(EDITS)), st.integers(0, 7), st.sampled_from([0.5, 1.0, 2.0])),
+        min_size=1,
+        max_size=3,
+    ),
+)
+def test_with_distributions_a_start_reused_for_any_offering_edit_gives_the_plan_without_reuse(portfolio, edits):
+    """The same with sample tasks and budgets at a percentile: the shares of sample tasks within budget
+    are figures of a pair like the others, taken from the start for the offerings an edit leaves alone."""
+    ws, cat, samples = portfolio
+    cat = with_fallback(cat)
+    base_inputs = make_inputs(ws, cat, samples)
+    base, start = solve_base(base_inputs, "highs")
+    for kind, i, factor in edits:
+        off = cat["offerings"][i % len(cat["offerings"])]
+        (_speed_with_percentiles if kind == "speed" else EDITS[kind])(off, factor)
+    inputs = with_catalog(base_inputs, ws, cat)
+    reused = solve_inputs(inputs, "highs", start=start, review=False, resilience=False)
+    fresh = solve_inputs(inputs, "highs", start=routing_start(inputs, base), review=False, resilience=False)
+    assert plan_bytes(reused) == plan_bytes(fresh)
+    event(f"sampled: {bool(samples)}; status {reused.status}")
 
 
 def test_a_scenario_takes_the_records_its_edit_leaves_alone_and_makes_the_others():

@@ -32,6 +32,7 @@ def _env():
         amount=fmt.in_unit,
         figure_any=_figure_any,
         short=fmt.short,
+        ordinal=fmt.ordinal,
         abs=abs,
     )
     env.globals["estimated"] = estimated_figures
