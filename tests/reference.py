@@ -226,9 +226,19 @@ def peak(wl: dict, ws: dict) -> float:
     return wl["tasks"] / MINUTES[ws.get("period", "month")] * pf
 
 
-def reference_optimum(ws: dict, catalog: dict, samples: dict | None = None):
-    """The minimum total cost (None when infeasible), by LP; max_options by brute force over subsets."""
-    return _over_subsets(ws, catalog, None, samples=samples)
+TOLERANCE = [1e-10]  # the LP's feasibility tolerances (a list: reference_optimum may loosen it)
+
+
+def reference_optimum(ws: dict, catalog: dict, samples: dict | None = None, tolerance: float | None = None):
+    """The minimum total cost (None when infeasible), by LP; max_options by brute force over subsets.
+    tolerance: the LP's feasibility tolerance instead of 1e-10 (a portfolio feasible only at a
+    boundary, caps of 30% and 70% filling exactly 100%, is infeasible by a rounding at 1e-10)."""
+    saved = TOLERANCE[0]
+    TOLERANCE[0] = saved if tolerance is None else tolerance
+    try:
+        return _over_subsets(ws, catalog, None, samples=samples)
+    finally:
+        TOLERANCE[0] = saved
 
 
 def reference_latency(ws: dict, catalog: dict, optimum: float, slowest: bool = False, samples: dict | None = None):
@@ -342,7 +352,7 @@ def _lp(ws, catalog, table, var, allowed, cost_cap=None, sign=1.0):
         b_eq=b_eq,
         bounds=bounds,
         method="highs",
-        options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10},
+        options={"primal_feasibility_tolerance": TOLERANCE[0], "dual_feasibility_tolerance": TOLERANCE[0]},
     )
     return float(res.fun) if res.status == 0 else None
 
