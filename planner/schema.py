@@ -311,6 +311,9 @@ class Workload(Strict):
     regions: list[Name] | None = Field(None, description="data-residency rule; overrides policy.regions")
     max_vendor_share: float | None = Field(None, gt=0, le=1, description="at most this share of tasks on one company")
     max_options: int | None = Field(None, ge=1, description="use at most this many options (an integer program)")
+    distribution: Name | None = Field(
+        None, description="a CSV of sample tasks (weight, calls, tokens per call), relative to this file"
+    )
 
 
 class WorkloadSet(Strict):
