@@ -2,7 +2,8 @@
 circle. Every import counts, including those inside functions (the CLI imports commands lazily).
 
     base      errors, fmt, files, arrays, timing       no planner imports but each other
-    schema    schema, edits, load, scenarios, catalog_import, catalog_diff, rescale, schemas (JSON Schemas), fetch
+    schema    schema, edits, load, scenarios, catalog_import, catalog_diff, rescale, schemas (JSON Schemas), fetch,
+              logs (request logs into DuckDB), traffic (workloads files from their aggregates)
     pairs     pairs, prune                             the workload x option table (SPEC 3)
     lp        lp                                       the linear program (SPEC 4)
     solver    backends, solver, resolve                HiGHS and CBC, the passes, re-solves
@@ -25,7 +26,19 @@ LAYERS = [
     ("base", {"errors", "fmt", "files", "arrays", "timing"}),
     (
         "schema",
-        {"schema", "edits", "load", "scenarios", "catalog_import", "catalog_diff", "rescale", "schemas", "fetch"},
+        {
+            "schema",
+            "edits",
+            "load",
+            "scenarios",
+            "catalog_import",
+            "catalog_diff",
+            "rescale",
+            "schemas",
+            "fetch",
+            "logs",
+            "traffic",
+        },
     ),
     ("pairs", {"pairs", "prune"}),
     ("lp", {"lp"}),
