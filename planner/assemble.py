@@ -146,6 +146,11 @@ def build_plan(
     )
 
 
+def _finite(x: float) -> float | None:
+    """An option's figure, None where the arrays hold nan (absent)."""
+    return None if x != x else float(x)
+
+
 def _float(x: float | None) -> float | None:
     return None if x is None else float(x)
 
@@ -249,6 +254,11 @@ def _workload_plans(
                     "within_budget": inside,
                     "input_tokens": t_in,
                     "output_tokens": t_out,
+                    "output_tps": float(opts.output_tps[o]),
+                    "ttft_s": float(opts.ttft_s[o]),
+                    "prefill_tps": _finite(opts.prefill_tps[o]),
+                    "thinking_tokens": _finite(opts.thinking[o]),
+                    "reasoning_factor": float(opts.reasoning_factor[o]),
                 },
             )
         )
