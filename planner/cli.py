@@ -462,6 +462,23 @@ def workloads_from_aggregates(
     _guard(lambda: commands().workloads_from_aggregates(aggregates, period, out, catalog, name))
 
 
+@app.command()
+def replay(
+    plan: Path = typer.Argument(..., help="A plan file (.plan.json)."),
+    logs: list[Path] = typer.Argument(..., help="Log files, read as workloads from-logs reads them."),
+    fmt: str = typer.Option(..., "--format", help=FORMAT_HELP),
+    maps: list[str] = typer.Option([], "--map", help=MAP_HELP),
+    group_by: str | None = typer.Option(None, "--group-by", help=GROUP_HELP),
+    task_by: str | None = typer.Option(None, "--task-by", help=TASK_HELP),
+    workload: str | None = typer.Option(None, "--workload", help=WORKLOAD_HELP),
+    out: Path = typer.Option(Path("reports"), "--out", help="Folder for <name>.replay.html and <name>.replay.json."),
+) -> None:
+    """Apply a plan's routing to logged traffic: each task down one route by the plan's shares, timed on
+    its own tokens; cost, p50/p90/p99 and the share within budget against the plan's promise."""
+
+    _guard(lambda: commands().replay(plan, list(logs), fmt, list(maps), group_by, task_by, workload, out))
+
+
 def main() -> None:
     import gc
 

@@ -545,3 +545,45 @@ def _print_written(written, files: dict, out: Path) -> None:
     for path in files:
         _say(f"wrote {path}", file=sys.stderr)
     _say(f"next: fill in each workload's latency and capability in {out}, then planner solve {out}", file=sys.stderr)
+
+
+def replay(
+    plan_path: Path,
+    paths: list[Path],
+    fmt: str,
+    maps: list[str],
+    group_by: str | None,
+    task_by: str | None,
+    workload: str | None,
+    out: Path,
+) -> int:
+    """SPEC "Plans from real traffic": the plan's routing applied to logged tasks; the terminal summary,
+    <out>/<name>.replay.html and <out>/<name>.replay.json."""
+    from .logs import LogOptions, open_logs, parse_map
+    from .plan import read_plan
+    from .replay import RULES, replay_data
+    from .replay import replay as run_replay
+    from .report import render_replay_report
+    from .terminal import print_replay
+
+    plan = read_plan(plan_path)
+    out = Path(out)
+    stem = file_stem(plan.name, str(plan_path))
+    files = {"report": out / f"{stem}.replay.html", "data": out / f"{stem}.replay.json"}
+    check_targets(files.values(), out)
+    options = LogOptions(fmt, parse_map(maps), group_by, task_by, workload)
+    with timed("read logs"), open_logs(paths, options) as logs:
+        with timed("replay"):
+            result = run_replay(plan, logs)
+        n = len(logs.files)
+        source = f"{n} log file{'s' if n > 1 else ''} ({fmt}): " + ", ".join(f.path for f in logs.files[:3])
+        source += f" and {n - 3} more" if n > 3 else ""
+    _out_folder(out)
+    write_all(
+        {
+            files["report"]: render_replay_report(result, source, RULES),
+            files["data"]: json_text(replay_data(result, source)),
+        }
+    )
+    print_replay(result, source, files)
+    return EXIT_OK

@@ -9,7 +9,7 @@ circle. Every import counts, including those inside functions (the CLI imports c
     solver    backends, solver, resolve                HiGHS and CBC, the passes, re-solves
     plan      plan, assemble                           the Plan (SPEC 5) and its assembly
     insight   insight, compare, risks                  what a review reads off a plan
-    pipeline  warm, solve, whatif, frontier            files to plans: one, a batch, a sweep
+    pipeline  warm, solve, whatif, frontier, replay    files to plans: one, a batch, a sweep; plans on logged traffic
     outputs   tables, terminal, gateway(_ids), report  JSON/CSV, the terminal, HTML, exports
     commands  commands                                 each command's work
     cli       cli, __main__                            the command line
@@ -45,7 +45,7 @@ LAYERS = [
     ("solver", {"backends", "solver", "resolve"}),
     ("plan", {"plan", "assemble"}),
     ("insight", {"insight", "compare", "risks"}),
-    ("pipeline", {"warm", "solve", "whatif", "frontier"}),
+    ("pipeline", {"warm", "solve", "whatif", "frontier", "replay"}),
     ("outputs", {"tables", "terminal", "gateway", "gateway_ids", "report"}),
     ("commands", {"commands"}),
     ("cli", {"cli", "__main__"}),
