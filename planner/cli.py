@@ -462,6 +462,23 @@ def workloads_from_aggregates(
     _guard(lambda: commands().workloads_from_aggregates(aggregates, period, out, catalog, name))
 
 
+@catalog_app.command("calibrate")
+def catalog_calibrate(
+    catalog: Path = typer.Argument(..., help="Catalog file (YAML)."),
+    logs: list[Path] = typer.Argument(..., help="Log files with timings: LiteLLM spend logs or OpenTelemetry spans."),
+    fmt: str = typer.Option(..., "--format", help=FORMAT_HELP),
+    maps: list[str] = typer.Option([], "--map", help=MAP_HELP),
+    out: Path = typer.Option(..., "--out", help="The calibrated catalog to write (YAML)."),
+    min_calls: int = typer.Option(
+        20, "--min-calls", min=1, help="Timed calls an offering needs before its figures are replaced."
+    ),
+) -> None:
+    """Replace the time to first token and output speed of the offerings seen in the logs with the
+    medians of their own calls (matched by id, gateway id or model name); the others keep theirs."""
+
+    _guard(lambda: commands().catalog_calibrate(catalog, list(logs), fmt, list(maps), out, min_calls))
+
+
 @app.command()
 def replay(
     plan: Path = typer.Argument(..., help="A plan file (.plan.json)."),

@@ -587,3 +587,45 @@ def replay(
     )
     print_replay(result, source, files)
     return EXIT_OK
+
+
+def catalog_calibrate(
+    catalog: Path,
+    paths: list[Path],
+    fmt: str,
+    maps: list[str],
+    out: Path,
+    min_calls: int,
+) -> int:
+    """SPEC "Plans from real traffic": the catalog with the time to first token and output speed of the
+    offerings seen in the logs measured from their calls."""
+    from .calibrate import calibrate, calibrated_catalog
+    from .fmt import figure
+    from .logs import LogOptions, open_logs, parse_map
+
+    cat = load_catalog(catalog)
+    out = Path(out)
+    check_targets([out])
+    with timed("read logs"), open_logs(paths, LogOptions(fmt, parse_map(maps))) as logs:
+        result = calibrate(cat, logs, min_calls)
+        text = calibrated_catalog(Path(catalog), result, logs)
+    write_all({out: text})
+    for m in result.measured:
+        _say(
+            f"{m.offering}: {m.timed:,} timed calls: ttft {figure(m.before[0], 3)} -> {figure(m.ttft_s, 3)} s "
+            f"(p90 {figure(m.ttft[900], 3)}), output {figure(m.before[1], 3)} -> {figure(m.output_tps, 3)} tokens/s "
+            f"(90% of calls at least {figure(m.speed[100], 3)})"
+        )
+    for m in result.too_few:
+        _say(
+            f"{m.offering}: {m.timed:,} timed calls of {m.calls:,}, fewer than {min_calls}: figures kept",
+            file=sys.stderr,
+        )
+    for model, n, why in result.unmatched:
+        _say(f"{model}: {n:,} calls not used: {why}", file=sys.stderr)
+    _say(
+        f"{out}: {len(result.measured)} offerings measured, {len(result.too_few)} seen too little, "
+        f"{result.not_seen} not seen (figures kept)",
+        file=sys.stderr,
+    )
+    return EXIT_OK

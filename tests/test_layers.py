@@ -3,7 +3,8 @@ circle. Every import counts, including those inside functions (the CLI imports c
 
     base      errors, fmt, files, arrays, timing       no planner imports but each other
     schema    schema, edits, load, scenarios, catalog_import, catalog_diff, rescale, schemas (JSON Schemas), fetch,
-              logs (request logs into DuckDB), traffic (workloads files from their aggregates)
+              logs (request logs into DuckDB), traffic (workloads files from their aggregates),
+              calibrate (catalog speeds measured from logs)
     pairs     pairs, prune                             the workload x option table (SPEC 3)
     lp        lp                                       the linear program (SPEC 4)
     solver    backends, solver, resolve                HiGHS and CBC, the passes, re-solves
@@ -38,6 +39,7 @@ LAYERS = [
             "fetch",
             "logs",
             "traffic",
+            "calibrate",
         },
     ),
     ("pairs", {"pairs", "prune"}),
