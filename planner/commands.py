@@ -606,7 +606,7 @@ def catalog_calibrate(
     cat = load_catalog(catalog)
     out = Path(out)
     check_targets([out])
-    with timed("read logs"), open_logs(paths, LogOptions(fmt, parse_map(maps))) as logs:
+    with timed("read logs"), open_logs(paths, LogOptions(fmt, parse_map(maps)), timings=True) as logs:
         result = calibrate(cat, logs, min_calls)
         text = calibrated_catalog(Path(catalog), result, logs)
     write_all({out: text})

@@ -7,7 +7,7 @@ so logs of tens of millions of rows never pass through Python and the memory a r
 aggregation queries in planner/sql/ read, in DuckDB here or in a warehouse:
 
     workload        VARCHAR  the workload the call belongs to (never null)
-    task_id         VARCHAR  the task it is part of (never null)
+    task_id         UHUGEINT the task it is part of: md5_number of its id (a 128-bit number; never null)
     start_s         DOUBLE   when the call started, seconds since 1970-01-01 UTC
     start_minute    BIGINT   the calendar minute it started in (UTC), minutes since 1970-01-01
     input_tokens    BIGINT   prompt tokens, cached ones included
@@ -139,6 +139,8 @@ class Logs:
     task_rule: str
     default_workload: str
     columns: dict[str, str] = field(default_factory=dict)  # planner field -> the column read (csv format)
+    details: str = ""  # the query that finds the first problem's column, value and place
+    timings: bool = False  # end, first token, model and provider read too (calibration)
 
     def close(self) -> None:
         try:
@@ -200,9 +202,10 @@ def parse_map(items: list[str]) -> dict[str, str]:
     return out
 
 
-def open_logs(paths: list[Path], options: LogOptions) -> Logs:
+def open_logs(paths: list[Path], options: LogOptions, timings: bool = False) -> Logs:
     """Read the logs into a fresh DuckDB database (in a temporary folder the Logs removes on close) and
-    check every call; an input error, with nothing left behind, when a value cannot be read."""
+    check every call; an input error, with nothing left behind, when a value cannot be read. With
+    `timings`, each call's end, first token, model and provider are read (and checked) too."""
     if options.fmt not in FORMATS:
         raise InputError.single(
             "--format", "", f"unknown format '{options.fmt}'; expected one of: {', '.join(FORMATS)}"
@@ -218,7 +221,7 @@ def open_logs(paths: list[Path], options: LogOptions) -> Logs:
     con = None
     try:
         con = _connect(folder)
-        logs = Logs(con, folder, files, kind, options, {}, {}, 0, "", "", default)
+        logs = Logs(con, folder, files, kind, options, {}, {}, 0, "", "", default, timings=timings)
         reader = {"litellm": _read_litellm, "otel": _read_otel, "csv": _read_csv}[options.fmt]
         reader(logs)
         _check(logs)
@@ -449,13 +452,20 @@ def _read_litellm(logs: Logs) -> None:
             f"prompt_tokens and completion_tokens; the columns are: {_listed(c for c in types if c != 'filename')}",
         )
     text = lambda c: _as_text(c, types) if c in present else "CAST(NULL AS VARCHAR)"
-    m0 = f"TRY_CAST({text('metadata')} AS JSON)" if "metadata" in present else "CAST(NULL AS JSON)"
-    meta = (
-        "(CASE WHEN json_type(m0) = 'VARCHAR' THEN TRY_CAST(m0 ->> '$' AS JSON) ELSE m0 END)"
-        if "metadata" in present
-        else "CAST(NULL AS JSON)"
-    )
-    from_meta = lambda paths: "COALESCE(" + ", ".join(f"json_extract_string(meta, {_lit(p)})" for p in paths) + ")"
+    # metadata is a JSON object, or (as the proxy's own payload has it) a JSON string holding one; every
+    # usage path is read in one pass over it
+    paths = (*LITELLM_REASONING_PATHS, *LITELLM_CACHED_PATHS)
+    if "metadata" in present:
+        mt = text("metadata")
+        unwrapped = f"TRY_CAST(TRY_CAST({mt} AS JSON) ->> '$' AS JSON)"
+        usage = (
+            f"json_extract_string(CASE WHEN starts_with({mt}, '\"') THEN {unwrapped} "
+            f"ELSE TRY_CAST({mt} AS JSON) END, [{', '.join(_lit(p) for p in paths)}])"
+        )
+    else:
+        usage = f"[{', '.join('CAST(NULL AS VARCHAR)' for _ in paths)}]"
+    n_reasoning = len(LITELLM_REASONING_PATHS)
+    from_usage = lambda first, n: "COALESCE(" + ", ".join(f"usage[{first + k}]" for k in range(n)) + ")"
     group_by = logs.options.group_by or "model_group"
     if group_by == "model_group":
         group = f"COALESCE(NULLIF(TRIM({text('model_group')}), ''), NULLIF(TRIM({text('model')}), ''))"
@@ -479,7 +489,8 @@ def _read_litellm(logs: Logs) -> None:
         logs.task_rule = f"calls with the same '{task_by}' are one task (a call without one is a task of its own)"
     src = f"""
         SELECT filename, start_raw, end_raw, first_raw, input_raw, gen_raw,
-               {from_meta(LITELLM_REASONING_PATHS)} AS reasoning_raw, {from_meta(LITELLM_CACHED_PATHS)} AS cached_raw,
+               {from_usage(1, n_reasoning)} AS reasoning_raw,
+               {from_usage(1 + n_reasoning, len(LITELLM_CACHED_PATHS))} AS cached_raw,
                group_raw, COALESCE(NULLIF(task0, ''), request_id) AS task_raw, model, provider,
                CASE WHEN lower(status) = 'failure' THEN 'failed calls (status failure)' END AS skip,
                request_id AS where_raw
@@ -489,9 +500,9 @@ def _read_litellm(logs: Logs) -> None:
                    {text("completion_tokens")} AS gen_raw, {group} AS group_raw, {task} AS task0,
                    {text("request_id")} AS request_id, NULLIF(TRIM({text("model")}), '') AS model,
                    NULLIF(TRIM({text("custom_llm_provider")}), '') AS provider, {text("status")} AS status,
-                   {m0} AS m0
+                   {usage} AS usage
             FROM {rel}
-        ) AS r0, LATERAL (SELECT {meta} AS meta) AS r1"""
+        ) AS r0"""
     names = {
         "start": "startTime",
         "end": "endTime",
@@ -618,61 +629,75 @@ def _listed(names, most: int = 12) -> str:
 
 
 def _load(logs: Logs, src: str, names: dict[str, str], time_parse, rank_tasks=False, first_is_offset=False):
-    """Parse and check every call of `src` (text columns) into the table calls_table, then the view
-    `calls`. A value that cannot be read leaves a problem on its row (found by _check)."""
+    """Parse every call of `src` (text columns) into the table calls_table, then the view `calls`.
+
+    Each row gets one cheap flag, `bad`, when a value cannot be read; the message naming the column, the
+    value and what was expected is worked out only for the first such row (logs.details, run by _check),
+    so ten million good rows pay for one comparison each, not for the wording of every check."""
+    timings = logs.timings
     start = time_parse("start_raw")
-    end = time_parse("end_raw")
-    first = (
-        "CASE WHEN TRY_CAST(first_raw AS DOUBLE) BETWEEN 0 AND 1e6 "
-        "THEN start_us + CAST(TRY_CAST(first_raw AS DOUBLE) * 1e6 AS BIGINT) END"
-        if first_is_offset
-        else time_parse("first_raw")
-    )
+    end = time_parse("end_raw") if timings else "CAST(NULL AS BIGINT)"
+    if not timings:
+        first = "CAST(NULL AS BIGINT)"
+    elif first_is_offset:
+        first = (
+            "CASE WHEN TRY_CAST(first_raw AS DOUBLE) BETWEEN 0 AND 1e6 "
+            "THEN start_us + CAST(TRY_CAST(first_raw AS DOUBLE) * 1e6 AS BIGINT) END"
+        )
+    else:
+        first = time_parse("first_raw")
 
     def number(raw: str) -> str:
-        return f"TRY_CAST(NULLIF(TRIM({raw}), '') AS DOUBLE)"
+        return f"TRY_CAST({raw} AS DOUBLE)"
 
-    checks: list[tuple[str, str, str]] = []  # (condition, message, raw column)
+    def whole(value: str) -> str:  # a token count: a whole number from 0 to MAX_TOKENS (false for NaN and null)
+        return f"COALESCE({value} BETWEEN 0 AND {MAX_TOKENS:g} AND {value} = floor({value}), false)"
+
+    bad = [
+        "start_us IS NULL",
+        f"NOT {whole('input_f')}",
+        f"NOT {whole('gen_f')}",
+        f"(reasoning_raw IS NOT NULL AND NOT {whole('reasoning_f')})",
+        f"(cached_raw IS NOT NULL AND NOT {whole('cached_f')})",
+        "reasoning_f > gen_f",
+        "cached_f > input_f",
+    ]
+    if timings:
+        bad += ["(end_raw IS NOT NULL AND end_us IS NULL)", "(first_raw IS NOT NULL AND first_us IS NULL)"]
+    if not rank_tasks:
+        bad.append("task_raw IS NULL OR task_raw = ''")
+
+    checks: list[tuple[str, str, str]] = []  # (condition, message, raw column): the wording, for the first bad row
 
     def need_time(raw: str, name: str, required: bool) -> None:
-        blank = f"({raw} IS NULL OR TRIM({raw}) = '')"
+        blank = f"{raw} IS NULL"
         if required:
             checks.append((blank, f"'{name}: missing; {TIME_EXPECTED}'", raw))
         parsed = {"start_raw": "start_us", "end_raw": "end_us", "first_raw": "first_us"}[raw]
+        expected = TIME_EXPECTED if raw != "first_raw" or not first_is_offset else "expected a number of seconds"
         checks.append(
             (
                 f"NOT {blank} AND {parsed} IS NULL",
-                f"'{name}: ' || {_shown(raw)} || ' is not a date and time; "
-                + (f"{TIME_EXPECTED}'" if not first_is_offset else "expected a number'"),
+                f"'{name}: ' || {_shown(raw)} || ' is not {_what(raw, first_is_offset)}; {expected}'",
                 raw,
             )
         )
 
     def need_tokens(raw: str, value: str, name: str, required: bool) -> None:
-        blank = f"({raw} IS NULL OR TRIM({raw}) = '')"
         if required:
-            checks.append((blank, f"'{name}: missing; expected a whole number of tokens'", raw))
+            checks.append((f"{raw} IS NULL", f"'{name}: missing; expected a whole number of tokens'", raw))
         checks.append(
             (
-                f"NOT {blank} AND ({value} IS NULL OR isnan({value}) OR {value} < 0 OR {value} > {MAX_TOKENS:g} "
-                f"OR {value} <> floor({value}))",
+                f"{raw} IS NOT NULL AND NOT {whole(value)}",
                 f"'{name}: ' || {_shown(raw)} || ' is not a whole number of tokens from 0 to 1e9'",
                 raw,
             )
         )
 
     need_time("start_raw", names["start"], True)
-    need_time("end_raw", names["end"], False)
-    if not first_is_offset:
+    if timings:
+        need_time("end_raw", names["end"], False)
         need_time("first_raw", names["first"], False)
-    else:
-        checks.append(
-            (
-                "first_raw IS NOT NULL AND NOT COALESCE(TRY_CAST(first_raw AS DOUBLE) BETWEEN 0 AND 1e6, false)",
-                f"'{names['first']}: ' || {_shown('first_raw')} || ' is not a number of seconds from 0 to 1e6'",
-                "first_raw",
-            )
-        )
     need_tokens("input_raw", "input_f", names["input"], True)
     need_tokens("gen_raw", "gen_f", names["gen"], True)
     need_tokens("reasoning_raw", "reasoning_f", names["reasoning"], False)
@@ -696,7 +721,7 @@ def _load(logs: Logs, src: str, names: dict[str, str], time_parse, rank_tasks=Fa
     if not rank_tasks:
         checks.append(
             (
-                "task_raw IS NULL OR TRIM(task_raw) = ''",
+                "task_raw IS NULL OR task_raw = ''",
                 f"'{names['task']}: missing; every call needs one (it names the task of a call that has no other)'",
                 "task_raw",
             )
@@ -706,15 +731,13 @@ def _load(logs: Logs, src: str, names: dict[str, str], time_parse, rank_tasks=Fa
     default = _lit(logs.default_workload)
     if rank_tasks:  # calls without a task id: numbered in the order of their figures (ties are equal calls)
         task = (
-            "COALESCE(NULLIF(TRIM(task_raw), ''), 'call-' || CAST(row_number() OVER "
+            "COALESCE(NULLIF(task_raw, ''), 'call-' || CAST(row_number() OVER "
             "(ORDER BY start_us, input_f, gen_f, reasoning_f, cached_f, group_raw, model) AS VARCHAR))"
         )
     else:
         task = "task_raw"
-    kept = lambda expr: f"CASE WHEN skip IS NULL AND problem IS NULL THEN {expr} END"
     raw_value = " ".join(f"WHEN problem_column = '{c}' THEN {c}" for c in RAW_COLUMNS)
-    sql = f"""
-        CREATE TABLE calls_table AS
+    parsed = f"""
         WITH src AS ({src}),
         parsed AS (
             SELECT *, {start} AS start_us, {end} AS end_us, {number("input_raw")} AS input_f,
@@ -723,26 +746,31 @@ def _load(logs: Logs, src: str, names: dict[str, str], time_parse, rank_tasks=Fa
             FROM src
         ),
         parsed2 AS (SELECT *, {first} AS first_us FROM parsed),
-        checked AS (
-            SELECT *, CASE WHEN skip IS NULL THEN {problem} END AS problem,
-                   CASE WHEN skip IS NULL THEN {problem_column} END AS problem_column
-            FROM parsed2
-        )
-        SELECT filename, skip, problem, problem_column,
-               CASE WHEN problem IS NOT NULL THEN COALESCE(where_raw, '') END AS problem_where,
-               CASE {raw_value} END AS problem_value,
-               COALESCE(NULLIF(TRIM(group_raw), ''), {default}) AS workload,
-               {kept(task)} AS task_id,
-               start_us, end_us, first_us, model, provider,
-               {kept("CAST(input_f AS BIGINT)")} AS input_tokens,
-               {kept("CAST(gen_f - COALESCE(reasoning_f, 0) AS BIGINT)")} AS output_tokens,
-               {kept("CAST(COALESCE(reasoning_f, 0) AS BIGINT)")} AS reasoning_tokens,
-               {kept("CAST(COALESCE(cached_f, 0) AS BIGINT)")} AS cached_tokens
-        FROM checked"""
+        flagged AS (SELECT *, skip IS NULL AND ({" OR ".join(bad)}) AS bad FROM parsed2)"""
+    one_file = len(logs.files) == 1
+    sql = f"""
+        CREATE TABLE calls_table AS {parsed}
+        SELECT {"CAST(NULL AS VARCHAR)" if one_file else "filename"} AS filename, skip, bad,
+               COALESCE(NULLIF(TRIM(group_raw), ''), {default}) AS workload, md5_number({task}) AS task_id,
+               start_us, end_us, first_us,
+               {"model" if timings else "CAST(NULL AS VARCHAR)"} AS model,
+               {"provider" if timings else "CAST(NULL AS VARCHAR)"} AS provider,
+               TRY_CAST(input_f AS BIGINT) AS input_tokens,
+               TRY_CAST(gen_f - COALESCE(reasoning_f, 0) AS BIGINT) AS output_tokens,
+               TRY_CAST(COALESCE(reasoning_f, 0) AS BIGINT) AS reasoning_tokens,
+               TRY_CAST(COALESCE(cached_f, 0) AS BIGINT) AS cached_tokens
+        FROM flagged"""
     try:
         logs.con.execute(sql)
     except Exception as exc:
         raise _unreadable(logs, exc) from None
+    logs.details = f"""{parsed}
+        SELECT filename, problem, problem_column, CASE {raw_value} END AS problem_value,
+               COALESCE(where_raw, '') AS problem_where
+        FROM (
+            SELECT *, {problem} AS problem, {problem_column} AS problem_column
+            FROM (SELECT * FROM flagged WHERE bad LIMIT 1)
+        )"""
     logs.con.execute(
         """CREATE VIEW calls AS
            SELECT workload, task_id, start_us / 1e6 AS start_s, start_us // 60000000 AS start_minute,
@@ -752,18 +780,18 @@ def _load(logs: Logs, src: str, names: dict[str, str], time_parse, rank_tasks=Fa
     )
 
 
+def _what(raw: str, first_is_offset: bool) -> str:
+    return "a number" if raw == "first_raw" and first_is_offset else "a date and time"
+
+
 def _check(logs: Logs) -> None:
     """The first call with a problem is an input error (file, line or span, column, what and what was
     expected); otherwise the counts the provenance reports."""
-    bad = logs.con.execute(
-        "SELECT filename, problem, problem_column, problem_value, problem_where FROM calls_table "
-        "WHERE problem IS NOT NULL LIMIT 1"
-    ).fetchone()
-    if bad is not None:
-        filename, problem, column, value, where = bad
+    if logs.con.execute("SELECT count(*) FROM calls_table WHERE bad").fetchone()[0]:
+        filename, problem, column, value, where = logs.con.execute(logs.details).fetchone()  # the files again
         raise _located(logs, filename, problem, column, value, where)
     for filename, n in logs.con.execute("SELECT filename, count(*) FROM calls_table GROUP BY filename").fetchall():
-        logs.rows[filename] = n
+        logs.rows[filename or logs.first_file] = n
     for why, n in logs.con.execute(
         "SELECT skip, count(*) FROM calls_table WHERE skip IS NOT NULL GROUP BY skip ORDER BY skip"
     ).fetchall():

@@ -6,7 +6,10 @@ workload's routes and times it on its own calls and tokens, so the tails show. T
 independent computation reproduces (tests/test_replay.py does):
 
 - a task is a (workload, task id) of the logs, read as `from-logs` reads them;
-- u(task) = the first 13 hex digits of md5(task id, UTF-8) as an integer / 16^13, in [0, 1);
+- u(task) = the first 8 bytes of md5(task id, UTF-8) read as a little-endian integer, its lowest 12 bits
+  dropped, / 2^52: in [0, 1), exact in a float64 (in Python: (int.from_bytes(md5(id).digest()[:8],
+  "little") >> 12) / 2**52; the logs keep each task id as DuckDB's md5_number, its 16 digest bytes
+  read little-endian, whose low 64 bits these are);
 - the workload's allocations in (offering, mode) order, with bounds c_k = (s_1 + ... + s_k) / (s_1 + ...
   + s_K) summed left to right in float64 and the last bound 1; the task takes the first route with
   u < c_k, so each route gets its share of tasks, and the same task always the same route;
@@ -31,7 +34,6 @@ from .plan import Allocation, Plan, WorkloadPlan
 
 PER_MILLE = (500, 900, 990)  # the percentiles reported: p50, p90, p99
 CDF_POINTS = 1000  # per-mille points of each workload's latency curve (the report's chart)
-U_SCALE = 16**13  # u = 13 hex digits / 16^13: 52 bits, exact in a float64
 SHORT = 1e-9  # a replayed share below the promise by more than this is flagged
 
 
@@ -210,10 +212,12 @@ def replay(plan: Plan, logs: Logs) -> Replay:
         w.cost += float(cost)
         w.within += int(within)
     every = f"range(1, {CDF_POINTS + 1})"
-    for wid, per_mille, latency in logs.sql(_PERCENTILES_SQL.format(by="wid", points=every)):
+    for wid, per_mille, latency in logs.sql(_PERCENTILES_SQL.format(by="wid", points=every, on_wanted="w.wid")):
         replays[wid].latency[int(per_mille)] = float(latency)
     chosen = "(VALUES " + ", ".join(f"({p})" for p in PER_MILLE) + ")"
-    for wid, k, per_mille, latency in logs.sql(_PERCENTILES_SQL.format(by="wid, k", points=chosen)):
+    for wid, k, per_mille, latency in logs.sql(
+        _PERCENTILES_SQL.format(by="wid, k", points=chosen, on_wanted="w.wid, w.k")
+    ):
         replays[wid].routes[k].latency[int(per_mille)] = float(latency)
     logs.sql("DROP TABLE replayed")
     total_tasks = sum(c[0] for c in counts.values())
@@ -236,7 +240,8 @@ WITH tasks AS (
     FROM calls GROUP BY workload, task_id
 ),
 hashed AS (
-    SELECT *, CAST(('0x' || substr(md5(task_id), 1, 13)) AS BIGINT) / 4503599627370496.0 AS u FROM tasks
+    SELECT *, CAST((task_id & CAST(18446744073709551615 AS UHUGEINT)) >> 12 AS DOUBLE) / 4503599627370496.0 AS u
+    FROM tasks
 ),
 placed AS (
     SELECT h.n, h.i / h.n AS inp, h.o / h.n AS outp, h.r / h.n AS reas, h.c / h.n AS cached, r.*
@@ -259,21 +264,21 @@ SELECT wid, k, n,
 FROM timed
 """
 
-# nearest rank: the j-th per-mille point is the ceil(j x n / 1000)-th smallest latency, in integers
+# nearest rank: the j-th per-mille point is the ceil(j x n / 1000)-th smallest latency, in integers; the
+# ranks wanted are worked out first, so the join is on equal keys
 _PERCENTILES_SQL = """
-WITH ranked AS (
-    SELECT {by}, latency, row_number() OVER (PARTITION BY {by} ORDER BY latency) AS rn,
-           count(*) OVER (PARTITION BY {by}) AS cnt
-    FROM replayed
-)
-SELECT {by}, q.j, latency FROM ranked JOIN {points} AS q(j) ON rn = (q.j * cnt + 999) // 1000
+WITH counts AS (SELECT {by}, count(*) AS cnt FROM replayed GROUP BY {by}),
+wanted AS (SELECT {by}, q.j, (q.j * cnt + 999) // 1000 AS rn FROM counts, {points} AS q(j)),
+ranked AS (SELECT {by}, latency, row_number() OVER (PARTITION BY {by} ORDER BY latency) AS rn FROM replayed)
+SELECT {on_wanted}, w.j, r.latency FROM wanted w JOIN ranked r USING ({by}, rn)
 ORDER BY ALL
 """
 
 
 RULES = [
     "A task is a workload's calls with one task id, read as planner workloads from-logs reads them.",
-    "Each task goes to one route: u = the first 13 hex digits of md5(task id) / 16^13, in [0, 1); the "
+    "Each task goes to one route: u = the first 8 bytes of md5(task id) as a little-endian integer, "
+    "its lowest 12 bits dropped, / 2^52, in [0, 1); the "
     "workload's allocations in (offering, mode) order take the intervals of u their shares make, the "
     "last ending at 1. A route gets its share of tasks, and the same task always the same route.",
     "A task's latency and cost are SPEC 3's with its own calls as turns and its own tokens per call (the "

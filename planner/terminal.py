@@ -575,6 +575,7 @@ def print_replay(result, source: str, paths: dict[str, Path]) -> None:
     p90 and p99, and the share within budget (the plan's promise, then the replay's), flagged when
     short; then the routes that fall short, the workloads the plan lacks and the plan's workloads with
     no traffic."""
+    from .fmt import shares_apart
     from .replay import PER_MILLE
 
     plan = result.plan
@@ -593,7 +594,7 @@ def print_replay(result, source: str, paths: dict[str, Path]) -> None:
     table.add_column("budget", justify="right", no_wrap=True)
     table.add_column("within: plan → replay", justify="right", no_wrap=True)
     for w in result.workloads[:TABLE_ROWS]:
-        within = f"{percent(w.promised)} → {percent(w.within_share)}"
+        within = " → ".join(shares_apart(w.promised, w.within_share))
         flag = " short" if w.short else ""
         cells = [
             w.id,
@@ -610,10 +611,11 @@ def print_replay(result, source: str, paths: dict[str, Path]) -> None:
     for w in result.flagged[:TABLE_ROWS]:
         rule = f"; the rule asks {percent(w.required)}" if w.below_rule else ""
         if w.short:
+            got, promised = shares_apart(w.within_share, w.promised)
             _say(
                 out,
-                f"short: {w.id}: {percent(w.within_share)} of its tasks within {seconds(w.plan.budget_s)}, "
-                f"the plan promised {percent(w.promised)}{rule}",
+                f"short: {w.id}: {got} of its tasks within {seconds(w.plan.budget_s)}, "
+                f"the plan promised {promised}{rule}",
                 style="red",
             )
         for r in w.routes:

@@ -37,6 +37,7 @@ from .fmt import number, plain, visible
 from .schema import ID_PATTERN, MINUTES_PER_PERIOD
 
 MAX_ROWS = 2000  # rows of a distribution file (and the SQL's limit for exact rows)
+BIN_WIDTH = 0.1  # the SQL's finest bins, in ln(calls) and ln(1 + tokens per call)
 COLUMNS = (
     "kind",
     "workload",
@@ -405,7 +406,7 @@ def distribution_rows(w: WorkloadTraffic) -> tuple[list[tuple[int, int, float, f
         method = f"exact: one row per distinct task (calls and tokens), {len(groups):,} rows; weight = the tasks alike"
     else:
         groups, level = coarsen(w.bins, MAX_ROWS)
-        width = 0.05 * 2**level
+        width = BIN_WIDTH * 2**level
         method = (
             f"sketch: {w.tasks:,} tasks binned on a log scale by calls and by each token count per call "
             f"(bins {width:g} wide in ln(calls) and ln(1 + tokens per call)), {len(groups):,} rows; every bin "

@@ -41,7 +41,8 @@ def _plan(tmp_path, logs, fmt, budgets, extra=()):
 
 
 def u(task_id: str) -> float:
-    return int(hashlib.md5(task_id.encode()).hexdigest()[:13], 16) / 16**13
+    """The documented rule: md5's first 8 bytes, little-endian, without the lowest 12 bits, / 2^52."""
+    return (int.from_bytes(hashlib.md5(task_id.encode()).digest()[:8], "little") >> 12) / 2**52
 
 
 def expected(plan: dict, tasks: dict[str, dict[str, list]]) -> dict:

@@ -35,6 +35,7 @@ def _env():
         abs=abs,
     )
     env.globals["estimated"] = estimated_figures
+    env.globals["shares_apart"] = fmt.shares_apart
     env.globals["estimated_fields"] = estimated_fields
     env.globals["overlaid"] = overlaid_figures
     return env

@@ -4,7 +4,8 @@
 --
 -- Input: a table or view named `calls`, one row per model call (README, "Plans from real traffic"):
 --   workload          text     the workload the call belongs to
---   task_id           text     the task it is part of (a call with no task: an id of its own)
+--   task_id           any      the task it is part of (text, or a hash of it: from-logs keeps
+--                              DuckDB's md5_number); a call with no task: an id of its own
 --   start_s           float    when it started, seconds since 1970-01-01 UTC
 --   start_minute      integer  the calendar minute it started in (UTC), minutes since 1970-01-01
 --   input_tokens      integer  prompt tokens, cached ones included
@@ -12,7 +13,7 @@
 --   reasoning_tokens  integer  hidden reasoning tokens (0 when none)
 --   cached_tokens     integer  prompt tokens read from a cache (0 when none)
 --
--- Output: one result of rows of four kinds (column `kind`); sums are over the rows' tasks:
+-- Output: one result of rows of five kinds (column `kind`); sums are over the rows' tasks:
 --   span     the whole log: weight = calls; first_s, last_s = the first and last call's start
 --   summary  a workload: weight = tasks, calls, the token sums over its calls; first_s, last_s
 --   peak     a workload: weight = the most tasks whose first call started in one calendar minute;
@@ -20,7 +21,7 @@
 --   shape    a workload with at most 2000 distinct tasks (calls and token sums): one row each, with
 --            weight = the tasks alike, calls and token sums over them
 --   bin      a workload with more: tasks binned on a log scale by calls and by each token count per
---            call (bins 0.05 wide in ln(1 + tokens per call), in ln(calls)); weight = tasks,
+--            call (bins 0.1 wide in ln(1 + tokens per call), in ln(calls)); weight = tasks,
 --            calls and token sums over them; k_* = the bin's index on each scale
 -- The logarithm of a ratio is written as a difference, LN(calls + tokens) - LN(calls), so that no
 -- integer division (Trino's) truncates it.
@@ -47,11 +48,11 @@ shape_counts AS (
 ),
 binned AS (
   SELECT t.workload, t.calls, t.input_tokens, t.output_tokens, t.reasoning_tokens, t.cached_tokens,
-         FLOOR(LN(t.calls) / 0.05) AS k_calls,
-         FLOOR((LN(t.calls + t.input_tokens) - LN(t.calls)) / 0.05) AS k_input,
-         FLOOR((LN(t.calls + t.output_tokens) - LN(t.calls)) / 0.05) AS k_output,
-         FLOOR((LN(t.calls + t.reasoning_tokens) - LN(t.calls)) / 0.05) AS k_reasoning,
-         FLOOR((LN(t.calls + t.cached_tokens) - LN(t.calls)) / 0.05) AS k_cached
+         FLOOR(LN(t.calls) / 0.1) AS k_calls,
+         FLOOR((LN(t.calls + t.input_tokens) - LN(t.calls)) / 0.1) AS k_input,
+         FLOOR((LN(t.calls + t.output_tokens) - LN(t.calls)) / 0.1) AS k_output,
+         FLOOR((LN(t.calls + t.reasoning_tokens) - LN(t.calls)) / 0.1) AS k_reasoning,
+         FLOOR((LN(t.calls + t.cached_tokens) - LN(t.calls)) / 0.1) AS k_cached
   FROM tasks t JOIN shape_counts c ON t.workload = c.workload
   WHERE c.n > 2000
 ),
