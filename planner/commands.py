@@ -514,7 +514,8 @@ def _log_provenance(logs):
 
     n = len(logs.files)
     kind = {"csv": "CSV", "json": "JSON", "parquet": "Parquet"}[logs.kind]
-    source = f"from {n} log file{'s' if n > 1 else ''} (format {logs.options.fmt}, {kind}):"
+    read_as = "" if logs.kind == logs.options.fmt else f", read as {kind}"
+    source = f"from {n} log file{'s' if n > 1 else ''} (format {logs.options.fmt}{read_as}):"
     lines = []
     unit = "spans" if logs.options.fmt == "otel" else "rows"
     for f in logs.files:

@@ -585,14 +585,14 @@ def print_replay(result, source: str, paths: dict[str, Path]) -> None:
         out,
         f"replay of {plan.name} ({plan.inputs.catalog}) on {source}: {result.tasks:,} tasks, {result.calls:,} calls",
     )
-    table = _table("")
-    table.add_column("workload", overflow="fold", ratio=1)
+    table = _table("cost and share within budget: the plan's → the replay's")
+    table.add_column("workload", overflow="fold", ratio=1, min_width=12)
     table.add_column("tasks", justify="right", no_wrap=True)
-    table.add_column(f"cost/{plan.period} plan → replay", justify="right", no_wrap=True)
+    table.add_column(f"cost/{plan.period}", justify="right", no_wrap=True)
     for p in PER_MILLE:
         table.add_column(f"p{p // 10}", justify="right", no_wrap=True)
     table.add_column("budget", justify="right", no_wrap=True)
-    table.add_column("within: plan → replay", justify="right", no_wrap=True)
+    table.add_column("within budget", justify="right", no_wrap=True)
     for w in result.workloads[:TABLE_ROWS]:
         within = " → ".join(shares_apart(w.promised, w.within_share))
         flag = " short" if w.short else ""

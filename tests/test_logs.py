@@ -349,3 +349,29 @@ def test_the_logs_folder_is_removed(tmp_path):
         assert folder.exists()
     assert not folder.exists()
     assert set(Path(tempfile.gettempdir()).glob("planner-logs-*")) == before
+
+
+def test_the_shipped_azure_workload_is_what_from_logs_writes(tmp_path, monkeypatch):
+    """workloads/azure-conv.yaml: from-logs' file, with a person's budget and floor in place of the
+    commented lines; its distribution file byte for byte (the trace named as from the repository's root)."""
+    monkeypatch.chdir(ROOT)
+    shipped = ROOT / "workloads" / "azure-conv.yaml"
+    out = tmp_path / "workloads" / "azure-conv.yaml"
+    (tmp_path / "catalogs").mkdir()
+    (tmp_path / "catalogs" / "aa-2026-06.yaml").write_bytes((ROOT / "catalogs" / "aa-2026-06.yaml").read_bytes())
+    result = run(
+        "workloads", "from-logs", "traces/azure_llm_trace_conv_2023-11.csv", "--format", "csv", "--workload",
+        "conversation", "--catalog", tmp_path / "catalogs" / "aa-2026-06.yaml", "--out", out,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    mine = [line for line in data_lines(out) if not line.startswith("catalog:")]
+    theirs = [line for line in data_lines(shipped) if not line.startswith("catalog:")]
+    person = [line for line in theirs if line.strip().startswith(("latency:", "capability:"))]
+    assert person == [
+        "    latency: {threshold: attentive, within_budget_share: 0.95}",
+        '    capability: {min: {like: "Kimi K2.6 (Non-reasoning)"}}',
+    ]
+    assert [line for line in theirs if line not in person] == mine
+    dist = "azure-conv.conversation.distribution.csv"
+    assert (out.parent / dist).read_bytes() == (ROOT / "workloads" / dist).read_bytes()
+    assert "Chosen by a person" in shipped.read_text()
