@@ -541,7 +541,7 @@ def _print_written(written, files: dict, out: Path) -> None:
     for wid, w, tasks in written.workloads:
         _say(
             f"{wid}: {count(tasks)} tasks a period ({w.tasks:,} seen), peak {w.peak}/min, "
-            f"{plain(w.calls / w.tasks)} calls per task"
+            f"{plain(w.calls / w.tasks)} call{'s' if w.calls != w.tasks else ''} per task"
         )
     for path in files:
         _say(f"wrote {path}", file=sys.stderr)
