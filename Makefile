@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 OUT ?= reports
 
-.PHONY: demo test install bench catalog schemas screenshots clean
+.PHONY: demo test install bench bench-logs catalog schemas screenshots clean
 
 $(BIN)/planner: pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found; run: make PYTHON=python3 ..."; exit 1; }
@@ -41,6 +41,10 @@ screenshots: install
 
 bench: install
 	$(BIN)/python benchmarks/bench.py
+
+# from-logs and replay on ten million generated spend-log rows (benchmarks/RESULTS.md, "Issue 18")
+bench-logs: install
+	$(BIN)/python benchmarks/logs_bench.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -148,6 +148,11 @@ def build_plan(
     )
 
 
+def _finite(x: float) -> float | None:
+    """An option's figure, None where the arrays hold nan (absent)."""
+    return None if x != x else float(x)
+
+
 def _float(x: float | None) -> float | None:
     return None if x is None else float(x)
 
@@ -255,6 +260,11 @@ def _workload_plans(
                     "input_tokens": t_in,
                     "output_tokens": t_out,
                     "within_budget_share": share_in,
+                    "output_tps": float(opts.output_tps[o]),
+                    "ttft_s": float(opts.ttft_s[o]),
+                    "prefill_tps": _finite(opts.prefill_tps[o]),
+                    "thinking_tokens": _finite(opts.thinking[o]),
+                    "reasoning_factor": float(opts.reasoning_factor[o]),
                 },
             )
         )

@@ -28,6 +28,10 @@ catalog_app = typer.Typer(
     no_args_is_help=True, rich_markup_mode=None, help="List, check, fetch, import and diff catalogs."
 )
 app.add_typer(catalog_app, name="catalog")
+workloads_app = typer.Typer(
+    no_args_is_help=True, rich_markup_mode=None, help="Write workloads files from request logs or their aggregates."
+)
+app.add_typer(workloads_app, name="workloads")
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INFEASIBLE, EXIT_FETCH = 0, 1, 2, 3, 4
 GC_THRESHOLD = 100_000
@@ -394,6 +398,102 @@ def export(
     """Turn a plan into a gateway's routing configuration, every id checked against the gateway's lists."""
 
     _guard(lambda: commands().export(plan, to.value, out, sources, allow_unknown, shares_out))
+
+
+FORMAT_HELP = (
+    "litellm: LiteLLM proxy spend logs (LiteLLM_SpendLogs as CSV, JSON lines or Parquet); otel: OpenTelemetry "
+    "GenAI spans, JSON lines of the collector's file exporter; csv: a plain CSV (or Parquet) with --map."
+)
+GROUP_HELP = (
+    "What makes a workload: litellm: model_group (default), tag or a column; otel: an attribute "
+    "(default service.name); csv: a column (default: one workload)."
+)
+TASK_HELP = (
+    "What makes a task: litellm: session (default: session_id), call or a column; otel: trace (default), "
+    "conversation, call or an attribute; csv: a column (default: task_id, session_id, trace_id or "
+    "conversation_id when present), or call."
+)
+MAP_HELP = (
+    "csv: COLUMN=FIELD, FIELD one of time, end, first_token, input, output, reasoning, cached_input, model "
+    "(default: recognised names, the Azure trace's TIMESTAMP, ContextTokens, GeneratedTokens among them)."
+)
+PERIOD_HELP = "What the written file counts tasks per: day, week, month (30 days), quarter (90 days) or year."
+WORKLOAD_HELP = "The workload of calls with nothing to group them by (default: the first log file's name)."
+
+
+@workloads_app.command("from-logs")
+def workloads_from_logs(
+    logs: list[Path] = typer.Argument(
+        ..., help="Log files: CSV, JSON lines or Parquet (gzipped CSV and JSON read too)."
+    ),
+    fmt: str = typer.Option(..., "--format", help=FORMAT_HELP),
+    maps: list[str] = typer.Option([], "--map", help=MAP_HELP),
+    group_by: str | None = typer.Option(None, "--group-by", help=GROUP_HELP),
+    task_by: str | None = typer.Option(None, "--task-by", help=TASK_HELP),
+    period: str = typer.Option("month", "--period", help=PERIOD_HELP),
+    out: Path = typer.Option(..., "--out", help="The workloads file to write; its distribution files go beside it."),
+    catalog: Path | None = typer.Option(None, "--catalog", help="The catalog the written file names."),
+    name: str | None = typer.Option(None, "--name", help="The plan's name; default: the output file's stem."),
+    workload: str | None = typer.Option(None, "--workload", help=WORKLOAD_HELP),
+    aggregates: Path | None = typer.Option(
+        None, "--aggregates", help="Also write the aggregation's result, the CSV from-aggregates reads."
+    ),
+) -> None:
+    """Workloads from request logs: volumes, peak, calls per task, tokens, and each workload's
+    distribution of tasks; latency budgets and floors are left for a person."""
+
+    _guard(
+        lambda: commands().workloads_from_logs(
+            list(logs), fmt, list(maps), group_by, task_by, period, out, catalog, name, workload, aggregates
+        )
+    )
+
+
+@workloads_app.command("from-aggregates")
+def workloads_from_aggregates(
+    aggregates: Path = typer.Argument(..., help="The CSV result of planner/sql/aggregate.sql run elsewhere."),
+    period: str = typer.Option("month", "--period", help=PERIOD_HELP),
+    out: Path = typer.Option(..., "--out", help="The workloads file to write; its distribution files go beside it."),
+    catalog: Path | None = typer.Option(None, "--catalog", help="The catalog the written file names."),
+    name: str | None = typer.Option(None, "--name", help="The plan's name; default: the output file's stem."),
+) -> None:
+    """The same workloads file from the aggregation queries' result (run in a warehouse)."""
+
+    _guard(lambda: commands().workloads_from_aggregates(aggregates, period, out, catalog, name))
+
+
+@catalog_app.command("calibrate")
+def catalog_calibrate(
+    catalog: Path = typer.Argument(..., help="Catalog file (YAML)."),
+    logs: list[Path] = typer.Argument(..., help="Log files with timings: LiteLLM spend logs or OpenTelemetry spans."),
+    fmt: str = typer.Option(..., "--format", help=FORMAT_HELP),
+    maps: list[str] = typer.Option([], "--map", help=MAP_HELP),
+    out: Path = typer.Option(..., "--out", help="The calibrated catalog to write (YAML)."),
+    min_calls: int = typer.Option(
+        20, "--min-calls", min=1, help="Timed calls an offering needs before its figures are replaced."
+    ),
+) -> None:
+    """Replace the time to first token and output speed of the offerings seen in the logs with the
+    medians of their own calls (matched by id, gateway id or model name); the others keep theirs."""
+
+    _guard(lambda: commands().catalog_calibrate(catalog, list(logs), fmt, list(maps), out, min_calls))
+
+
+@app.command()
+def replay(
+    plan: Path = typer.Argument(..., help="A plan file (.plan.json)."),
+    logs: list[Path] = typer.Argument(..., help="Log files, read as workloads from-logs reads them."),
+    fmt: str = typer.Option(..., "--format", help=FORMAT_HELP),
+    maps: list[str] = typer.Option([], "--map", help=MAP_HELP),
+    group_by: str | None = typer.Option(None, "--group-by", help=GROUP_HELP),
+    task_by: str | None = typer.Option(None, "--task-by", help=TASK_HELP),
+    workload: str | None = typer.Option(None, "--workload", help=WORKLOAD_HELP),
+    out: Path = typer.Option(Path("reports"), "--out", help="Folder for <name>.replay.html and <name>.replay.json."),
+) -> None:
+    """Apply a plan's routing to logged traffic: each task down one route by the plan's shares, timed on
+    its own tokens; cost, p50/p90/p99 and the share within budget against the plan's promise."""
+
+    _guard(lambda: commands().replay(plan, list(logs), fmt, list(maps), group_by, task_by, workload, out))
 
 
 def main() -> None:

@@ -446,3 +446,192 @@ def _out_folder(out: Path) -> Path:
 def _say(*parts, file=None) -> None:
     """A line for the terminal with text from the inputs in it (names, paths, reasons), shown as text."""
     print(*(visible(str(p)) for p in parts), file=file)
+
+
+def workloads_from_logs(
+    paths: list[Path],
+    fmt: str,
+    maps: list[str],
+    group_by: str | None,
+    task_by: str | None,
+    period: str,
+    out: Path,
+    catalog: Path | None = None,
+    name: str | None = None,
+    workload: str | None = None,
+    aggregates: Path | None = None,
+) -> int:
+    """SPEC "Plans from real traffic": logs -> the aggregation (planner/sql/aggregate.sql, in DuckDB) ->
+    a workloads file and its distribution files."""
+    from .logs import LogOptions, open_logs, parse_map
+    from .traffic import aggregates_csv, build_files, check_period, run_aggregates
+
+    out = Path(out)
+    _check_catalog(catalog)
+    check_targets([out] + ([aggregates] if aggregates else []))
+    check_period(period)
+    options = LogOptions(fmt, parse_map(maps), group_by, task_by, workload)
+    with timed("read logs"), open_logs(paths, options) as logs:
+        with timed("aggregate"):
+            agg, rows = run_aggregates(logs)
+        provenance = _log_provenance(logs)
+    written = build_files(agg, out, provenance, period, name, catalog)
+    files = dict(written.files)
+    if aggregates is not None:
+        files[Path(aggregates)] = aggregates_csv(rows)
+    write_all(files)
+    _print_written(written, files, out)
+    return EXIT_OK
+
+
+def workloads_from_aggregates(
+    path: Path, period: str, out: Path, catalog: Path | None = None, name: str | None = None
+) -> int:
+    """The same files from the CSV result of planner/sql/aggregate.sql run elsewhere."""
+    from .traffic import Provenance, build_files, check_period, read_aggregates, sha256
+
+    out = Path(out)
+    _check_catalog(catalog)
+    check_targets([out])
+    check_period(period)
+    agg = read_aggregates(Path(path))
+    digest = sha256(Path(path))
+    provenance = Provenance(
+        "from the result of planner/sql/aggregate.sql run elsewhere (the logs are not named there):",
+        (f"{path}: sha256 {digest}",),
+        (),
+        f"aggregated elsewhere, read from {path} (sha256 {digest[:12]})",
+    )
+    written = build_files(agg, out, provenance, period, name, catalog, "planner workloads from-aggregates")
+    write_all(written.files)
+    _print_written(written, written.files, out)
+    return EXIT_OK
+
+
+def _check_catalog(catalog: Path | None) -> None:
+    """A catalog named for the written file is read now, so that the file it names plans."""
+    if catalog is not None:
+        load_catalog(catalog)
+
+
+def _log_provenance(logs):
+    from .traffic import Provenance
+
+    n = len(logs.files)
+    kind = {"csv": "CSV", "json": "JSON", "parquet": "Parquet"}[logs.kind]
+    read_as = "" if logs.kind == logs.options.fmt else f", read as {kind}"
+    source = f"from {n} log file{'s' if n > 1 else ''} (format {logs.options.fmt}{read_as}):"
+    lines = []
+    unit = "spans" if logs.options.fmt == "otel" else "rows"
+    for f in logs.files:
+        lines.append(f"{f.path}: {logs.rows.get(f.path, 0):,} {unit}, {f.size:,} bytes,")
+        lines.append(f"  sha256 {f.sha256}")
+    reading = []
+    if logs.columns:
+        reading.append("Columns read: " + ", ".join(f"{k} {v}" for k, v in logs.columns.items()) + ".")
+    reading.append(f"Tasks: {logs.task_rule}.")
+    reading.append(f"Workloads: {logs.group_rule}; a call without one: workload '{logs.default_workload}'.")
+    for why, count in logs.left_out.items():
+        reading.append(f"Left out: {count:,} {why}.")
+    first = logs.files[0]
+    phrase = f"from {n} log file{'s' if n > 1 else ''} ({logs.options.fmt}): {first.path} (sha256 {first.sha256[:12]})"
+    if n > 1:
+        phrase += f" and {n - 1} more"
+    return Provenance(source, tuple(lines), tuple(reading), phrase)
+
+
+def _print_written(written, files: dict, out: Path) -> None:
+    from .fmt import count, plain
+
+    for wid, w, tasks in written.workloads:
+        _say(
+            f"{wid}: {count(tasks)} tasks a period ({w.tasks:,} seen), peak {w.peak}/min, "
+            f"{plain(w.calls / w.tasks)} call{'s' if w.calls != w.tasks else ''} per task"
+        )
+    for path in files:
+        _say(f"wrote {path}", file=sys.stderr)
+    _say(f"next: fill in each workload's latency and capability in {out}, then planner solve {out}", file=sys.stderr)
+
+
+def replay(
+    plan_path: Path,
+    paths: list[Path],
+    fmt: str,
+    maps: list[str],
+    group_by: str | None,
+    task_by: str | None,
+    workload: str | None,
+    out: Path,
+) -> int:
+    """SPEC "Plans from real traffic": the plan's routing applied to logged tasks; the terminal summary,
+    <out>/<name>.replay.html and <out>/<name>.replay.json."""
+    from .logs import LogOptions, open_logs, parse_map
+    from .plan import read_plan
+    from .replay import RULES, replay_data
+    from .replay import replay as run_replay
+    from .report import render_replay_report
+    from .terminal import print_replay
+
+    plan = read_plan(plan_path)
+    out = Path(out)
+    stem = file_stem(plan.name, str(plan_path))
+    files = {"report": out / f"{stem}.replay.html", "data": out / f"{stem}.replay.json"}
+    check_targets(files.values(), out)
+    options = LogOptions(fmt, parse_map(maps), group_by, task_by, workload)
+    with timed("read logs"), open_logs(paths, options) as logs:
+        with timed("replay"):
+            result = run_replay(plan, logs)
+        n = len(logs.files)
+        source = f"{n} log file{'s' if n > 1 else ''} ({fmt}): " + ", ".join(f.path for f in logs.files[:3])
+        source += f" and {n - 3} more" if n > 3 else ""
+    _out_folder(out)
+    write_all(
+        {
+            files["report"]: render_replay_report(result, source, RULES),
+            files["data"]: json_text(replay_data(result, source)),
+        }
+    )
+    print_replay(result, source, files)
+    return EXIT_OK
+
+
+def catalog_calibrate(
+    catalog: Path,
+    paths: list[Path],
+    fmt: str,
+    maps: list[str],
+    out: Path,
+    min_calls: int,
+) -> int:
+    """SPEC "Plans from real traffic": the catalog with the time to first token and output speed of the
+    offerings seen in the logs measured from their calls."""
+    from .calibrate import calibrate, calibrated_catalog
+    from .fmt import figure
+    from .logs import LogOptions, open_logs, parse_map
+
+    cat = load_catalog(catalog)
+    out = Path(out)
+    check_targets([out])
+    with timed("read logs"), open_logs(paths, LogOptions(fmt, parse_map(maps)), timings=True) as logs:
+        result = calibrate(cat, logs, min_calls)
+        text = calibrated_catalog(Path(catalog), result, logs)
+    write_all({out: text})
+    for m in result.measured:
+        _say(
+            f"{m.offering}: {m.timed:,} timed calls: ttft {figure(m.before[0], 3)} -> {figure(m.ttft_s, 3)} s "
+            f"(p90 {figure(m.ttft[900], 3)}), output {figure(m.before[1], 3)} -> {figure(m.output_tps, 3)} tokens/s "
+            f"(90% of calls at least {figure(m.speed[100], 3)})"
+        )
+    for m in result.too_few:
+        _say(
+            f"{m.offering}: {m.timed:,} timed calls of {m.calls:,}, fewer than {min_calls}: figures kept",
+            file=sys.stderr,
+        )
+    for model, n, why in result.unmatched:
+        _say(f"{model}: {n:,} calls not used: {why}", file=sys.stderr)
+    _say(
+        f"{out}: {len(result.measured)} offerings measured, {len(result.too_few)} seen too little, "
+        f"{result.not_seen} not seen (figures kept)",
+        file=sys.stderr,
+    )
+    return EXIT_OK

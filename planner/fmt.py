@@ -83,6 +83,17 @@ def percent(x: float | None) -> str:
     return f"{x:.0%}" if abs(x) >= 0.1 or x == 0 else f"{x:.1%}"
 
 
+def shares_apart(a: float | None, b: float | None) -> tuple[str, str]:
+    """Two shares as percentages that tell them apart when they differ: 95% and 94.7%, not 95% twice."""
+    if a is None or b is None or a == b:
+        return percent(a), percent(b)
+    for digits in (0, 1, 2):
+        x, y = f"{a:.{digits}%}", f"{b:.{digits}%}"
+        if x != y:
+            return x, y
+    return f"{a:.2%}", f"{b:.2%}"
+
+
 def signed_percent(x: float | None) -> str:
     """A relative change: +12%, -0.5%, ±0%."""
     if x is None:

@@ -89,6 +89,13 @@ class Allocation(PlanModel):
     input_tokens: float | None = None  # per task, cached and uncached (what the price bridge reprices)
     output_tokens: float | None = None  # per task, reasoning included (billed as output)
     within_budget_share: float | None = optional()  # with sample tasks: the share of them within budget
+    # the option's speed and thinking (its mode's when the mode has its own), so that `planner replay`
+    # can time logged tasks on it with SPEC 3's formula without the catalog (v1.5)
+    output_tps: float | None = None
+    ttft_s: float | None = None
+    prefill_tps: float | None = None  # None: folded into ttft_s
+    thinking_tokens: float | None = None  # measured thinking per call; None: none measured
+    reasoning_factor: float = 1.0
 
 
 class Rejection(PlanModel):

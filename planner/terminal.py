@@ -569,3 +569,70 @@ def counter(label: str):
         bar.update(task, total=totals[0])
 
     return bar, grow, lambda: bar.advance(task)
+
+
+def print_replay(result, source: str, paths: dict[str, Path]) -> None:
+    """Per workload: the logged tasks, cost a period (the plan's, then the replay's), latency at p50,
+    p90 and p99, and the share within budget (the plan's promise, then the replay's), flagged when
+    short; then the routes that fall short, the workloads the plan lacks and the plan's workloads with
+    no traffic."""
+    from .fmt import shares_apart
+    from .replay import PER_MILLE
+
+    plan = result.plan
+    cur = plan.currency
+    out = console()
+    _say(
+        out,
+        f"replay of {plan.name} ({plan.inputs.catalog}) on {source}: {result.tasks:,} tasks, {result.calls:,} calls",
+    )
+    table = _table("cost and share within budget: the plan's → the replay's")
+    table.add_column("workload", overflow="fold", ratio=1, min_width=12)
+    table.add_column("tasks", justify="right", no_wrap=True)
+    table.add_column(f"cost/{plan.period}", justify="right", no_wrap=True)
+    for p in PER_MILLE:
+        table.add_column(f"p{p // 10}", justify="right", no_wrap=True)
+    table.add_column("budget", justify="right", no_wrap=True)
+    table.add_column("within budget", justify="right", no_wrap=True)
+    for w in result.workloads[:TABLE_ROWS]:
+        within = " → ".join(shares_apart(w.promised, w.within_share))
+        flag = " short" if w.short else ""
+        cells = [
+            w.id,
+            f"{w.tasks:,}",
+            f"{money(w.plan.cost, cur)} → {money(w.cost_per_period, cur)}",
+            *(seconds(w.percentile(p)) for p in PER_MILLE),
+            seconds(w.plan.budget_s) if w.plan.budget_s is not None else "none",
+            _styled(within + flag, "red") if w.short else within,
+        ]
+        _row(table, *cells)
+    out.print(table)
+    if len(result.workloads) > TABLE_ROWS:
+        out.print(visible(f"and {len(result.workloads) - TABLE_ROWS} more workloads in the report"))
+    for w in result.flagged[:TABLE_ROWS]:
+        rule = f"; the rule asks {percent(w.required)}" if w.below_rule else ""
+        if w.short:
+            got, promised = shares_apart(w.within_share, w.promised)
+            _say(
+                out,
+                f"short: {w.id}: {got} of its tasks within {seconds(w.plan.budget_s)}, "
+                f"the plan promised {promised}{rule}",
+                style="red",
+            )
+        for r in w.routes:
+            if r.short:
+                _say(
+                    out,
+                    f"  {option(r.offering, r.mode)}: {r.tasks - r.within:,} of its {r.tasks:,} tasks over "
+                    f"{seconds(w.plan.budget_s)} (p99 {seconds(r.latency.get(990))}), which its mean task meets",
+                    "    ",
+                )
+    if result.unplanned:
+        listed = ", ".join(f"{k} ({n:,} tasks)" for k, n in sorted(result.unplanned.items()))
+        _say(out, f"not in the plan: {listed}", style="yellow")
+    if result.unrouted:
+        listed = ", ".join(f"{k} ({n:,} tasks)" for k, n in sorted(result.unrouted.items()))
+        _say(out, f"no route in the plan (no feasible option): {listed}", style="yellow")
+    if result.quiet:
+        _say(out, f"planned, no traffic in the logs: {', '.join(result.quiet)}")
+    out.print(visible(f"report: {paths['report']}") + "\n" + visible(f"data:   {paths['data']}"))

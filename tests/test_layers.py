@@ -3,13 +3,14 @@ circle. Every import counts, including those inside functions (the CLI imports c
 
     base      errors, fmt, files, arrays, timing       no planner imports but each other
     schema    schema, distribution, edits, load, scenarios, catalog_import, catalog_diff, rescale, schemas
-              (JSON Schemas), fetch
+              (JSON Schemas), fetch, logs (request logs into DuckDB), traffic (workloads files from
+              their aggregates), calibrate (catalog speeds measured from logs)
     pairs     pairs, prune                             the workload x option table (SPEC 3)
     lp        lp                                       the linear program (SPEC 4)
     solver    backends, solver, resolve                HiGHS and CBC, the passes, re-solves
     plan      plan, assemble                           the Plan (SPEC 5) and its assembly
     insight   insight, compare, risks                  what a review reads off a plan
-    pipeline  warm, solve, whatif, frontier            files to plans: one, a batch, a sweep
+    pipeline  warm, solve, whatif, frontier, replay    files to plans: one, a batch, a sweep; plans on logged traffic
     outputs   tables, terminal, gateway(_ids), report  JSON/CSV, the terminal, HTML, exports
     commands  commands                                 each command's work
     cli       cli, __main__                            the command line
@@ -37,6 +38,9 @@ LAYERS = [
             "rescale",
             "schemas",
             "fetch",
+            "logs",
+            "traffic",
+            "calibrate",
         },
     ),
     ("pairs", {"pairs", "prune"}),
@@ -44,7 +48,7 @@ LAYERS = [
     ("solver", {"backends", "solver", "resolve"}),
     ("plan", {"plan", "assemble"}),
     ("insight", {"insight", "compare", "risks"}),
-    ("pipeline", {"warm", "solve", "whatif", "frontier"}),
+    ("pipeline", {"warm", "solve", "whatif", "frontier", "replay"}),
     ("outputs", {"tables", "terminal", "gateway", "gateway_ids", "report"}),
     ("commands", {"commands"}),
     ("cli", {"cli", "__main__"}),

@@ -59,6 +59,7 @@ def test_the_wheel_installs_in_a_fresh_environment_and_solves(tmp_path):
     (wheel,) = (tmp_path / "dist").glob("planner-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"planner/py.typed", "planner/__main__.py", "planner/report/templates/plan.html.j2"} <= names
+    assert {"planner/sql/aggregate.sql", "planner/report/templates/replay.html.j2"} <= names
     for kind in schemas.KINDS:
         data = zipfile.ZipFile(wheel).read(f"planner/schemas/{schemas.file_name(kind)}")
         assert data == (ROOT / "schemas" / schemas.file_name(kind)).read_bytes()
@@ -88,3 +89,9 @@ def test_the_wheel_installs_in_a_fresh_environment_and_solves(tmp_path):
     plan = json.loads((work / "out" / "support.plan.json").read_text())
     assert plan["status"] == "optimal" and plan["inputs"]["catalog"] == "2026-q3" and plan["total_cost"] > 0
     assert (work / "out" / "support.html").read_text().startswith("<!doctype html>")
+    # the aggregation query ships as package data: from-logs reads it from the installed copy
+    shutil.copy(ROOT / "tests" / "data" / "logs" / "calls.csv", work / "calls.csv")
+    mapping = ["--map", "ts=time", "--map", "prompt=input", "--map", "completion=output"]
+    logged = ["workloads", "from-logs", "calls.csv", "--format", "csv", *mapping, "--group-by", "agent"]
+    _run([venv / "bin" / "planner", *logged, "--out", "workloads/logged.yaml"], work)
+    assert (work / "workloads" / "logged.planner.distribution.csv").exists()

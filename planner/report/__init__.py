@@ -2,6 +2,18 @@
 
 from __future__ import annotations
 
-from .render import render_compare_report, render_frontier_report, render_plan_report, render_whatif_report
+from .render import (
+    render_compare_report,
+    render_frontier_report,
+    render_plan_report,
+    render_replay_report,
+    render_whatif_report,
+)
 
-__all__ = ["render_plan_report", "render_whatif_report", "render_compare_report", "render_frontier_report"]
+__all__ = [
+    "render_plan_report",
+    "render_whatif_report",
+    "render_compare_report",
+    "render_frontier_report",
+    "render_replay_report",
+]

@@ -394,3 +394,64 @@ def frontier_chart(frontier, sweep: str) -> str | None:
             dots_size=7,
         )
     return _render(chart, f"frontier-{sweep}")
+
+
+def replay_chart(w, thresholds: dict) -> str | None:
+    """A workload's replayed task latencies as a curve: the share of its logged tasks done within each
+    time, with the budget as a vertical line and the plan's promised share as a horizontal one, so the
+    tail past the budget shows where the two cross. Time runs on a log scale (drawn as log10 on a linear
+    axis, labelled in seconds: pygal's logarithmic XY would make the share axis logarithmic too)."""
+    import pygal
+
+    points = sorted(w.latency.items())
+    if not points:
+        return None
+    curve: list[tuple[float, float]] = []
+    for per_mille, latency in points:  # one point per distinct latency: the highest share it reaches
+        if curve and latency == curve[-1][0]:
+            curve[-1] = (latency, per_mille / 1000)
+        else:
+            curve.append((latency, per_mille / 1000))
+    lo = max(curve[0][0], SECONDS_FLOOR)
+    hi = curve[-1][0]
+    budget = w.plan.budget_s
+    if budget:
+        lo, hi = min(lo, budget), max(hi, budget)
+    hi = max(hi, lo * 1.5)
+    ticks = seconds_ticks(lo, hi)
+    lo = min(ticks[0], lo)
+    x = lambda v: math.log10(max(v, lo))
+    steps, below = [], 0.0  # the share jumps at each latency: a step up from the share below it
+    for a, b in curve:
+        steps += [(x(a), below), (x(a), b)]
+        below = b
+    series = [(f"replayed tasks ({w.tasks:,})", steps, {"show_dots": False})]
+    if budget:
+        series.append((f"budget ({seconds(budget)})", [(x(budget), 0.0), (x(budget), 1.0)], _DASHED))
+        if w.promised is not None:
+            series.append(
+                (f"promised within budget ({percent(w.promised)})", [(x(lo), w.promised), (x(hi), w.promised)], _DOTTED)
+            )
+    chart = _base(
+        pygal.XY,
+        title=f"{w.id}: share of tasks done within a time",
+        x_title="task latency (log scale)",
+        y_title="share of tasks",
+        stroke=True,
+        dots_size=2,
+        x_labels=[{"value": x(t), "label": seconds(t)} for t in ticks],
+        value_formatter=percent,
+        range=(0, 1),
+        xrange=(x(lo), x(hi)),
+        y_labels=[{"value": v / 10, "label": percent(v / 10)} for v in range(0, 11, 2)],
+        show_x_guides=False,
+        legend_at_bottom_columns=1,
+        height=360 + LEGEND_ROW_PX * len(series),
+    )
+    for title, pts, options in series:
+        chart.add(title, pts, **options)
+    return _render(chart, "replay")
+
+
+_DASHED = {"stroke_style": {"dasharray": "6, 4", "width": 1.5}, "show_dots": False}
+_DOTTED = {"stroke_style": {"dasharray": "2, 3", "width": 1.5}, "show_dots": False}

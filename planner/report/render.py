@@ -36,6 +36,7 @@ def _env():
         abs=abs,
     )
     env.globals["estimated"] = estimated_figures
+    env.globals["shares_apart"] = fmt.shares_apart
     env.globals["estimated_fields"] = estimated_fields
     env.globals["overlaid"] = overlaid_figures
     return env
@@ -146,4 +147,18 @@ def render_frontier_report(frontier) -> str:
             latency_svg=charts.frontier_chart(frontier, "latency"),
             capability_svg=charts.frontier_chart(frontier, "capability"),
         )
+    )
+
+
+def render_replay_report(result, source: str, rules: list[str]) -> str:
+    """The replay: per workload its routes, cost, percentiles and share within budget against the
+    plan's promise, and its latency curve."""
+    from . import charts
+
+    charts.reset_ids()
+    curves = {w.id: charts.replay_chart(w, result.plan.thresholds) for w in result.workloads[:CARDS]}
+    return (
+        _env()
+        .get_template("replay.html.j2")
+        .render(r=result, plan=result.plan, source=source, rules=rules, curves=curves, cards=result.workloads[:CARDS])
     )
