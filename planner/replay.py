@@ -27,6 +27,7 @@ DuckDB does the work on the logs' own database, so ten million calls stay out of
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from .logs import Logs, workload_id
@@ -34,7 +35,13 @@ from .plan import Allocation, Plan, WorkloadPlan
 
 PER_MILLE = (500, 900, 990)  # the percentiles reported: p50, p90, p99
 CDF_POINTS = 1000  # per-mille points of each workload's latency curve (the report's chart)
-SHORT = 1e-9  # a replayed share below the promise by more than this is flagged
+SHORT = 1e-9  # a replayed share below the promise by more than this (and the split's noise) is flagged
+
+
+def noise(promised: float, tasks: int) -> float:
+    """How far a replayed share can fall below its promise by the luck of the split alone: two
+    standard errors of a share of `tasks` tasks (0 for a promise of all or none, which one task breaks)."""
+    return 2.0 * math.sqrt(max(promised * (1.0 - promised), 0.0) / tasks) if tasks else 0.0
 
 
 @dataclass
@@ -42,7 +49,7 @@ class RouteReplay:
     offering: str
     mode: str
     share: float  # the plan's
-    within_promised: bool  # the plan's allocation meets the budget on the mean task
+    within_promised: float  # the share of its tasks the plan promised within budget (its sample tasks', or all/none)
     tasks: int = 0
     cost: float = 0.0  # of the logged tasks
     within: int = 0  # logged tasks within budget
@@ -54,7 +61,8 @@ class RouteReplay:
 
     @property
     def short(self) -> bool:
-        return self.within_promised and self.tasks > 0 and self.within < self.tasks
+        share = self.within_share
+        return share is not None and share < self.within_promised - max(SHORT, noise(self.within_promised, self.tasks))
 
 
 @dataclass
@@ -93,7 +101,7 @@ class WorkloadReplay:
     def short(self) -> bool:
         """The replayed share within budget falls short of what the plan promised."""
         share, promised = self.within_share, self.promised
-        return share is not None and promised is not None and share < promised - SHORT
+        return share is not None and promised is not None and share < promised - max(SHORT, noise(promised, self.tasks))
 
     @property
     def below_rule(self) -> bool:
@@ -168,7 +176,8 @@ def replay(plan: Plan, logs: Logs) -> Replay:
                     f"workloads[{w.id}].allocations",
                     f"the plan has no speed or price for {a.offering} ({a.mode}); solve it again with this planner",
                 )
-            routes.append(RouteReplay(a.offering, a.mode, a.share, a.within_budget))
+            promised = a.within_budget_share if a.within_budget_share is not None else float(a.within_budget)
+            routes.append(RouteReplay(a.offering, a.mode, a.share, promised))
             for name in names[w.id]:
                 routes_rows.append(
                     (

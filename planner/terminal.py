@@ -609,6 +609,15 @@ def print_replay(result, source: str, paths: dict[str, Path]) -> None:
     out.print(table)
     if len(result.workloads) > TABLE_ROWS:
         out.print(visible(f"and {len(result.workloads) - TABLE_ROWS} more workloads in the report"))
+    for w in result.workloads[:TABLE_ROWS]:
+        if w.below_rule and not w.short:
+            _say(
+                out,
+                f"note: {w.id}: {percent(w.within_share)} of its {w.tasks:,} tasks within "
+                f"{seconds(w.plan.budget_s)}, under the rule's {percent(w.required)}, but within what "
+                f"splitting {w.tasks:,} tasks can give by chance (the plan promised {percent(w.promised)})",
+                style="yellow",
+            )
     for w in result.flagged[:TABLE_ROWS]:
         rule = f"; the rule asks {percent(w.required)}" if w.below_rule else ""
         if w.short:

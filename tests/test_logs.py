@@ -368,7 +368,7 @@ def test_the_shipped_azure_workload_is_what_from_logs_writes(tmp_path, monkeypat
     theirs = [line for line in data_lines(shipped) if not line.startswith("catalog:")]
     person = [line for line in theirs if line.strip().startswith(("latency:", "capability:"))]
     assert person == [
-        "    latency: {threshold: attentive, within_budget_share: 0.95}",
+        "    latency: {budget_s: 7, within_budget_share: 0.95}",
         '    capability: {min: {like: "Kimi K2.6 (Non-reasoning)"}}',
     ]
     assert [line for line in theirs if line not in person] == mine

@@ -6,6 +6,7 @@ import csv
 import datetime as dt
 import hashlib
 import json
+import math
 import random
 import re
 from collections import defaultdict
@@ -100,7 +101,10 @@ def expected(plan: dict, tasks: dict[str, dict[str, list]]) -> dict:
             "latency_s": {f"p{p // 10}": pct(lat, p) for p in (500, 900, 990)},
             "within_budget_share_replay": sum(x[2] for x in every) / len(every),
             "within_budget_share_plan": w["within_budget_share"],
-            "short": sum(x[2] for x in every) / len(every) < w["within_budget_share"] - 1e-9,
+            # short: below the promise by more than two standard errors of a share of n tasks (SPEC)
+            "short": sum(x[2] for x in every) / len(every)
+            < w["within_budget_share"]
+            - max(1e-9, 2 * math.sqrt(w["within_budget_share"] * (1 - w["within_budget_share"]) / len(every))),
             "routes": [
                 {
                     "offering": a["offering"],
@@ -172,13 +176,15 @@ def test_replay_of_litellm_logs(tmp_path):
     # the terminal: 100 columns, the shortfalls flagged
     assert all(len(line) <= 100 for line in result.stdout.splitlines())
     # support-chat's plan meets its budget by its sample tasks (a distribution from the same logs), so
-    # what it promises is what the replay finds; triage-agent's four tasks split by the hash miss it
-    assert "90% → 90% │" in result.stdout and "support-chat:" not in result.stdout.split("short:", 1)[-1]
-    assert "50% → 25% short" in result.stdout
-    assert "short: triage-agent: 25% of its tasks within 2.5 s, the plan promised 50%" in result.stdout
+    # what it promises is what the replay finds; triage-agent's four tasks, split by the hash, miss its
+    # rule, but by less than splitting four tasks can by chance: noted, not flagged
+    assert "90% → 90% │" in result.stdout and "short:" not in result.stdout
+    assert "50% → 25% │" in result.stdout
+    text = " ".join(result.stdout.split())
+    assert "note: triage-agent: 25% of its 4 tasks within 2.5 s, under the rule's 50%, but within what" in text
     html = (out / "w.replay.html").read_text()
     assert "<script" not in html and "http://" not in html.replace("http://www.w3.org", "")
-    assert html.count("<svg") == 3 and "short of the promise" in html
+    assert html.count("<svg") == 3 and "short of the promise" not in html  # nothing short here (see above)
 
 
 def test_replay_of_many_tasks_on_split_routes(tmp_path):
