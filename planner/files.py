@@ -26,10 +26,9 @@ def max_input_bytes() -> int:
     return int(mb * 1024 * 1024)
 
 
-def read_input(path: str | Path, what: str = "a file") -> str:
-    """An input file's text, read only when it is a regular file within the size limit (never a
-    directory, FIFO or device, which could block or never end) and UTF-8."""
-    path = Path(path)
+def regular_file(path: str | Path, what: str = "a file") -> os.stat_result:
+    """The file's stat when it is a regular file (never a directory, FIFO or device, which could block
+    or never end); else the input error that says what it is."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -40,6 +39,13 @@ def read_input(path: str | Path, what: str = "a file") -> str:
         raise InputError.single(str(path), "", f"is a directory, expected {what}")
     if not stat.S_ISREG(st.st_mode):
         raise InputError.single(str(path), "", f"is not a regular file (a device, FIFO or socket), expected {what}")
+    return st
+
+
+def read_input(path: str | Path, what: str = "a file") -> str:
+    """An input file's text, read only when it is a regular file within the size limit and UTF-8."""
+    path = Path(path)
+    st = regular_file(path, what)
     limit = max_input_bytes()
     too_big = InputError.single(
         str(path),

@@ -29,13 +29,13 @@ import json
 import os
 import re
 import shutil
-import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .errors import InputError
+from .files import regular_file
 
 FORMATS = ("litellm", "otel", "csv")
 MAP_FIELDS = ("time", "end", "first_token", "input", "output", "reasoning", "cached_input", "model")
@@ -236,15 +236,7 @@ def open_logs(paths: list[Path], options: LogOptions, timings: bool = False) -> 
 def _log_file(path: Path) -> LogFile:
     """A log is a regular file (never a FIFO or device, which could block): its size and sha256, for the
     provenance the outputs carry. Logs have no size limit: DuckDB streams them."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise InputError.single(str(path), "", "file not found") from None
-    except OSError as exc:
-        raise InputError.single(str(path), "", f"cannot be read: {exc.strerror}") from None
-    if not stat.S_ISREG(st.st_mode):
-        what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file (a device, FIFO or socket)"
-        raise InputError.single(str(path), "", f"is {what}, expected a log file")
+    st = regular_file(path, "a log file")
     if any(c in str(path) for c in "*?["):
         raise InputError.single(
             str(path), "", "a log file's name may not contain * ? or [ (DuckDB reads them as patterns)"
