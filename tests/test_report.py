@@ -139,9 +139,9 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--
 
 @pytest.fixture(scope="module")
 def real_reports(tmp_path_factory):
-    """The four report types on the real catalog: the plan, a what-if batch with a price cut and a
-    Cerebras outage (which has no feasible plan), the portfolio frontier, and the demo's plan against
-    the real one."""
+    """The five report types on real data: the plan, a what-if batch with a price cut and a Cerebras
+    outage (which has no feasible plan), the portfolio frontier, the demo's plan against the real one,
+    and the Azure conversation trace replayed on its plan made at the mean (short of its promise)."""
     out = tmp_path_factory.mktemp("real")
     run = CliRunner().invoke
     assert run(app, ["solve", str(REAL), "--out", str(out)]).exit_code == 0
@@ -155,7 +155,22 @@ def real_reports(tmp_path_factory):
         app, ["compare", str(out / "q3" / "support.plan.json"), str(out / "real-support.plan.json"), "--out", str(out)]
     )
     assert cmp.exit_code == 0, cmp.output
+    azure, trace = ROOT / "workloads" / "azure-conv.yaml", ROOT / "traces" / "azure_llm_trace_conv_2023-11.csv"
+    mean = ["--set", "workloads[conversation].distribution=null"]
+    assert run(app, ["whatif", str(azure), *mean, "--out", str(out / "azure")]).exit_code == 0
+    here = os.getcwd()
+    os.chdir(ROOT)  # the trace named from the repository's root, as the report then shows it
+    try:
+        replay = run(
+            app,
+            ["replay", str(out / "azure" / "azure-conv.set.plan.json"), str(trace.relative_to(ROOT)), "--format", "csv"]
+            + ["--workload", "conversation", "--out", str(out)],
+        )
+    finally:
+        os.chdir(here)
+    assert replay.exit_code == 0, replay.output
     return {
+        "replay": out / "azure-conv.replay.html",
         "plan": out / "real-support.html",
         "whatif": out / "real-support.whatif.html",
         "frontier": out / "real-support.frontier.html",
@@ -235,6 +250,11 @@ def test_every_report_type_in_chromium(real_reports, chromium_page, tmp_path):
     assert page.locator("#cmp-bridge tbody tr").count() == 5  # four parts and the total
     assert page.locator("#cmp-vendors tbody tr").count() >= 5
     _shot(page, "compare", tmp_path)
+    # replay: the plan made at the mean is flagged short on the trace, with its latency curve
+    _open(page, real_reports["replay"])
+    assert page.locator(".badge.short").count() >= 2  # the workload and its Makora route
+    assert "63%" in page.content() and page.locator("svg").count() == 1
+    _shot(page, "replay", tmp_path)
 
 
 PAGES = re.compile(rb"/Type\s*/Page\b(?!s)")
