@@ -9,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .arrays import dot
-from .fmt import figure, money, number, ordinal, percent, short
+from .fmt import figure, in_unit, money, ordinal, percent, short
 from .load import Inputs
 from .lp import LinearProgram, Row, traffic
 from .pairs import Pairs, percentile_gaps, vendor_caps
@@ -619,15 +619,6 @@ def label(row: Row) -> str:
     return LABELS[row.family].format(*_ids(row)) if row.family in LABELS else row.name
 
 
-def amount(row: Row, x: float, currency: str = "USD") -> str:
-    """A limit or an activity in the row's unit: shares as percentages, money as money."""
-    if row.family in SHARE_FAMILIES:
-        return percent(x)
-    if row.family in ("budget", "vendor_spend"):
-        return money(x, currency)
-    return number(x)
-
-
 def _binding(
     lp: LinearProgram,
     share: np.ndarray,
@@ -677,7 +668,7 @@ def _meaning(row: Row, shadow: float | None, currency: str = "USD", period: str 
     text = MEANING[row.family].format(
         *_ids(row),
         step=money(step, currency) if row.family == "vendor_spend" else f"{step:,.0f}",
-        limit=amount(row, limit, currency),
+        limit=in_unit(limit, row.unit, currency),
         money=money(worth, currency) if worth >= 0.005 else "under a cent",
         period=period,
     )
@@ -736,7 +727,7 @@ def _relaxations(lp: LinearProgram, share: np.ndarray, slack: np.ndarray, total:
 def _apart(row: Row, limit: float, needed: float, currency: str) -> tuple[str, str]:
     """The limit and the needed value written so that they read differently: more digits when the
     usual ones would show the same figure twice."""
-    a, b = amount(row, limit, currency), amount(row, needed, currency)
+    a, b = in_unit(limit, row.unit, currency), in_unit(needed, row.unit, currency)
     if a != b:
         return a, b
     for digits in range(2, 7):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from .fmt import figure, in_unit, money, option, ordinal
+from .fmt import figure, in_unit, money, money_change, option, ordinal
 from .plan import Plan, trusted
 from .rescale import Rescale, rounding_of, score_changes
 
@@ -520,7 +520,10 @@ def _bridge(old: Plan, new: Plan, old_w, new_w, causes, rows) -> tuple[list[Brid
         top = sorted((x for x in by.items() if abs(x[1]) >= 0.005), key=lambda x: (-abs(x[1]), x[0]))[:3]
         steps.append(
             BridgeStep(
-                key=k, label=BRIDGE_LABELS[k], amount=amount, detail=[f"{w} {_signed(x, new.currency)}" for w, x in top]
+                key=k,
+                label=BRIDGE_LABELS[k],
+                amount=amount,
+                detail=[f"{w} {money_change(x, new.currency)}" for w, x in top],
             )
         )
     return steps, note
@@ -553,12 +556,6 @@ def _repriced(w, index) -> float | None:
         cpt = (a.input_tokens * ((1 - c) * entry.price_input + c * cached) + a.output_tokens * entry.price_output) / 1e6
         total += a.share * cpt
     return total
-
-
-def _signed(x: float, currency: str) -> str:
-    from .fmt import money_change
-
-    return money_change(x, currency)
 
 
 def _num(x: float | None) -> str:
