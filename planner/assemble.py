@@ -9,15 +9,17 @@ from collections.abc import Callable
 import numpy as np
 
 from .arrays import dot
+from .backends import MIP_GAP
 from .fmt import figure, in_unit, money, ordinal, percent, short
 from .load import Inputs
 from .lp import LinearProgram, Row, traffic
-from .pairs import Pairs, percentile_gaps, vendor_caps
+from .pairs import LIST, Pairs, percentile_gaps, vendor_caps
 from .plan import (
     Allocation,
     Binding,
     BreakEven,
     CatalogEntry,
+    CommitmentUse,
     Compounding,
     Diagnosis,
     DistributionInfo,
@@ -62,17 +64,28 @@ def build_plan(
     curves: dict[int, dict],
     known_rejections: Known = None,
     known_records: dict[int, WorkloadPlan] | None = None,
+    extra: np.ndarray | None = None,
 ) -> Plan:
     """The plan of the cleaned shares: records, spend, bindings, relaxation, diagnosis, assumptions.
     break_even (per workload) and curves (compounding, per multi-turn workload) come from insight;
     known_rejections and known_records (a what-if scenario's, warm.py) give records already made."""
     ws, catalog = inputs.workloads, inputs.catalog
     total = dot(lp.spend, share)
+    factor, commitments, paid = commitment_terms(inputs, pairs, lp, share, extra)
+    eff = lp.spend * factor if len(lp.spend) else lp.spend
     relaxation = _relaxations(lp, share, result.slack, total, catalog.currency) if result.slack is not None else []
     diagnosis = [r.meaning for r in relaxation]
     far = far_misses(pairs)
     workloads = _workload_plans(
-        inputs, pairs, lp, share, break_even, _rejections(pairs, known_rejections, far=far), curves, known_records or {}
+        inputs,
+        pairs,
+        lp,
+        share,
+        break_even,
+        _rejections(pairs, known_rejections, far=far),
+        curves,
+        known_records or {},
+        factor,
     )
     _count_far(workloads, pairs, far)
     alone = np.flatnonzero(pairs.eligible_count == 0)
@@ -106,11 +119,12 @@ def build_plan(
             variables=result.n_vars,
             constraints=result.n_rows,
             integer=lp.integer,
+            gap=result.gap if result.gap is not None and result.gap > MIP_GAP else None,
         ),
-        total_cost=sum(w.cost for w in workloads),
+        total_cost=sum(w.cost for w in workloads) + sum(c.cost for c in commitments or ()),
         workloads=workloads,
-        offerings=_offering_uses(inputs, pairs, lp, share),
-        vendors=_vendor_spend(inputs, pairs, lp, share),
+        offerings=_offering_uses(inputs, pairs, lp, share, eff),
+        vendors=_vendor_spend(inputs, pairs, lp, share, eff, paid),
         binding=_binding(lp, share, result, total, catalog.currency, ws.period, activities[0]),
         relaxation=relaxation,
         diagnosis=diagnosis,
@@ -145,6 +159,7 @@ def build_plan(
             )
             for a in inputs.overlays
         ],
+        commitments=commitments,
     )
 
 
@@ -169,6 +184,116 @@ def _entry(o) -> CatalogEntry:
             "requests_per_minute": _float(cap.requests_per_minute if cap else None),
         },
     )
+
+
+def _signed_discounts(lp: LinearProgram, factor: np.ndarray | None) -> set[str]:
+    ex = lp.extras
+    return {ref for k, ref in zip(ex.kind, ex.ref) if k == "signed"} if factor is not None and len(ex) else set()
+
+
+def commitment_terms(
+    inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray, extra: np.ndarray | None
+) -> tuple[np.ndarray, list[CommitmentUse] | None, dict[str, float]]:
+    """What the catalog's commitments do in the plan: per LP column the factor on its list spend (1 - d
+    under a signed committed-spend contract, else 1), one record per commitment (units, use, fees,
+    shortfall; savings and break-evens come later from re-solves), and the money each vendor is paid
+    beyond its tokens (fees and shortfalls)."""
+    catalog, ws = inputs.catalog, inputs.workloads
+    factor = np.ones(len(lp.var_w))
+    if not catalog.commitments:
+        return factor, None, {}
+    ex = lp.extras
+    value = (
+        (lambda kind, ref: 0.0)
+        if extra is None or not len(extra)
+        else (lambda kind, ref: float(extra[k]) if (k := ex.index(kind, ref)) is not None else 0.0)
+    )
+    opts, wa = pairs.options, pairs.workloads
+    minutes = ws.minutes
+    records: list[CommitmentUse] = []
+    paid: dict[str, float] = {}
+    used = share > 0
+    for c in catalog.commitments:
+        covered = [o.id for o in catalog.offerings if c.covers(o)]
+        period = c.period or ws.period
+        if c.reserved:
+            cols = np.flatnonzero(np.array([opts.reserved[o] == c.id for o in lp.var_o.tolist()], dtype=bool) & used)
+            units = int(round(value("units", c.id)))
+            fee = c.per_period(c.unit.fee, ws.period)
+            tokens = pairs.task_tokens[lp.var_w[cols], lp.var_o[cols]] * wa.tasks[lp.var_w[cols]] * share[cols]
+            avg_tpm = float(tokens.sum()) / minutes
+            peak = float((pairs.peak_tpm[lp.var_w[cols], lp.var_o[cols]] * share[cols]).sum())
+            capacity = units * c.unit.tokens_per_minute
+            # the list price of the tokens it serves, and what each saves: (1 - factor) of it
+            list_value = sum(
+                float(wa.tasks[w] * share[j] * _list_cost(pairs, w, o))
+                for j, w, o in zip(cols.tolist(), lp.var_w[cols].tolist(), lp.var_o[cols].tolist())
+            )
+            per_token = (1.0 - c.factor) * list_value / float(tokens.sum()) if tokens.sum() > 0 else None
+            full = c.unit.tokens_per_minute * minutes  # tokens one unit serves in the period at 100%
+            records.append(
+                CommitmentUse(
+                    id=c.id,
+                    vendor=c.vendor,
+                    kind="reserved",
+                    signed=units > 0,
+                    period=period,
+                    offerings=covered,
+                    units=units,
+                    max_units=c.max_units,
+                    fee=fee,
+                    price_factor=c.factor,
+                    capacity_tpm=capacity,
+                    used_tpm=avg_tpm,
+                    peak_tpm=peak,
+                    utilization=avg_tpm / capacity if capacity > 0 else None,
+                    break_even_utilization=fee / (full * per_token) if per_token else None,
+                    cost=units * fee,
+                    tasks=float((wa.tasks[lp.var_w[cols]] * share[cols]).sum()),
+                )
+            )
+            paid[c.vendor] = paid.get(c.vendor, 0.0) + units * fee
+        else:
+            cols = np.flatnonzero(np.array([opts.discounted[o] == c.id for o in lp.var_o.tolist()], dtype=bool) & used)
+            signed = value("signed", c.id) > 0.5
+            list_spend = float((lp.spend[cols] * share[cols]).sum())
+            minimum = c.per_period(c.min_spend, ws.period)
+            shortfall = max(0.0, minimum - (1.0 - c.discount) * list_spend) if signed else 0.0
+            if signed:
+                factor[cols] = 1.0 - c.discount
+            records.append(
+                CommitmentUse(
+                    id=c.id,
+                    vendor=c.vendor,
+                    kind="spend",
+                    signed=signed,
+                    period=period,
+                    offerings=covered,
+                    min_spend=minimum,
+                    discount=c.discount,
+                    list_spend=list_spend,
+                    shortfall=shortfall,
+                    break_even_spend=minimum,
+                    cost=shortfall,
+                    tasks=float((wa.tasks[lp.var_w[cols]] * share[cols]).sum()),
+                )
+            )
+            paid[c.vendor] = paid.get(c.vendor, 0.0) + shortfall
+    return factor, records, paid
+
+
+def _list_cost(pairs: Pairs, w: int, o: int) -> float:
+    """A task's cost on an option at its list price as you go: for a share inside reserved capacity, the
+    same offering and mode outside it."""
+    opts = pairs.options
+    if opts.reserved[o] is None:
+        return float(pairs.cost_per_task[w, o])
+    twin = next(
+        j
+        for j in range(len(opts))
+        if opts.offering_index[j] == opts.offering_index[o] and opts.mode[j] == opts.mode[o] and opts.listed[j]
+    )
+    return float(pairs.cost_per_task[w, twin])
 
 
 def main_options(pairs: Pairs, lp: LinearProgram, share: np.ndarray) -> np.ndarray:
@@ -196,6 +321,7 @@ def _workload_plans(
     rejected: list[list[Rejection]],
     curves: dict[int, dict],
     known: dict[int, WorkloadPlan],
+    factor: np.ndarray | None = None,
 ) -> list[WorkloadPlan]:
     """Every workload's part of the plan, built from the arrays as typed records (plan.trusted);
     a workload in `known` takes that record (equal to the one made here) with these rejections."""
@@ -210,7 +336,7 @@ def _workload_plans(
         used = used[~is_known[lp.var_w[used]]]
     u_w, u_o, u_s = lp.var_w[used], lp.var_o[used], share[used]
     u_tasks = u_s * wa.tasks[u_w]
-    u_cpt = pairs.cost_per_task[u_w, u_o]
+    u_cpt = pairs.cost_per_task[u_w, u_o] * (1.0 if factor is None else factor[used])
     u_lat = pairs.latency_s[u_w, u_o]
     u_cap = pairs.capability[u_w, u_o]
     u_within = pairs.within_budget[u_w, u_o]
@@ -227,6 +353,7 @@ def _workload_plans(
     cap_mean = np.where(np.bincount(u_w, np.isnan(u_cap), minlength=n_w) > 0, None, cap_mean).tolist()
     lat_max = lat_max.tolist()
     allocs_of: list[list[Allocation]] = [[] for _ in range(n_w)]
+    signed = _signed_discounts(lp, factor)
     for w, o, sh, tasks, cpt, lat, cap, inside, t_in, t_out, share_in in zip(
         u_w.tolist(),
         u_o.tolist(),
@@ -260,11 +387,14 @@ def _workload_plans(
                     "input_tokens": t_in,
                     "output_tokens": t_out,
                     "within_budget_share": share_in,
-                    "output_tps": float(opts.output_tps[o]),
-                    "ttft_s": float(opts.ttft_s[o]),
+                    "output_tps": float(opts.output_tps[o]) if np.isfinite(opts.output_tps[o]) else None,
+                    "ttft_s": float(opts.ttft_s[o]) if np.isfinite(opts.output_tps[o]) else None,
                     "prefill_tps": _finite(opts.prefill_tps[o]),
                     "thinking_tokens": _finite(opts.thinking[o]),
                     "reasoning_factor": float(opts.reasoning_factor[o]),
+                    "price_tier": None if opts.sale[o] == LIST else opts.sale[o],
+                    "reserved": opts.reserved[o],
+                    "discounted": opts.discounted[o] if opts.discounted[o] in signed else None,
                 },
             )
         )
@@ -491,16 +621,21 @@ def _nearest_misses(pairs: Pairs, w: int) -> Diagnosis:
     )
 
 
-def _offering_uses(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray) -> list[OfferingUse]:
+def _offering_uses(
+    inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray, eff: np.ndarray
+) -> list[OfferingUse]:
+    """Per offering in use: its spend (after a signed discount), tasks, and the peak load on its per-minute
+    limits (batch jobs and reserved capacity are not on them)."""
     opts = pairs.options
     n_off = len(inputs.catalog.offerings)
     spend, tasks, tpm, rpm = (np.zeros(n_off) for _ in range(4))
     if len(share):
         off = opts.offering_index[lp.var_o]
-        spend = np.bincount(off, lp.spend * share, minlength=n_off)
+        on_limits = share * opts.in_capacity[lp.var_o]
+        spend = np.bincount(off, eff * share, minlength=n_off)
         tasks = np.bincount(off, pairs.workloads.tasks[lp.var_w] * share, minlength=n_off)
-        tpm = np.bincount(off, pairs.peak_tpm[lp.var_w, lp.var_o] * share, minlength=n_off)
-        rpm = np.bincount(off, pairs.peak_rpm[lp.var_w, lp.var_o] * share, minlength=n_off)
+        tpm = np.bincount(off, pairs.peak_tpm[lp.var_w, lp.var_o] * on_limits, minlength=n_off)
+        rpm = np.bincount(off, pairs.peak_rpm[lp.var_w, lp.var_o] * on_limits, minlength=n_off)
     out = []
     for i, o in enumerate(inputs.catalog.offerings):
         if tasks[i] <= 0:
@@ -534,17 +669,25 @@ def _offering_uses(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.nd
     return out
 
 
-def _vendor_spend(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray) -> list[VendorSpend]:
+def _vendor_spend(
+    inputs: Inputs,
+    pairs: Pairs,
+    lp: LinearProgram,
+    share: np.ndarray,
+    eff: np.ndarray,
+    paid: dict[str, float] | None = None,
+) -> list[VendorSpend]:
     """One entry per company that bills or serves an option the plan uses: spend on what it bills or
-    serves (an option billed by one company and served by another counts for both), what it bills,
-    and its share of the portfolio's traffic in the unit the share caps measure."""
+    serves (an option billed by one company and served by another counts for both; a commitment's fees
+    and shortfall count for its vendor), what it bills, and its share of the portfolio's traffic in the
+    unit the share caps measure."""
     used = np.flatnonzero(share > 0)
     ws = inputs.workloads
     basis = ws.policy.share_of
     weight = traffic(ws, pairs, "tokens" if basis == "spend" else basis)
     in_lp = np.unique(lp.var_w)
     total_traffic = float(weight[in_lp].sum()) if len(in_lp) else 0.0
-    spend = lp.spend[used] * share[used]
+    spend = eff[used] * share[used]
     flow = weight[lp.var_w[used]] * share[used]
     totals: dict[str, list[float]] = {}  # company -> [spend, billed, traffic], in order of first use
     for k, o in enumerate(lp.var_o[used].tolist()):
@@ -553,7 +696,12 @@ def _vendor_spend(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.nda
             t[0] += spend[k]
             t[2] += flow[k]
         totals[pairs.options.vendor[o]][1] += spend[k]
-    grand = float(spend.sum())
+    for c, fees in (paid or {}).items():
+        if fees:
+            t = totals.setdefault(c, [0.0, 0.0, 0.0])
+            t[0] += fees
+            t[1] += fees
+    grand = float(spend.sum()) + sum((paid or {}).values())
     caps = vendor_caps(ws, totals)
     out = [
         VendorSpend(

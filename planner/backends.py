@@ -22,13 +22,16 @@ from .errors import InputError
 from .lp import LinearProgram
 
 SOLVERS = ("auto", "cbc", "highs")
+MIP_GAP = 1e-9  # the relative gap an integer plan is proven optimal to
 NAMES = {"cbc": "CBC", "highs": "HiGHS"}
 
 
 class SolverModel(Protocol):
-    """One LP in a solver. Columns: shares, then binaries (integer), then slacks (elastic)."""
+    """One LP in a solver. Columns: shares, then the LP's extras, then the max_options binaries
+    (integer), then slacks (elastic)."""
 
-    def bound_shares(self, lower: np.ndarray, upper: np.ndarray) -> None: ...
+    def bound_shares(self, lower: np.ndarray, upper: np.ndarray) -> None:
+        """Bounds of the first len(lower) columns: the shares, and the extras when given for them too."""
 
     def set_costs(self, shares: np.ndarray, slacks: np.ndarray | None = None) -> None:
         """The objective: a cost per share column and, when elastic, per relaxable row's slack."""
@@ -49,6 +52,15 @@ class SolverModel(Protocol):
 
     def shares(self) -> np.ndarray:
         """The share columns' values; an option whose max_options binary is off carries nothing."""
+
+    def extras(self) -> np.ndarray:
+        """The extra columns' values (commitments, switches), in the LP's order."""
+
+    def limit_time(self, seconds: float) -> None:
+        """Stop an integer solve after this long with the best plan found."""
+
+    def gap(self) -> float | None:
+        """An integer plan's relative gap (0: proven optimal; None: an LP, or not reported)."""
 
     def slacks(self) -> np.ndarray:
         """Per LP row, its slack's value (zero for rows without one)."""
@@ -91,10 +103,10 @@ def _relaxed_rows(lp: LinearProgram, elastic: bool) -> list[int]:
 
 
 def _apply_binaries(lp: LinearProgram, values, n: int, is_mip: bool) -> np.ndarray:
-    """Shares from values laid out as [shares..., binaries of each max_options group...]."""
+    """Shares from values laid out as [shares..., extras..., binaries of each max_options group...]."""
     share = np.array(values[:n])
-    if is_mip:
-        y = n
+    if is_mip and lp.max_options:
+        y = n + len(lp.extras)
         for _, cols, _ in lp.max_options:
             on = np.array(values[y : y + len(cols)]) > 0.5
             share[cols] = np.where(on, share[cols], 0.0)
@@ -128,6 +140,7 @@ def highs_model(lp: LinearProgram, *, integer: bool = True, elastic: bool = Fals
     import highspy
 
     n = len(lp.var_w)
+    n_e = len(lp.extras)
     groups = lp.max_options if integer else []
     n_y = sum(len(cols) for _, cols, _ in groups)
     inf = highspy.kHighsInf
@@ -137,14 +150,14 @@ def highs_model(lp: LinearProgram, *, integer: bool = True, elastic: bool = Fals
     lower = np.where(sense == 0, -inf, rhs).tolist()
     upper = np.where(sense == 1, inf, rhs).tolist()
     relaxed = _relaxed_rows(lp, elastic)
-    slack_cols = n + n_y + np.arange(len(relaxed))
+    slack_cols = n + n_e + n_y + np.arange(len(relaxed))
     slack_of: dict[int, int] = dict(zip(relaxed, slack_cols.tolist()))
     if relaxed:
         rows_i.append(np.array(relaxed))
         cols_j.append(slack_cols)
         vals.append(np.array([-1.0 if lp.rows[r].sense == "<=" else 1.0 for r in relaxed]))
     r = len(lp.rows)
-    y = n
+    y = n + n_e
     for _, cols, k in groups:  # x_j - y_j <= 0; sum y <= k
         ys = np.arange(y, y + len(cols))
         rows_i.append(np.repeat(np.arange(r, r + len(cols)), 2))
@@ -160,7 +173,7 @@ def highs_model(lp: LinearProgram, *, integer: bool = True, elastic: bool = Fals
         upper.append(float(k))
         r += 1
         y += len(cols)
-    n_cols = n + n_y + len(relaxed)
+    n_cols = n + n_e + n_y + len(relaxed)
     ri = np.concatenate(rows_i)
     cj = np.concatenate(cols_j).astype(int)
     va = np.concatenate(vals)
@@ -170,11 +183,13 @@ def highs_model(lp: LinearProgram, *, integer: bool = True, elastic: bool = Fals
     model.num_col_ = n_cols
     model.num_row_ = r
     cost = np.zeros(n_cols)
-    cost[:n] = lp.objective
+    cost[: n + n_e] = lp.full_objective
     model.col_cost_ = cost
-    model.col_lower_ = np.zeros(n_cols)
+    col_lower = np.zeros(n_cols)
     col_upper = np.ones(n_cols)
-    col_upper[n + n_y :] = inf
+    col_lower[n : n + n_e], col_upper[n : n + n_e] = lp.extras.lower, lp.extras.upper
+    col_upper[n + n_e + n_y :] = inf
+    model.col_lower_ = col_lower
     model.col_upper_ = col_upper
     model.row_lower_ = np.array(lower, dtype=float)
     model.row_upper_ = np.array(upper, dtype=float)
@@ -184,18 +199,18 @@ def highs_model(lp: LinearProgram, *, integer: bool = True, elastic: bool = Fals
     model.a_matrix_.start_ = np.r_[0, np.cumsum(np.bincount(ri, minlength=r))].astype(np.int32)
     model.a_matrix_.index_ = cj[order].astype(np.int32)
     model.a_matrix_.value_ = va[order]
-    if n_y:
-        model.integrality_ = (
-            [highspy.HighsVarType.kContinuous] * n
-            + [highspy.HighsVarType.kInteger] * n_y
-            + [highspy.HighsVarType.kContinuous] * (n_cols - n - n_y)
-        )
+    whole = lp.extras.integer if integer else np.zeros(n_e, dtype=bool)
+    if n_y or whole.any():
+        kinds = [highspy.HighsVarType.kContinuous] * n_cols
+        for j in (n + np.flatnonzero(whole)).tolist() + list(range(n + n_e, n + n_e + n_y)):
+            kinds[j] = highspy.HighsVarType.kInteger
+        model.integrality_ = kinds
     with _quiet_stdout():
         h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
-    h.setOptionValue("mip_rel_gap", 1e-9)  # integer plans are optimal, not within HiGHS's default gap
-    if not n_y:
+    h.setOptionValue("mip_rel_gap", MIP_GAP)  # integer plans are optimal, not within HiGHS's default gap
+    if not n_y and not whole.any():
         # a pruned assignment-shaped LP has little for presolve to remove, and presolve cost more than the
         # simplex itself on the benchmark instances (benchmarks/RESULTS.md)
         h.setOptionValue("presolve", "off")
@@ -241,24 +256,27 @@ class HighsModel:
             self.h.setOptionValue("presolve", "on")
         self._presolve = presolve
         self.n = len(lp.var_w)
-        self.is_mip = integer and bool(lp.max_options)
+        self.n_main = self.n + len(lp.extras)  # shares and extras: what costs and bounds are given for
+        self.is_mip = integer and lp.integer
+        self.time_limit: float | None = None
         self._slack_cols = np.array(sorted(self._slack_of.values()), dtype=np.int32)
         self.status = "Not solved"
         self.seconds = 0.0
 
     def bound_shares(self, lower: np.ndarray, upper: np.ndarray) -> None:
-        self.h.changeColsBounds(self.n, np.arange(self.n, dtype=np.int32), lower, upper)
+        m = len(lower)
+        self.h.changeColsBounds(m, np.arange(m, dtype=np.int32), lower, upper)
 
     def set_costs(self, shares: np.ndarray, slacks: np.ndarray | None = None) -> None:
         n_cols = self.h.getNumCol()
         cost = np.zeros(n_cols)
-        cost[: self.n] = shares
+        cost[: len(shares)] = shares
         if slacks is not None:
             cost[self._slack_cols] = slacks
         self.h.changeColsCost(n_cols, np.arange(n_cols, dtype=np.int32), cost)
 
     def add_cap(self, on_slacks: bool, coefs: np.ndarray, upper: float) -> int:
-        cols = self._slack_cols if on_slacks else np.arange(self.n, dtype=np.int32)
+        cols = self._slack_cols if on_slacks else np.arange(len(coefs), dtype=np.int32)
         self.h.addRow(-self._hs.kHighsInf, upper, len(cols), cols, coefs)
         return self.h.getNumRow() - 1
 
@@ -281,6 +299,10 @@ class HighsModel:
         self.seconds += time.perf_counter() - started
         status = self.h.getModelStatus()
         ok = status == self._hs.HighsModelStatus.kOptimal
+        if not ok and self.is_mip and status == self._hs.HighsModelStatus.kTimeLimit:
+            if self.h.getInfo().primal_solution_status == 2:  # a feasible plan, not proven optimal
+                self.status = "Time limit"
+                return True
         self.status = (
             "Optimal"
             if ok
@@ -295,6 +317,20 @@ class HighsModel:
 
     def shares(self) -> np.ndarray:
         return _apply_binaries(self.lp, self.h.getSolution().col_value, self.n, self.is_mip)
+
+    def extras(self) -> np.ndarray:
+        return np.array(self.h.getSolution().col_value[self.n : self.n_main])
+
+    def limit_time(self, seconds: float) -> None:
+        self.time_limit = seconds
+        self.h.setOptionValue("time_limit", float(seconds))
+
+    def gap(self) -> float | None:
+        """The relative gap of an integer plan: 0 when proven optimal; None for an LP."""
+        if not self.is_mip:
+            return None
+        info = self.h.getInfo()
+        return float(info.mip_gap)
 
     def slacks(self) -> np.ndarray:
         values = self.h.getSolution().col_value
@@ -321,12 +357,12 @@ class HighsModel:
 # ----------------------------------------------------------------------------- CBC through PuLP
 
 
-def _cbc(mip: bool):
+def _cbc(mip: bool, time_limit: float | None = None):
     import pulp
 
     with warnings.catch_warnings():  # deprecated only in PuLP 4, which pyproject excludes
         warnings.simplefilter("ignore", DeprecationWarning)
-        return pulp.PULP_CBC_CMD(msg=False, mip=mip)
+        return pulp.PULP_CBC_CMD(msg=False, mip=mip, timeLimit=time_limit, gapRel=MIP_GAP if mip else None)
 
 
 class PulpModel:
@@ -341,13 +377,24 @@ class PulpModel:
         self.n = n = len(lp.var_w)
         prob = pulp.LpProblem("planner", pulp.LpMinimize)
         self.x = [prob.add_variable(f"x{j}", lowBound=0.0, upBound=1.0) for j in range(n)]
+        ex = lp.extras
+        self.e = [
+            prob.add_variable(
+                f"e_{k}",
+                lowBound=float(ex.lower[k]),
+                upBound=float(ex.upper[k]),
+                cat=pulp.LpInteger if integer and ex.integer[k] else pulp.LpContinuous,
+            )
+            for k in range(len(ex))
+        ]
+        self.cols = self.x + self.e  # every column the LP's rows name: shares, then extras
         self.constraints = []
         self._slacks: dict[int, pulp.LpVariable] = {}
         senses = {"<=": pulp.LpConstraintLE, ">=": pulp.LpConstraintGE, "==": pulp.LpConstraintEQ}
         for i, row in enumerate(lp.rows):
-            terms = [(self.x[j], float(c)) for j, c in zip(row.cols.tolist(), row.coefs.tolist())]
+            terms = [(self.cols[j], float(c)) for j, c in zip(row.cols.tolist(), row.coefs.tolist())]
             if elastic and row.relax_weight is not None:
-                s = prob.add_variable(f"e{i}", lowBound=0)
+                s = prob.add_variable(f"s{i}", lowBound=0)
                 self._slacks[i] = s
                 terms.append((s, -1.0 if row.sense == "<=" else 1.0))
             con = pulp.LpConstraint(pulp.LpAffineExpression(terms), senses[row.sense], f"r{i}", float(row.rhs))
@@ -376,17 +423,20 @@ class PulpModel:
                     )
                 )
         self.prob = prob
-        self.is_mip = bool(self.binaries)
+        self.is_mip = bool(self.binaries) or (integer and bool(ex.integer.any()))
         self._added: list = []
         self.status = "Not solved"
         self.seconds = 0.0
+        self.time_limit: float | None = None
 
     def bound_shares(self, lower: np.ndarray, upper: np.ndarray) -> None:
-        for v, lo, hi in zip(self.x, np.asarray(lower, dtype=float).tolist(), np.asarray(upper, dtype=float).tolist()):
+        for v, lo, hi in zip(
+            self.cols, np.asarray(lower, dtype=float).tolist(), np.asarray(upper, dtype=float).tolist()
+        ):
             v.lowBound, v.upBound = lo, hi
 
     def set_costs(self, shares: np.ndarray, slacks: np.ndarray | None = None) -> None:
-        terms = list(zip(self.x, np.asarray(shares, dtype=float).tolist()))
+        terms = list(zip(self.cols, np.asarray(shares, dtype=float).tolist()))
         if slacks is not None:
             terms += [(s, float(c)) for s, c in zip(self._slack_list(), slacks)]
         self.prob.setObjective(self._pulp.LpAffineExpression(terms))
@@ -395,7 +445,7 @@ class PulpModel:
         return [self._slacks[i] for i in sorted(self._slacks)]
 
     def add_cap(self, on_slacks: bool, coefs: np.ndarray, upper: float) -> int:
-        cols = self._slack_list() if on_slacks else self.x
+        cols = self._slack_list() if on_slacks else self.cols
         con = self._pulp.LpConstraint(
             self._pulp.LpAffineExpression(list(zip(cols, np.asarray(coefs).tolist()))),
             self._pulp.LpConstraintLE,
@@ -411,10 +461,25 @@ class PulpModel:
 
     def run(self) -> bool:
         started = time.perf_counter()
-        self.prob.solve(_cbc(self.is_mip))
+        self.prob.solve(_cbc(self.is_mip, self.time_limit))
         self.seconds += time.perf_counter() - started
         self.status = self._pulp.LpStatus[self.prob.status]
+        if self.is_mip and self.time_limit is not None and self.prob.sol_status == self._pulp.LpSolutionIntegerFeasible:
+            self.status = "Time limit"  # a feasible plan, not proven optimal
+            return True
         return self.status == "Optimal"
+
+    def extras(self) -> np.ndarray:
+        return np.array([v.varValue or 0.0 for v in self.e])
+
+    def limit_time(self, seconds: float) -> None:
+        self.time_limit = seconds
+
+    def gap(self) -> float | None:
+        """CBC through PuLP does not report the gap it stopped at: None (unknown) unless proven optimal."""
+        if not self.is_mip:
+            return None
+        return 0.0 if self.status == "Optimal" else None
 
     def objective(self) -> float:
         return float(self._pulp.value(self.prob.objective) or 0.0)

@@ -142,10 +142,31 @@ def solve(
     out: Path = typer.Option(Path("reports"), "--out", help="Folder for <name>.plan.json and <name>.html."),
     solver: Solver = typer.Option(Solver.auto, "--solver", help=SOLVER_HELP),
     fmt: Format = typer.Option(Format.table, "--format", help="table: summary; json: the plan; csv: allocations."),
+    previous: Path | None = typer.Option(
+        None,
+        "--from",
+        help="A plan file in force (last quarter's): a workload moving off its routes pays its switch cost.",
+    ),
+    switch_cost: float | None = typer.Option(
+        None,
+        "--switch-cost",
+        help="What moving one workload off its --from routes costs, once a period (a workload's own "
+        "switch_cost in the workloads file wins).",
+    ),
+    time_limit: float | None = typer.Option(
+        None,
+        "--time-limit",
+        help="Seconds the integer search may take (commitments, switches, max_options); the best plan found "
+        "is written with its gap, as 'feasible' unless proven optimal.",
+    ),
 ) -> None:
     """Solve for the cheapest routing; write the plan file and the HTML report."""
 
-    _guard(lambda: commands().solve(workloads, catalog, out, solver.value, fmt.value))
+    _guard(
+        lambda: commands().solve(
+            workloads, catalog, out, solver.value, fmt.value, previous, switch_cost, time_limit
+        )
+    )
 
 
 @app.command()

@@ -16,23 +16,59 @@ from .timing import timed
 EXIT_OK, EXIT_INFEASIBLE = 0, 3
 
 
-def solve(workloads: Path, catalog: Path | None, out: Path, solver: str, fmt: str) -> int:
+def solve(
+    workloads: Path,
+    catalog: Path | None,
+    out: Path,
+    solver: str,
+    fmt: str,
+    previous: Path | None = None,
+    switch_cost: float | None = None,
+    time_limit: float | None = None,
+) -> int:
     from .report import render_plan_report
     from .solve import solve_inputs
     from .terminal import print_plan
 
+    _check_switching(previous, switch_cost, time_limit)
     with timed("load"):
         inputs = load_inputs(workloads, catalog)
+        if previous is not None:
+            inputs = with_previous(inputs, previous, switch_cost)
     stem = file_stem(inputs.name, str(workloads))  # the outputs are checked before the solve
     out = Path(out)
     paths = {"plan": out / f"{stem}.plan.json", "report": out / f"{stem}.html"}
     check_targets(paths.values(), out)
-    plan = solve_inputs(inputs, solver)
+    plan = solve_inputs(inputs, solver, time_limit=time_limit)
     _out_folder(out)
     with timed("write"):
         write_all({paths["plan"]: plan.to_json(), paths["report"]: render_plan_report(plan)})
     print_plan(plan, fmt, paths)
-    return EXIT_OK if plan.status == "optimal" else EXIT_INFEASIBLE
+    return EXIT_INFEASIBLE if plan.status == "infeasible" else EXIT_OK
+
+
+def _check_switching(previous: Path | None, switch_cost: float | None, time_limit: float | None) -> None:
+    if switch_cost is not None:
+        if previous is None:
+            raise InputError.single("--switch-cost", "", "needs --from PLAN: the plan whose routes a switch leaves")
+        if not (0 <= switch_cost <= 1e15) or switch_cost != switch_cost:
+            raise InputError.single("--switch-cost", "", f"{switch_cost:g}: expected a cost from 0 to 1e15")
+    if time_limit is not None and not (0 < time_limit <= 1e6):
+        raise InputError.single("--time-limit", "", f"{time_limit:g}: expected seconds above 0, up to 1e6")
+
+
+def with_previous(inputs, path: Path, switch_cost: float | None):
+    """The inputs with the routes of the plan in force (solve --from) and --switch-cost as the policy's."""
+    import dataclasses
+
+    from .plan import read_plan
+
+    old = read_plan(path)
+    routes = {w.id: frozenset(a.route for a in w.allocations) for w in old.workloads if w.allocations}
+    ws = inputs.workloads
+    if switch_cost is not None:
+        ws = ws.model_copy(update={"policy": ws.policy.model_copy(update={"switch_cost": float(switch_cost)})})
+    return dataclasses.replace(inputs, workloads=ws, previous=routes, previous_file=str(path))
 
 
 def explain(workloads: Path, workload: str, catalog: Path | None, fmt: str) -> int:

@@ -211,9 +211,13 @@ def csv_row(values) -> list:
     return [csv_safe(v) for v in values]
 
 
-def option(offering: str, mode: str) -> str:
-    """An option as people read it: the offering, and its mode in brackets unless it is the default."""
-    return offering if mode == "default" else f"{offering} ({mode})"
+def option(offering: str, mode: str, sale: str = "list", reserved: str | None = None) -> str:
+    """An option as people read it: the offering, then in brackets its mode unless it is the default,
+    its price tier unless it is the list price, and the commitment whose reserved capacity serves it."""
+    extra = [x for x in (mode if mode != "default" else None, sale if sale != "list" else None) if x]
+    if reserved:
+        extra.append(f"reserved {reserved}")
+    return f"{offering} ({', '.join(extra)})" if extra else offering
 
 
 def ordinal(p: float) -> str:

@@ -6,18 +6,20 @@ so the report and the JSON carry the same numbers.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import numpy as np
 
 from .arrays import dot
-from .fmt import count
+from .fmt import count, money, option, percent
 from .load import Inputs
-from .lp import MONEY_FAMILIES, LinearProgram, build_problem, clean_shares
+from .lp import MONEY_FAMILIES, LinearProgram, Switching, build_problem, clean_shares
 from .pairs import Pairs, task_latency
 from .plan import Baseline, BreakEven, Plan, VendorOutage
 from .resolve import Resolver
-from .solver import SolveResult, solve_lp
+from .schema import MINUTES_PER_PERIOD
+from .solver import SolveResult, settled, solve_lp
 
 RESILIENCE_MAX_PAIRS = 30_000  # above this many eligible pairs, the solve skips the outage table
 
@@ -192,9 +194,11 @@ def reduced_costs(full: LinearProgram, lp: LinearProgram, duals: dict[str, float
         if not y:
             continue
         coefs = row.coefs * (full.scale / lp.scale) if row.family in MONEY_FAMILIES else row.coefs
-        np.add.at(acc, row.cols, coefs * y)
+        on = row.cols < full.n  # the share columns (a row may name extras: units, contracts, switches)
+        cols, coefs = row.cols[on], coefs[on]
+        np.add.at(acc, cols, coefs * y)
         if row.family in MONEY_FAMILIES:
-            np.add.at(acc_money, row.cols, coefs * y)
+            np.add.at(acc_money, cols, coefs * y)
     return money - acc, money - acc_money
 
 
@@ -392,3 +396,221 @@ def resilience(pairs: Pairs, plan: Plan, lp: LinearProgram) -> list[VendorOutage
         )
     resolver.set_upper(np.ones(len(lp.var_w)))
     return out
+
+
+# ----------------------------------------------------------------------------- commitments and switches
+
+REVIEW_MAX_PAIRS = RESILIENCE_MAX_PAIRS  # above this many LP columns, the re-solves below are skipped
+NEWTON_STEPS = 4  # re-solves spent refining one commitment's break-even fee or discount
+
+
+def commitment_review(
+    plan: Plan,
+    inputs: Inputs,
+    pairs: Pairs,
+    lp: LinearProgram,
+    share: np.ndarray,
+    extra: np.ndarray,
+    solver: str,
+    switching: Switching | None,
+) -> None:
+    """The figures of a quarterly review that only re-solves give (SPEC v1.6), written into the plan:
+    each signed commitment's saving (the plan re-solved without it), what an unsigned one would need
+    (its fee or discount, refined by re-solves until the plan that signs it costs what today's does),
+    and, with --from, the moves made and declined with their savings."""
+    if len(lp.var_w) > REVIEW_MAX_PAIRS:
+        plan.assumptions.append(
+            f"commitment savings and break-evens not computed: {len(lp.var_w):,} LP columns, over the "
+            f"{REVIEW_MAX_PAIRS:,} the review re-solves"
+        )
+        return
+    best = lp.money(share, extra)
+    ws = inputs.workloads
+    for use in plan.commitments or ():
+        c = next(x for x in inputs.catalog.commitments if x.id == use.id)
+        kinds = ("units",) if c.reserved else ("signed",)
+        cols = [lp.n + k for kind in kinds if (k := lp.extras.index(kind, c.id)) is not None]
+        if not cols:  # nothing it covers can take part in the plan
+            use.text = "covers no option any workload may use: never worth signing here"
+            continue
+        if use.signed:
+            lower, upper = lp.bounds()
+            upper[cols] = 0.0
+            without = _resolve_money(lp, solver, lower, upper)
+            use.saving = None if without is None else max(0.0, without - best)
+            use.text = _signed_text(use, plan.currency, plan.period)
+        else:
+            use.needs = _needs(lp, solver, c, cols[0], best, ws.period, plan.currency)
+            use.text = use.needs.text
+    if switching is not None and inputs.previous is not None:
+        plan.switching = _switch_info(plan, inputs, pairs, lp, share, extra, solver, switching)
+
+
+def _resolve(lp: LinearProgram, solver: str, lower: np.ndarray, upper: np.ndarray):
+    result = solve_lp(lp, solver, lower=lower, upper=upper)
+    if not result.ok:
+        return None
+    return settled(lp, result)
+
+
+def _resolve_money(lp: LinearProgram, solver: str, lower: np.ndarray, upper: np.ndarray) -> float | None:
+    got = _resolve(lp, solver, lower, upper)
+    return None if got is None else lp.money(*got)
+
+
+def _signed_text(use, currency: str, period: str) -> str:
+    saving = "" if use.saving is None else f"; saves {money(use.saving, currency)} a {period} against pay-as-you-go"
+    if use.kind == "reserved":
+        be = use.break_even_utilization
+        return f"{use.units} of {use.max_units} units, {percent(use.utilization or 0.0)} used on average{saving}" + (
+            "" if be is None else f"; pays while average use stays above {percent(be)}"
+        )
+    return (
+        f"signed: {money(use.list_spend or 0.0, currency)} list spend discounted {percent(use.discount or 0.0)}{saving}"
+        f"; stops paying below {money(use.break_even_spend or 0.0, currency)} of list spend a {period}"
+    )
+
+
+def _with_money(lp: LinearProgram, col: int, money_per_unit: float) -> LinearProgram:
+    """The same LP with one extra column's money changed (what the objective reads; rows that cap spend
+    keep today's figure)."""
+    ex = lp.extras
+    new = ex.money.copy()
+    new[col - lp.n] = money_per_unit
+    return dataclasses.replace(lp, extras=dataclasses.replace(ex, money=new))
+
+
+def _with_moneys(lp: LinearProgram, cols: np.ndarray, money_per_unit: float) -> LinearProgram:
+    for col in np.asarray(cols).tolist():
+        lp = _with_money(lp, col, money_per_unit)
+    return lp
+
+
+def _needs(lp: LinearProgram, solver: str, c, col: int, best: float, period: str, currency: str):
+    """What an unsigned commitment would need for signing it to pay: the plan re-solved with it signed
+    (at least one unit), then its fee (reserved) or discount (spend) moved until that plan costs what
+    today's does. Each step is exact for the plan it re-solves; the steps rise to the break-even."""
+    from .plan import CommitmentBreakEven
+
+    lower, upper = lp.bounds()
+    lower[col] = 1.0
+    k = col - lp.n
+    if c.reserved:
+        fee = float(lp.extras.money[k])
+        probe, units, exact = fee, None, False
+        for _ in range(NEWTON_STEPS):
+            got = _resolve(_with_money(lp, col, probe), solver, lower, upper)
+            if got is None:
+                break
+            share, extra = got
+            units = int(round(extra[k]))
+            cost = _with_money(lp, col, probe).money(share, extra)
+            if abs(cost - best) <= 1e-7 * max(1.0, abs(best)):
+                exact = True
+                break
+            probe = probe - (cost - best) / max(units, 1)
+            if probe <= 0:
+                probe, exact = 0.0, True
+                break
+        if units is None:
+            return CommitmentBreakEven(exact=False, text="no plan can use it: it cannot pay")
+        stated = probe * MINUTES_PER_PERIOD[c.period or period] / MINUTES_PER_PERIOD[period]
+        if probe <= 0:
+            text = f"pays at no fee: even free, {units} unit(s) would not lower the cost"
+            return CommitmentBreakEven(fee=0.0, units=units, exact=exact, text=text)
+        text = (
+            f"not bought: it pays at a fee of {money(stated, currency)} a unit a {c.period or period} or less "
+            f"(now {money(c.unit.fee, currency)}), buying {units} unit(s)"
+        )
+        return CommitmentBreakEven(fee=stated, units=units, exact=exact, text=text)
+    got = _resolve(lp, solver, lower, upper)
+    if got is None:
+        return CommitmentBreakEven(exact=False, text="no plan can sign it")
+    share, extra = got
+    forced = lp.money(share, extra)
+    listed = float(extra[lp.extras.index("discounted", c.id)]) * lp.scale  # the list spend it would discount
+    minimum = c.per_period(c.min_spend, period)
+    gap = forced - best
+    if listed <= 0:
+        return CommitmentBreakEven(exact=True, text="no workload would use what it covers: it cannot pay")
+    need = c.discount + gap / listed
+    if (1.0 - need) * listed < minimum or need >= 1:  # the minimum binds: a lower minimum is what pays
+        shortfall = max(0.0, minimum - (1.0 - c.discount) * listed)
+        lower_min = minimum - gap if shortfall >= gap else None
+        text = (
+            f"not signed: the plan that signs it would spend {money(listed, currency)} list a {period} on what it "
+            f"covers, short of the {money(minimum, currency)} minimum at {percent(c.discount)} off; "
+            + (
+                f"it pays with a minimum of {money(lower_min, currency)} or less"
+                if lower_min is not None and lower_min > 0
+                else "no discount or minimum alone makes it pay"
+            )
+        )
+        return CommitmentBreakEven(discount=None, min_spend=lower_min, exact=True, text=text)
+    text = (
+        f"not signed: it pays at a discount of {percent(need)} or more (now {percent(c.discount)}) on "
+        f"{money(listed, currency)} of list spend a {period}"
+    )
+    return CommitmentBreakEven(discount=float(f"{need:.6g}"), exact=True, text=text)
+
+
+def _switch_info(plan, inputs: Inputs, pairs: Pairs, lp: LinearProgram, share, extra, solver: str, switching):
+    """Moves made and declined against the previous plan: two re-solves, one where every switch is free
+    (the moves the switch costs declined) and one where none may switch (what each move saves)."""
+    from .assemble import commitment_terms
+    from .plan import SwitchInfo, SwitchMove
+
+    ids = {w.id: i for i, w in enumerate(inputs.workloads.workloads)}
+    previous = inputs.previous or {}
+    by_id = {w.id: w for w in plan.workloads}
+
+    def per_workload(s: np.ndarray, e: np.ndarray) -> np.ndarray:
+        factor = commitment_terms(inputs, pairs, lp, s, e)[0] if inputs.catalog.commitments else 1.0
+        return np.bincount(lp.var_w, lp.spend * factor * s, minlength=len(ids))
+
+    now = per_workload(share, extra)
+    kinds = np.array(lp.extras.kind)
+    sw_cols = lp.n + np.flatnonzero(kinds == "switch") if len(kinds) else np.zeros(0, dtype=int)
+    free, stay = None, None
+    if len(sw_cols):
+        free = _resolve(_with_moneys(lp, sw_cols, 0.0), solver, *lp.bounds())
+        lower, upper = lp.bounds()
+        upper[sw_cols] = 0.0
+        stay = _resolve(lp, solver, lower, upper)
+    free_cost = per_workload(*free) if free is not None else None
+    stay_cost = per_workload(*stay) if stay is not None else None
+    info = SwitchInfo(from_plan=inputs.previous_file or "")
+    for wid, w in ids.items():
+        wp = by_id.get(wid)
+        before = previous.get(wid)
+        if not before:
+            info.new.append(wid)
+            continue
+        if wp is None or not wp.allocations:
+            continue
+        after = {a.route for a in wp.allocations}
+        cost = float(switching.cost[w]) if not np.isnan(switching.cost[w]) else 0.0
+        eligible_before = switching.old[w][lp.var_o[lp.var_w == w]].any()
+        labels = lambda routes: sorted(option(o, m, t) for o, m, t in routes)
+        if not eligible_before:
+            info.forced.append(wid)
+        if after - set(before):
+            saving = float(stay_cost[w] - now[w]) if stay_cost is not None else 0.0
+            info.moved.append(
+                SwitchMove(workload=wid, switch_cost=cost, saving=saving, before=labels(before), after=labels(after))
+            )
+            info.cost += cost if switching.applies(w) else 0.0
+        elif free is not None and switching.applies(w):
+            fs, _ = free
+            cols = np.flatnonzero((lp.var_w == w) & (fs > 0))
+            opts = pairs.options
+            routes = {(opts.offering_id[o], opts.mode[o], opts.sale[o]) for o in lp.var_o[cols].tolist()}
+            saving = float(now[w] - free_cost[w])
+            if routes - set(before) and saving > 0:
+                info.declined.append(
+                    SwitchMove(
+                        workload=wid, switch_cost=cost, saving=saving, before=labels(before), after=labels(routes)
+                    )
+                )
+    info.declined.sort(key=lambda m: (-m.saving, m.workload))
+    return info

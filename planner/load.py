@@ -42,6 +42,8 @@ class Inputs:
     catalog_file: str
     overlays: tuple[AppliedOverlay, ...] = ()
     distributions: dict[str, Distribution] = field(default_factory=dict)  # workload id -> its sample tasks
+    previous: dict[str, frozenset[tuple[str, str, str]]] | None = None  # solve --from: workload -> its routes
+    previous_file: str | None = None
 
     @property
     def name(self) -> str:
@@ -341,7 +343,21 @@ def _fields_at(model: Any, loc: tuple) -> list[str]:
 
 def load_catalog(path: str | Path) -> Catalog:
     data, positions = read_yaml(path)
-    return validate(Catalog, data, str(path), positions)
+    catalog = validate(Catalog, data, str(path), positions)
+    lost = catalog.uncovering()
+    if lost:
+        problems = []
+        for i in lost:
+            c = catalog.commitments[i]
+            loc = ("commitments", i, "offerings" if c.offerings is not None else "vendor")
+            globs = f"{', '.join(c.offerings)} " if c.offerings is not None else ""
+            why = (
+                f"commitment '{c.id}' covers no offering: none {globs}billed by '{c.vendor}' in the catalog; "
+                "expected globs on the ids of offerings that vendor bills"
+            )
+            problems.append(Problem(format_loc(loc), why, *positions.get(loc, (None, None))))
+        raise InputError(str(path), problems)
+    return catalog
 
 
 def load_scenario(path: str | Path) -> Scenario:

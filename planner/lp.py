@@ -18,7 +18,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .arrays import per_workload, workload_starts
+from .arrays import dot, per_workload, workload_starts
 from .pairs import Pairs, vendor_caps
 from .schema import WorkloadSet
 
@@ -148,6 +148,38 @@ class Rows(Sequence):
         return np.concatenate(sense), np.concatenate(rhs)
 
 
+@dataclass(frozen=True)
+class Extras:
+    """The columns after the shares (SPEC v1.6): units of reserved throughput bought (integer), whether
+    a committed-spend contract is signed (binary), the list spend it discounts and the shortfall under
+    its minimum (continuous, money), and whether a workload moves off its routes (binary). Column k of
+    these is the LP's column n + k, n the number of share columns."""
+
+    name: list[str]  # "<kind>:<id>"
+    kind: list[str]  # units, signed, discounted, shortfall, switch
+    ref: list[str]  # the commitment's or the workload's id
+    lower: np.ndarray
+    upper: np.ndarray
+    integer: np.ndarray  # bool
+    money: np.ndarray  # currency per period per unit of the column, part of the plan's cost
+    company: list[str | None]  # who is paid that money (vendor caps and spend shares count it); None: nobody
+    in_total: np.ndarray  # bool: paid to a vendor (in the total spend and the budget); a switch is not
+
+    def __len__(self) -> int:
+        return len(self.name)
+
+    @staticmethod
+    def empty() -> Extras:
+        z = np.zeros(0)
+        return Extras([], [], [], z, z, np.zeros(0, dtype=bool), z, [], np.zeros(0, dtype=bool))
+
+    def index(self, kind: str, ref: str) -> int | None:
+        for k, (a, b) in enumerate(zip(self.kind, self.ref)):
+            if a == kind and b == ref:
+                return k
+        return None
+
+
 @dataclass
 class LinearProgram:
     var_w: np.ndarray  # workload index per variable
@@ -158,15 +190,54 @@ class LinearProgram:
     rows: Sequence[Row]  # a list, or made when first read (restrict)
     max_options: list[tuple[int, np.ndarray, int]] = field(default_factory=list)  # (w, vars, k)
     latency_weight: np.ndarray = field(default_factory=lambda: np.zeros(0))  # task-weighted latency, scaled
+    extras: Extras = field(default_factory=Extras.empty)
+    settle: Callable | None = None  # (share, extra) -> extra: the continuous extras the shares imply
+
+    @property
+    def n(self) -> int:
+        """The share columns; the extras follow them."""
+        return len(self.var_w)
 
     @property
     def cost(self) -> np.ndarray:
-        """The scaled spend alone: the objective of the first pass (the tie-break pass settles ties)."""
-        return self.spend / self.scale
+        """The scaled money of every column (shares, then extras): the objective of the first pass (the
+        tie-break pass settles ties)."""
+        if not len(self.extras):
+            return self.spend / self.scale
+        return np.r_[self.spend, self.extras.money] / self.scale
+
+    @property
+    def full_objective(self) -> np.ndarray:
+        """The objective of every column: scaled money with the latency tie-break on the shares."""
+        return np.r_[self.objective, self.extras.money / self.scale] if len(self.extras) else self.objective
+
+    @property
+    def full_latency(self) -> np.ndarray:
+        return np.r_[self.latency_weight, np.zeros(len(self.extras))] if len(self.extras) else self.latency_weight
 
     @property
     def integer(self) -> bool:
-        return bool(self.max_options)
+        return bool(self.max_options) or bool(self.extras.integer.any())
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every column's bounds as built: shares in [0, 1], extras their own."""
+        n = self.n
+        return np.r_[np.zeros(n), self.extras.lower], np.r_[np.ones(n), self.extras.upper]
+
+    def money(self, share: np.ndarray, extra: np.ndarray | None = None, *, total_only: bool = False) -> float:
+        """The plan's cost in the period's currency: the shares' spend and the extras' money (only what is
+        paid to vendors, when total_only)."""
+        cost = dot(self.spend, share)
+        if len(self.extras) and extra is not None and len(extra):
+            paid = self.extras.money * (self.extras.in_total if total_only else 1.0)
+            cost += dot(paid, extra)
+        return cost
+
+    def x(self, share: np.ndarray, extra: np.ndarray | None = None) -> np.ndarray:
+        """One value per column: the shares, then the extras (zero when not given)."""
+        if not len(self.extras):
+            return share
+        return np.r_[share, np.zeros(len(self.extras)) if extra is None or not len(extra) else extra]
 
     @cached_property
     def matrix(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -197,10 +268,10 @@ class LinearProgram:
         """Each row's family, without making the rows."""
         return self.rows.families() if isinstance(self.rows, Rows) else [r.family for r in self.rows]
 
-    def activities(self, share: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Every row's activity and gross activity (sum of |coefficient x share|) at once."""
+    def activities(self, share: np.ndarray, extra: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Every row's activity and gross activity (sum of |coefficient x value|) at once."""
         row_of, cols, coefs = self.matrix
-        terms = coefs * share[cols]
+        terms = coefs * self.x(share, extra)[cols]
         n = len(self.rows)
         return np.bincount(row_of, terms, minlength=n), np.bincount(row_of, np.abs(terms), minlength=n)
 
@@ -210,10 +281,11 @@ class LinearProgram:
         return cost - np.bincount(cols, coefs * duals[row_of], minlength=len(self.var_w))
 
     def restrict(self, keep: np.ndarray, held: Iterable[int] = ()) -> LinearProgram:
-        """The same problem over the columns `keep` (ascending indices) only: the others are fixed at zero.
-        Rows in `held` become equalities (held at their bound)."""
-        pos = np.full(len(self.var_w), -1)
+        """The same problem over the share columns `keep` (ascending indices) and every extra: the other
+        shares are fixed at zero. Rows in `held` become equalities (held at their bound)."""
+        pos = np.full(len(self.var_w) + len(self.extras), -1)
         pos[keep] = np.arange(len(keep))
+        pos[len(self.var_w) :] = len(keep) + np.arange(len(self.extras))
         row_of, cols, coefs = self.matrix
         kept = pos[cols] >= 0
         row_of, cols, coefs = row_of[kept], pos[cols[kept]], coefs[kept]
@@ -232,6 +304,7 @@ class LinearProgram:
             _RestrictedRows(self.rows, row_of, cols, coefs, set(held)),
             max_options,
             self.latency_weight[keep],
+            self.extras,
         )
         sub.__dict__["matrix"] = (row_of, cols, coefs)  # already at hand
         sub.__dict__["senses"] = (sense, rhs)
@@ -280,6 +353,20 @@ class _RestrictedRows(Sequence):
 
 
 @dataclass(frozen=True)
+class Switching:
+    """What moving a workload off its routes costs (SPEC v1.6): per workload its switch cost (nan: none)
+    and, per option, whether the previous plan routed the workload there (its offering, mode and price
+    tier; a share inside reserved capacity is the same route as its list price)."""
+
+    cost: np.ndarray  # per workload, currency per period; nan: no switch cost
+    old: np.ndarray  # W x O bool
+    known: np.ndarray  # per workload: the previous plan routed it (else it has no route to leave)
+
+    def applies(self, w: int) -> bool:
+        return bool(self.known[w]) and not np.isnan(self.cost[w]) and self.cost[w] > 0
+
+
+@dataclass(frozen=True)
 class Context:
     ws: WorkloadSet
     pairs: Pairs
@@ -289,6 +376,24 @@ class Context:
     scale: float
     workloads: np.ndarray  # indices of the workloads in the LP
     offerings: list  # the catalog's offerings, for capacity limits
+    commitments: list = field(default_factory=list)  # the catalog's commitments
+    extras: Extras = field(default_factory=Extras.empty)
+    switching: Switching | None = None
+
+    def extra_col(self, kind: str, ref: str) -> int:
+        k = self.extras.index(kind, ref)
+        assert k is not None, (kind, ref)
+        return len(self.var_w) + k
+
+    def paid_extras(self, company: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The extra columns paid to vendors (to `company` alone, when given) and their scaled money."""
+        ex = self.extras
+        pick = [
+            k
+            for k in range(len(ex))
+            if ex.in_total[k] and ex.money[k] != 0 and (company is None or ex.company[k] == company)
+        ]
+        return len(self.var_w) + np.array(pick, dtype=int), ex.money[pick] / self.scale
 
     @cached_property
     def _starts(self) -> list[int]:
@@ -307,7 +412,7 @@ class Context:
         and where each offering's start among them."""
         limited = np.array([off.capacity is not None for off in self.offerings], dtype=bool)
         off = self.pairs.options.offering_index[self.var_o]
-        cols = np.flatnonzero(limited[off])
+        cols = np.flatnonzero(limited[off] & self.pairs.options.in_capacity[self.var_o])
         off = off[cols]
         return (
             cols[np.argsort(off, kind="stable")],
@@ -450,16 +555,20 @@ def define_vendor_share(ctx: Context) -> Iterable[Row]:
     by_company = company_columns(ctx)
     basis = ctx.ws.policy.share_of
     if basis == "spend":
-        money = ctx.spend / ctx.scale
+        paid_cols, paid_money = ctx.paid_extras()
+        money = np.r_[ctx.spend / ctx.scale, paid_money]
+        columns = np.r_[ctx._columns, paid_cols]
+        paid_to = [ctx.extras.company[j - len(ctx.var_w)] for j in paid_cols.tolist()]
         for c, s in vendor_caps(ctx.ws, by_company).items():
             if s >= 1:
                 continue
             on_c = np.zeros(len(money))
             on_c[by_company[c]] = 1.0
+            on_c[len(ctx.var_w) :] = [1.0 if x == c else 0.0 for x in paid_to]
             yield Row(
                 f"vendor_share:{c}",
                 "vendor_spend_share",
-                ctx._columns,
+                columns,
                 money * (on_c - s),
                 "<=",
                 0.0,
@@ -498,7 +607,7 @@ def define_vendor_spend(ctx: Context) -> Iterable[Row]:
     for c in sorted(caps):
         if c not in by_company:
             continue
-        yield _spend_cap(ctx, f"vendor_spend:{c}", "vendor_spend", by_company[c], caps[c])
+        yield _spend_cap(ctx, f"vendor_spend:{c}", "vendor_spend", by_company[c], caps[c], company=c)
 
 
 def define_workload_vendor_share(ctx: Context) -> Iterable[Row]:
@@ -533,13 +642,15 @@ def define_budget(ctx: Context) -> Iterable[Row]:
         yield _spend_cap(ctx, "budget", "budget", np.arange(len(ctx.spend)), budget)
 
 
-def _spend_cap(ctx: Context, name: str, family: str, cols: np.ndarray, limit: float) -> Row:
-    """Spend over the columns <= limit, in scaled money; relaxed by its raise as a fraction of the limit."""
+def _spend_cap(ctx: Context, name: str, family: str, cols: np.ndarray, limit: float, company: str | None = None) -> Row:
+    """Spend over the columns (and the commitments' fees, discounts and shortfalls paid to the company, or
+    to anyone) <= limit, in scaled money; relaxed by its raise as a fraction of the limit."""
+    paid_cols, paid_money = ctx.paid_extras(company)
     return Row(
         name,
         family,
-        cols,
-        ctx.spend[cols] / ctx.scale,
+        np.r_[cols, paid_cols],
+        np.r_[ctx.spend[cols] / ctx.scale, paid_money],
         "<=",
         limit / ctx.scale,
         limit=limit,
@@ -547,6 +658,85 @@ def _spend_cap(ctx: Context, name: str, family: str, cols: np.ndarray, limit: fl
         rhs_scale=1.0 / ctx.scale,
         relax_weight=ctx.scale / limit,
     )
+
+
+def define_reserved(ctx: Context) -> Iterable[Row]:
+    """For each reserved-throughput commitment c: the peak tokens a minute of the shares inside its
+    capacity <= units bought x tokens_per_minute of a unit (in units: the row divided by a unit's)."""
+    reserved = ctx.pairs.options.reserved
+    for c in ctx.commitments:
+        if not c.reserved:
+            continue
+        cols = np.flatnonzero(np.array([reserved[o] == c.id for o in ctx.var_o.tolist()], dtype=bool))
+        if not len(cols):
+            continue
+        load = ctx.pairs.peak_tpm[ctx.var_w[cols], ctx.var_o[cols]] / c.unit.tokens_per_minute
+        yield Row(
+            f"reserved:{c.id}",
+            "reserved",
+            np.r_[cols, ctx.extra_col("units", c.id)],
+            np.r_[load, -1.0],
+            "<=",
+            0.0,
+            unit="units of reserved throughput",
+        )
+
+
+def define_committed_spend(ctx: Context) -> Iterable[Row]:
+    """For each committed-spend commitment c (discount d, minimum m a period), with columns z (signed),
+    s (the list spend it discounts) and g (the shortfall under m), money scaled: s <= the list spend on
+    the options it covers; s <= (bound) x z; m x z - (1 - d) x s - g <= 0. The plan pays -d x s + g
+    on top of list prices: max(m, (1 - d) x list) when signed, list when not."""
+    discounted = ctx.pairs.options.discounted
+    period = ctx.ws.period
+    for c in ctx.commitments:
+        if c.reserved:
+            continue
+        z, sc, g = (ctx.extra_col(k, c.id) for k in ("signed", "discounted", "shortfall"))
+        cols = np.flatnonzero(np.array([discounted[o] == c.id for o in ctx.var_o.tolist()], dtype=bool))
+        bound = float(ctx.extras.upper[sc - len(ctx.var_w)])
+        yield Row(
+            f"discount:{c.id}",
+            "committed_spend",
+            np.r_[sc, cols],
+            np.r_[1.0, -ctx.spend[cols] / ctx.scale],
+            "<=",
+            0.0,
+            unit="currency",
+        )
+        yield Row(f"signed:{c.id}", "committed_spend", np.array([sc, z]), np.array([1.0, -bound]), "<=", 0.0)
+        minimum = c.per_period(c.min_spend, period) / ctx.scale
+        yield Row(
+            f"min_spend:{c.id}",
+            "committed_spend",
+            np.array([z, sc, g]),
+            np.array([minimum, -(1.0 - c.discount), -1.0]),
+            "<=",
+            0.0,
+            unit="currency",
+        )
+
+
+def define_switch(ctx: Context) -> Iterable[Row]:
+    """For each workload w with a switch cost and a previous route: its share on routes the previous plan
+    did not use <= m_w (binary; m_w = 1 pays the switch cost)."""
+    sw = ctx.switching
+    if sw is None:
+        return
+    for w in ctx.workloads.tolist():
+        if not sw.applies(w):
+            continue
+        cols = ctx.vars_of(w)
+        new = cols[~sw.old[w, ctx.var_o[cols]]]
+        yield Row(
+            f"switch:{ctx.pairs.workloads.ids[w]}",
+            "switch",
+            np.r_[new, ctx.extra_col("switch", ctx.pairs.workloads.ids[w])],
+            np.r_[np.ones(len(new)), -1.0],
+            "<=",
+            0.0,
+            unit="share of tasks",
+        )
 
 
 CONSTRAINT_FAMILIES: tuple[Callable[[Context], Iterable[Row | RowBlock]], ...] = (
@@ -559,13 +749,22 @@ CONSTRAINT_FAMILIES: tuple[Callable[[Context], Iterable[Row | RowBlock]], ...] =
     define_vendor_spend,
     define_workload_vendor_share,
     define_budget,
+    define_reserved,
+    define_committed_spend,
+    define_switch,
 )
 
 
 def build_problem(
-    ws: WorkloadSet, catalog, pairs: Pairs, workloads: np.ndarray, candidates: np.ndarray | None = None
+    ws: WorkloadSet,
+    catalog,
+    pairs: Pairs,
+    workloads: np.ndarray,
+    candidates: np.ndarray | None = None,
+    switching: Switching | None = None,
 ) -> LinearProgram:
-    """The LP over the given workloads; candidates (W x O bool) default to the eligible pairs."""
+    """The LP over the given workloads; candidates (W x O bool) default to the eligible pairs.
+    switching: what moving off the previous plan's routes costs (solve --from)."""
     mask = pairs.eligible if candidates is None else candidates
     sub = np.zeros(mask.shape[0], dtype=bool)
     sub[workloads] = True
@@ -573,7 +772,10 @@ def build_problem(
     wa = pairs.workloads
     spend = wa.tasks[var_w] * pairs.cost_per_task[var_w, var_o]
     scale = _scale(spend, var_w)
-    ctx = Context(ws, pairs, var_w, var_o, spend, scale, np.asarray(workloads, dtype=int), catalog.offerings)
+    workloads = np.asarray(workloads, dtype=int)
+    commitments = list(getattr(catalog, "commitments", []))
+    extras = _extras(ws, pairs, commitments, switching, workloads, var_w, var_o, spend, scale)
+    ctx = Context(ws, pairs, var_w, var_o, spend, scale, workloads, catalog.offerings, commitments, extras, switching)
     rows = Rows(part for family in CONSTRAINT_FAMILIES for part in family(ctx))
 
     objective = spend / scale + _tie_break(pairs, var_w, var_o)
@@ -586,7 +788,90 @@ def build_problem(
     lat = pairs.latency_s[var_w, var_o]
     tasks = wa.tasks[var_w]
     weight = tasks * lat / max(float((tasks * lat).max()), 1e-300) if len(lat) else np.zeros(0)
-    return LinearProgram(var_w, var_o, spend, objective, scale, rows, max_options, weight)
+    lp = LinearProgram(var_w, var_o, spend, objective, scale, rows, max_options, weight, extras)
+    if len(extras):
+        lp.settle = _settler(ctx)
+    return lp
+
+
+def _extras(ws, pairs: Pairs, commitments, switching, workloads, var_w, var_o, spend, scale) -> Extras:
+    """The extra columns of the commitments and switches that can take part: a reserved commitment whose
+    capacity serves a candidate; a committed-spend one (even with nothing it covers in the plan: then it
+    is never signed); a switch for each workload with a cost and a previous route."""
+    opts = pairs.options
+    rows: list[tuple] = []  # (kind, ref, lower, upper, integer, money, company, in_total)
+    used_reserved = {opts.reserved[o] for o in set(var_o.tolist())} - {None}
+    for c in commitments:
+        if c.reserved:
+            if c.id in used_reserved:
+                rows.append(
+                    ("units", c.id, 0.0, float(c.max_units), True, c.per_period(c.unit.fee, ws.period), c.vendor, True)
+                )
+            continue
+        covered = np.array([opts.discounted[o] == c.id for o in var_o.tolist()], dtype=bool)
+        # the most list spend it could discount: each workload on its dearest covered candidate
+        most = np.zeros(len(pairs.workloads.ids))
+        if covered.any():
+            np.maximum.at(most, var_w[covered], spend[covered])
+        bound = max(float(most.sum()) / scale, 1e-9)
+        minimum = c.per_period(c.min_spend, ws.period) / scale
+        rows.append(("signed", c.id, 0.0, 1.0, True, 0.0, c.vendor, True))
+        rows.append(("discounted", c.id, 0.0, bound, False, -c.discount * scale, c.vendor, True))
+        rows.append(("shortfall", c.id, 0.0, max(minimum, 0.0), False, scale, c.vendor, True))
+    if switching is not None:
+        for w in workloads.tolist():
+            if switching.applies(w):
+                rows.append(("switch", pairs.workloads.ids[w], 0.0, 1.0, True, float(switching.cost[w]), None, False))
+    if not rows:
+        return Extras.empty()
+    return Extras(
+        name=[f"{r[0]}:{r[1]}" for r in rows],
+        kind=[r[0] for r in rows],
+        ref=[r[1] for r in rows],
+        lower=np.array([r[2] for r in rows]),
+        upper=np.array([r[3] for r in rows]),
+        integer=np.array([r[4] for r in rows], dtype=bool),
+        money=np.array([r[5] for r in rows], dtype=float),
+        company=[r[6] for r in rows],
+        in_total=np.array([r[7] for r in rows], dtype=bool),
+    )
+
+
+def _settler(ctx: Context) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """The extras that cleaned shares imply, the integer decisions kept: a signed contract discounts the
+    whole list spend it covers (the optimum's s, exactly) and pays the shortfall under its minimum; a
+    workload pays its switch when some share is on a new route; units stay as bought."""
+    ex = ctx.extras
+    opts = ctx.pairs.options
+    covered = {
+        c.id: np.flatnonzero(np.array([opts.discounted[o] == c.id for o in ctx.var_o.tolist()], dtype=bool))
+        for c in ctx.commitments
+        if not c.reserved
+    }
+    by_id = {c.id: c for c in ctx.commitments}
+    new_routes = {}
+    if ctx.switching is not None:
+        for w in ctx.workloads.tolist():
+            if ctx.switching.applies(w):
+                cols = ctx.vars_of(w)
+                new_routes[ctx.pairs.workloads.ids[w]] = cols[~ctx.switching.old[w, ctx.var_o[cols]]]
+
+    def settle(share: np.ndarray, extra: np.ndarray) -> np.ndarray:
+        out = np.asarray(extra, dtype=float).copy()
+        out[ex.integer] = np.round(out[ex.integer])
+        for k, (kind, ref) in enumerate(zip(ex.kind, ex.ref)):
+            if kind == "discounted":
+                c = by_id[ref]
+                z = out[ex.index("signed", ref)]
+                s = z * min(float(ex.upper[k]), dot(ctx.spend[covered[ref]], share[covered[ref]]) / ctx.scale)
+                out[k] = s
+                minimum = c.per_period(c.min_spend, ctx.ws.period) / ctx.scale
+                out[ex.index("shortfall", ref)] = max(0.0, z * minimum - (1.0 - c.discount) * s)
+            elif kind == "switch":
+                out[k] = 1.0 if float(share[new_routes[ref]].sum()) > 0 else 0.0
+        return out
+
+    return settle
 
 
 def _scale(spend: np.ndarray, var_w: np.ndarray) -> float:
@@ -629,6 +914,7 @@ def check_rows(
     share: np.ndarray,
     slack: np.ndarray | None = None,
     activities: tuple[np.ndarray, np.ndarray] | None = None,
+    extra: np.ndarray | None = None,
 ) -> list[str]:
     """Every row the plan claims to meet, checked on the cleaned shares: a list of violations.
 
@@ -636,7 +922,7 @@ def check_rows(
     that rounding in the solver's answer scales with: a spend-share row whose terms cancel can
     carry terms a thousand times its limit when the optimum is far above the scaling bound."""
     bad = []
-    acts, grosses = lp.activities(share) if activities is None else activities
+    acts, grosses = lp.activities(share, extra) if activities is None else activities
     if lp.rows:
         sense, rhs = lp.senses
         give = np.zeros(len(lp.rows)) if slack is None else np.asarray(slack, dtype=float)

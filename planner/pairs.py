@@ -14,14 +14,19 @@ import numpy as np
 
 from .distribution import Distribution
 from .fmt import number, option, percent, short
-from .schema import Catalog, Offering, Speed, Thinking, WorkloadSet, floor_value
+from .schema import Catalog, Price, Speed, WorkloadSet, floor_value
 
 Points = tuple[tuple[float, ...], tuple[float, ...]]  # (percentiles ascending, the figure at each)
 
 
+LIST = "list"  # the price tier of an offering's own `price`: the way it is sold when no other is named
+
+
 @dataclass(frozen=True)
 class Options:
-    """One row per option: an (offering, mode) pair, in catalog order, `default` first."""
+    """One row per option: an (offering, mode, price tier) triple, in catalog order: per offering each
+    mode (`default` first), and per mode its list price, then each of its price tiers, then the list
+    price inside reserved capacity when a reserved-throughput commitment covers the offering."""
 
     offering_index: np.ndarray  # int, index into catalog.offerings
     offering_id: list[str]
@@ -31,7 +36,7 @@ class Options:
     tier: list[str]
     model: list[str]
     companies: list[tuple[str, ...]]  # who bills it, then who serves it when another company
-    ttft_s: np.ndarray
+    ttft_s: np.ndarray  # batch: its window (a job completes within it), with output_tps inf
     prefill_tps: np.ndarray  # nan: absent (folded into ttft_s)
     output_tps: np.ndarray
     price_input: np.ndarray  # per 1M tokens
@@ -44,12 +49,20 @@ class Options:
     regions: list[frozenset[str] | None]
     tps_points: list[Points | None]  # output_tps by percentile, the median at 50; None: only the median
     ttft_points: list[Points | None]  # ttft_s likewise
+    sale: list[str]  # the price tier: list, batch, flex or priority
+    reserved: list[str | None]  # the reserved-throughput commitment whose capacity serves it; None: pay as you go
+    discounted: list[str | None]  # the committed-spend commitment that discounts it once signed
+    speed_known: np.ndarray  # bool: False for a flex tier with no speed of its own (judged with the list speed)
+    long_above: np.ndarray  # input tokens per call above which the long-context prices apply; inf: none
+    long_input: np.ndarray  # per 1M tokens of a long call (nan without long_above)
+    long_cached_input: np.ndarray
+    long_output: np.ndarray
 
     def __len__(self) -> int:
         return len(self.offering_id)
 
     def label(self, o: int) -> str:
-        return option(self.offering_id[o], self.mode[o])
+        return option(self.offering_id[o], self.mode[o], self.sale[o], self.reserved[o])
 
     def involving(self, company: str) -> np.ndarray:
         """Per option, whether the company bills or serves it."""
@@ -59,48 +72,138 @@ class Options:
     def standard_tier(self) -> np.ndarray:
         return np.array([t == "standard" for t in self.tier], dtype=bool)
 
+    @cached_property
+    def listed(self) -> np.ndarray:
+        """Per option, whether it is the offering's list price paid as you go (no tier, no reservation)."""
+        return np.array([s == LIST and r is None for s, r in zip(self.sale, self.reserved)], dtype=bool)
+
+    @cached_property
+    def batch(self) -> np.ndarray:
+        return np.array([s == "batch" for s in self.sale], dtype=bool)
+
+    @cached_property
+    def in_capacity(self) -> np.ndarray:
+        """Per option, whether its load counts toward its offering's per-minute limits: batch jobs queue
+        apart from them and reserved capacity is its own."""
+        return ~self.batch & np.array([r is None for r in self.reserved], dtype=bool)
+
     def score(self, metric: str) -> np.ndarray:
         got = self.capability.get(metric)
         return got if got is not None else np.full(len(self), np.nan)
 
 
+_NO_LONG = (np.inf, np.nan, np.nan, np.nan)
+
+
+def _long(price: Price, factor: float = 1.0) -> tuple[float, float, float, float]:
+    lc = price.long_context
+    if lc is None:
+        return _NO_LONG
+    cached = lc.input if lc.cached_input is None else lc.cached_input
+    return float(lc.above), lc.input * factor, cached * factor, lc.output * factor
+
+
 def build_options(catalog: Catalog) -> Options:
-    rows: list[tuple[int, Offering, str, float, dict[str, float], Speed, Thinking | None, str]] = []
+    reserved_by = {o.id: c.id for c in catalog.commitments if c.reserved for o in catalog.offerings if c.covers(o)}
+    factor_of = {c.id: c.factor for c in catalog.commitments if c.reserved}
+    spend_by = {o.id: c.id for c in catalog.commitments if not c.reserved for o in catalog.offerings if c.covers(o)}
+    rows: list[dict] = []
     for i, off in enumerate(catalog.offerings):
-        rows.append((i, off, "default", 1.0, dict(off.capability), off.speed, off.thinking, off.model))
+        variants = [("default", 1.0, dict(off.capability), off.speed, off.thinking, off.model)]
         for mode in off.modes:
             caps = {**off.capability, **(mode.capability or {})}
-            speed = mode.speed or off.speed
-            thinking = mode.thinking or off.thinking
-            rows.append((i, off, mode.name, mode.reasoning_factor, caps, speed, thinking, mode.model or off.model))
-    metrics = sorted({m for r in rows for m in r[4]})
+            variants.append(
+                (
+                    mode.name,
+                    mode.reasoning_factor,
+                    caps,
+                    mode.speed or off.speed,
+                    mode.thinking or off.thinking,
+                    mode.model or off.model,
+                )
+            )
+        for name, factor, caps, speed, thinking, model in variants:
+            base = dict(
+                i=i,
+                off=off,
+                mode=name,
+                factor=factor,
+                caps=caps,
+                speed=speed,
+                thinking=thinking,
+                model=model,
+                sale=LIST,
+                reserved=None,
+                discounted=spend_by.get(off.id),
+                known=True,
+                window=None,
+                price=off.price,
+                scale=1.0,
+            )
+            rows.append(base)
+            for t in off.price_tiers:
+                known = t.speed is not None or t.name != "flex"
+                rows.append(
+                    {
+                        **base,
+                        "sale": t.name,
+                        "price": t.price,
+                        "speed": t.speed or speed,
+                        "known": known,
+                        "window": t.window if t.name == "batch" else None,
+                    }
+                )
+            if off.id in reserved_by:
+                c = reserved_by[off.id]
+                rows.append({**base, "reserved": c, "discounted": None, "scale": factor_of[c]})
+    metrics = sorted({m for r in rows for m in r["caps"]})
 
     def arr(values) -> np.ndarray:
         return np.array(values, dtype=float)
 
-    speeds = [r[5] for r in rows]
+    def tps(r) -> float:
+        return np.inf if r["window"] is not None else r["speed"].output_tps
+
+    def ttft(r) -> float:
+        return r["window"] if r["window"] is not None else r["speed"].ttft_s
+
+    def prefill(r) -> float:
+        s = r["speed"]
+        return np.nan if r["window"] is not None or s.prefill_tps is None else s.prefill_tps
+
+    longs = [_long(r["price"], r["scale"]) for r in rows]
     return Options(
-        offering_index=np.array([r[0] for r in rows], dtype=int),
-        offering_id=[r[1].id for r in rows],
-        mode=[r[2] for r in rows],
-        vendor=[r[1].vendor for r in rows],
-        host=[r[1].host_name for r in rows],
-        tier=[r[1].tier for r in rows],
-        model=[r[7] for r in rows],
-        companies=[r[1].companies for r in rows],
-        ttft_s=arr([s.ttft_s for s in speeds]),
-        prefill_tps=arr([np.nan if s.prefill_tps is None else s.prefill_tps for s in speeds]),
-        output_tps=arr([s.output_tps for s in speeds]),
-        price_input=arr([r[1].price.input for r in rows]),
-        price_cached_input=arr([r[1].price.cached_input_or_input for r in rows]),
-        price_output=arr([r[1].price.output for r in rows]),
-        context_window=arr([np.inf if r[1].context_window is None else r[1].context_window for r in rows]),
-        reasoning_factor=arr([r[3] for r in rows]),
-        thinking=arr([np.nan if r[6] is None else r[6].tokens_at(r[5].output_tps) for r in rows]),
-        capability={m: arr([r[4].get(m, np.nan) for r in rows]) for m in metrics},
-        regions=[None if r[1].regions is None else frozenset(r[1].regions) for r in rows],
-        tps_points=[_points(s, "output_tps") for s in speeds],
-        ttft_points=[_points(s, "ttft_s") for s in speeds],
+        offering_index=np.array([r["i"] for r in rows], dtype=int),
+        offering_id=[r["off"].id for r in rows],
+        mode=[r["mode"] for r in rows],
+        vendor=[r["off"].vendor for r in rows],
+        host=[r["off"].host_name for r in rows],
+        tier=[r["off"].tier for r in rows],
+        model=[r["model"] for r in rows],
+        companies=[r["off"].companies for r in rows],
+        ttft_s=arr([ttft(r) for r in rows]),
+        prefill_tps=arr([prefill(r) for r in rows]),
+        output_tps=arr([tps(r) for r in rows]),
+        price_input=arr([r["price"].input * r["scale"] for r in rows]),
+        price_cached_input=arr([r["price"].cached_input_or_input * r["scale"] for r in rows]),
+        price_output=arr([r["price"].output * r["scale"] for r in rows]),
+        context_window=arr([np.inf if r["off"].context_window is None else r["off"].context_window for r in rows]),
+        reasoning_factor=arr([r["factor"] for r in rows]),
+        thinking=arr(
+            [np.nan if r["thinking"] is None else r["thinking"].tokens_at(r["speed"].output_tps) for r in rows]
+        ),
+        capability={m: arr([r["caps"].get(m, np.nan) for r in rows]) for m in metrics},
+        regions=[None if r["off"].regions is None else frozenset(r["off"].regions) for r in rows],
+        tps_points=[None if r["window"] is not None else _points(r["speed"], "output_tps") for r in rows],
+        ttft_points=[None if r["window"] is not None else _points(r["speed"], "ttft_s") for r in rows],
+        sale=[r["sale"] for r in rows],
+        reserved=[r["reserved"] for r in rows],
+        discounted=[r["discounted"] for r in rows],
+        speed_known=np.array([r["known"] for r in rows], dtype=bool),
+        long_above=arr([x[0] for x in longs]),
+        long_input=arr([x[1] for x in longs]),
+        long_cached_input=arr([x[2] for x in longs]),
+        long_output=arr([x[3] for x in longs]),
     )
 
 
@@ -270,6 +373,7 @@ class Pairs:
     eligible: np.ndarray
     within_share: np.ndarray  # the share of tasks within budget: of the sample tasks' weight, else 1 or 0
     need_s: np.ndarray  # the least budget every task meets: the slowest sample task's latency, else latency_s
+    sale_ok: np.ndarray  # the option's price tier is one the workload may use (batch: it can wait; flex: no budget)
     vendor_why: dict[tuple[int, str], str] = field(default_factory=dict)  # (w, vendor) -> reason
     region_need: list[frozenset[str] | None] = field(default_factory=list)
 
@@ -309,7 +413,9 @@ class Pairs:
             floors = wa.cap_min[ws[bad]]
             for k, w, score, floor in zip(bad.tolist(), ws[bad].tolist(), scores.tolist(), floors.tolist()):
                 out[k].append(_capability_text(wa.metric[w], None if score != score else score, floor))  # nan: none
-        bad = np.flatnonzero(~self.within_budget[ws, os] & (wa.within_budget_share[ws] >= 1))
+        for k in np.flatnonzero(~self.sale_ok[ws, os]).tolist():
+            out[k].append(_sale_text(self, int(ws[k]), int(os[k])))
+        bad = np.flatnonzero(~self.within_budget[ws, os] & (wa.within_budget_share[ws] >= 1) & self.sale_ok[ws, os])
         if len(bad):
             budgets = wa.budget_s[ws[bad]]
             sampled = wa.sampled[ws[bad]].tolist()
@@ -345,6 +451,72 @@ def _latency_text(latency: float, budget: float) -> str:
 @lru_cache(maxsize=65536)
 def _tail_text(over: float, slowest: float, budget: float) -> str:
     return f"latency: {percent(over)} of sample tasks over budget {short(budget)} s (slowest {short(slowest)} s)"
+
+
+def _sale_text(pairs: Pairs, w: int, o: int) -> str:
+    """Why a workload may not use an option's price tier."""
+    wa, opts = pairs.workloads, pairs.options
+    budget = wa.budget_s[w]
+    if opts.sale[o] == "batch":
+        window = short(float(opts.ttft_s[o]) / 3600)
+        if np.isnan(budget):
+            return (
+                f"batch: jobs complete within {window} h; the workload states no deadline (a threshold without a "
+                "budget, such as background, or a budget of at least that lets it wait)"
+            )
+        return f"batch: a task completes within {short(pairs.latency_s[w, o] / 3600)} h; budget {short(budget)} s"
+    return f"{opts.sale[o]}: speed not measured for this tier; only workloads without a latency budget may use it"
+
+
+def _sale_rule(wa: WorkloadArrays, opts: Options, latency: np.ndarray) -> np.ndarray:
+    """W x O bool: the price tiers each workload may use. Batch: a workload that can wait (its
+    threshold is a class without a budget, such as background, or its budget is at least the batch
+    task's latency: turns x window); never a workload that needs any share of its tasks faster. A tier
+    with no speed of its own (flex): workloads without a latency budget."""
+    no_budget = np.isnan(wa.budget_s)
+    can_wait = np.array([t is not None for t in wa.threshold], dtype=bool) & no_budget
+    with np.errstate(invalid="ignore"):
+        batch_ok = np.where(no_budget[:, None], can_wait[:, None], latency <= wa.budget_s[:, None])
+    ok = np.where(opts.batch[None, :], batch_ok, True)
+    return ok & (opts.speed_known[None, :] | no_budget[:, None])
+
+
+def _call_cost(inp, cached_share, billed_output, opts: Options, judged=True) -> np.ndarray:
+    """SPEC 3's call cost per row (input tokens, cached share, output + reasoning tokens: columns) and
+    option; a call whose input is above an option's long-context threshold bills at those prices, where
+    `judged` (a long call of a workload with sample tasks is judged on them instead)."""
+    cost = (
+        inp * (1 - cached_share) * opts.price_input[None, :]
+        + inp * cached_share * opts.price_cached_input[None, :]
+        + billed_output * opts.price_output[None, :]
+    ) / 1e6
+    long = judged & (inp > opts.long_above[None, :])
+    if np.any(long):
+        dear = (
+            inp * (1 - cached_share) * np.nan_to_num(opts.long_input)[None, :]
+            + inp * cached_share * np.nan_to_num(opts.long_cached_input)[None, :]
+            + billed_output * np.nan_to_num(opts.long_output)[None, :]
+        ) / 1e6
+        cost = np.where(long, dear, cost)
+    return cost
+
+
+def _long_surcharge(dist: Distribution, opts: Options) -> np.ndarray:
+    """Per option, what a task's long calls add to its cost, over the sample tasks: a sample whose input per
+    call is above the threshold bills its calls at the long-context prices instead of the list ones (its
+    own cached share: cached_input / input)."""
+    out = np.zeros(len(opts))
+    has = np.isfinite(opts.long_above)
+    if not has.any():
+        return out
+    col = lambda a: a[:, None]
+    share = col(np.clip(dist.cached_input / np.where(dist.input > 0, dist.input, 1.0), 0.0, 1.0))
+    billed = col(dist.output) + _reasoning(col(dist.reasoning), opts)
+    inp = col(dist.input)
+    plain = _call_cost(inp, share, billed, opts, judged=False)
+    dear = _call_cost(inp, share, billed, opts, judged=True)
+    extra = (dear - plain) * col(dist.calls) * col(dist.weight)
+    return extra.sum(axis=0) / float(dist.weight.sum())
 
 
 def vendor_caps(ws: WorkloadSet, vendors: Iterable[str]) -> dict[str, float]:
@@ -394,12 +566,11 @@ def build_pairs(
 
     c = col(wa.cached_share)
     inp = col(wa.input)
-    call_cost = (
-        inp * (1 - c) * opts.price_input[None, :]
-        + inp * c * opts.price_cached_input[None, :]
-        + (reasoning + col(wa.output)) * opts.price_output[None, :]
-    ) / 1e6
+    call_cost = _call_cost(inp, c, reasoning + col(wa.output), opts, judged=~wa.sampled[:, None])
     cost_per_task = turns * call_cost
+    if wa.sampled.any() and np.isfinite(opts.long_above).any():  # long calls judged one by one, from the samples
+        for w in np.flatnonzero(wa.sampled).tolist():
+            cost_per_task[w] += _long_surcharge(wa.distributions[w], opts)
     task_tokens = turns * (inp + reasoning + col(wa.output))
     peak_tpm = col(wa.peak_tasks_per_minute) * task_tokens
     peak_rpm = np.broadcast_to(col(wa.peak_tasks_per_minute * wa.turns), latency.shape).copy()
@@ -437,8 +608,9 @@ def build_pairs(
 
     vendor_ok, vendor_why = _vendor_rule(ws, opts) if vendor_rule is None else vendor_rule
     region_ok, region_need = _region_rule(ws, opts)
+    sale_ok = _sale_rule(wa, opts, latency)
     latency_ok = within_budget | col(wa.within_budget_share < 1)
-    eligible = vendor_ok & region_ok & context_ok & capability_ok & latency_ok
+    eligible = vendor_ok & region_ok & context_ok & capability_ok & latency_ok & sale_ok
     return Pairs(
         wa,
         opts,
@@ -460,6 +632,7 @@ def build_pairs(
         eligible,
         within_share,
         need_s,
+        sale_ok,
         vendor_why,
         region_need,
     )
@@ -542,10 +715,14 @@ def changed_options(before: Catalog, after: Catalog, opts: Options) -> np.ndarra
     """Per option of `after` (laid out as opts), whether its offering differs from `before`'s; None
     when the two catalogs do not list the same offerings (id, vendor, modes) in the same order."""
     a, b = before.offerings, after.offerings
-    if len(a) != len(b) or any(
-        (x.id, x.companies, [m.name for m in x.modes]) != (y.id, y.companies, [m.name for m in y.modes])
-        for x, y in zip(a, b)
-    ):
+
+    def layout(cat: Catalog, x) -> tuple:  # what decides an offering's rows among the options
+        covered = tuple(c.id for c in cat.commitments if c.covers(x))
+        return x.id, x.companies, [m.name for m in x.modes], [t.name for t in x.price_tiers], covered
+
+    if len(a) != len(b) or any(layout(before, x) != layout(after, y) for x, y in zip(a, b)):
+        return None
+    if before.commitments != after.commitments:
         return None
     return np.array([x != y for x, y in zip(a, b)], dtype=bool)[opts.offering_index]
 

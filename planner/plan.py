@@ -65,6 +65,8 @@ class SolverInfo(PlanModel):
     variables: int
     constraints: int
     integer: bool
+    gap: float | None = optional()  # an integer plan stopped by --time-limit: its relative gap (None: unknown)
+    time_limit: float | None = optional()  # the --time-limit it ran under, s
 
 
 class LatencySummary(PlanModel):
@@ -96,6 +98,22 @@ class Allocation(PlanModel):
     prefill_tps: float | None = None  # None: folded into ttft_s
     thinking_tokens: float | None = None  # measured thinking per call; None: none measured
     reasoning_factor: float = 1.0
+    price_tier: str | None = optional()  # batch, flex or priority; absent: the list price (SPEC v1.6)
+    reserved: str | None = optional()  # the commitment whose reserved capacity serves this share
+    discounted: str | None = optional()  # the signed committed-spend contract whose discount its cost has
+
+    @property
+    def option(self) -> str:
+        """The option as people read it: offering, mode, price tier, reservation."""
+        from .fmt import option
+
+        return option(self.offering, self.mode, self.price_tier or "list", self.reserved)
+
+    @property
+    def route(self) -> tuple[str, str, str]:
+        """What a switch is judged on (SPEC v1.6): offering, mode and price tier (a reservation of the list
+        price is the same route as the list price)."""
+        return self.offering, self.mode, self.price_tier or "list"
 
 
 class Rejection(PlanModel):
@@ -285,6 +303,71 @@ class Risk(PlanModel):
     action: str
 
 
+class CommitmentBreakEven(PlanModel):
+    """What an unsigned commitment would need to pay (from re-solves), or where a signed one stops paying."""
+
+    fee: float | None = None  # reserved: the fee per unit (in the commitment's period) at which buying pays
+    discount: float | None = None  # committed spend: the discount at which signing pays
+    min_spend: float | None = None  # committed spend: the minimum (per the plan's period) at which it pays
+    units: int | None = None  # reserved: the units the plan would then buy
+    exact: bool = True  # False: the re-solves stopped before settling (the figure is then a bound that pays)
+    text: str = ""
+
+
+class CommitmentUse(PlanModel):
+    """One commitment of the catalog and what the plan does with it (SPEC v1.6)."""
+
+    id: str
+    vendor: str
+    kind: str  # reserved | spend
+    signed: bool
+    period: str  # what its fee or minimum is per, as the catalog states it
+    offerings: list[str]  # the offerings it covers
+    # reserved throughput
+    units: int | None = None
+    max_units: int | None = None
+    fee: float | None = None  # per unit, per the plan's period
+    price_factor: float | None = None
+    capacity_tpm: float | None = None  # units x tokens_per_minute
+    used_tpm: float | None = None  # the average tokens a minute it serves (tasks / minutes of the period)
+    peak_tpm: float | None = None  # at the workloads' peaks: at most capacity_tpm
+    utilization: float | None = None  # used_tpm / capacity_tpm
+    break_even_utilization: float | None = None  # below this average use, the units cost more than they save
+    # committed spend
+    min_spend: float | None = None  # per the plan's period
+    discount: float | None = None
+    list_spend: float | None = None  # list price of what it covers in the plan
+    shortfall: float | None = None  # paid for the minimum beyond the discounted spend
+    break_even_spend: float | None = None  # list spend with the vendor below which signing stops paying
+    # both
+    cost: float  # what the plan pays for it beyond its tokens: fees, or the shortfall
+    saving: float | None = None  # the plan's cost without it (re-solved) minus the plan's cost; None: not computed
+    tasks: float = 0.0  # tasks whose shares it serves or discounts
+    needs: CommitmentBreakEven | None = None  # unsigned: what would make it pay
+    text: str = ""
+
+
+class SwitchMove(PlanModel):
+    """A workload that moved off its routes in the --from plan, or a move the plan declined."""
+
+    workload: str
+    switch_cost: float
+    saving: float  # a period's cost on the previous routes minus on the new ones, before the switch cost
+    before: list[str]  # the previous plan's routes (options as people read them)
+    after: list[str]
+
+
+class SwitchInfo(PlanModel):
+    """Switching from a previous plan (solve --from): what moved, what stayed and why (SPEC v1.6)."""
+
+    from_plan: str  # the plan file
+    moved: list[SwitchMove] = []
+    declined: list[SwitchMove] = []  # moves that would save, but less than their switch cost
+    forced: list[str] = []  # workloads whose previous routes are gone or no longer eligible
+    new: list[str] = []  # workloads the previous plan did not route
+    cost: float = 0.0  # switch costs paid this period (not in total_cost: paid to no vendor)
+
+
 class CatalogEntry(PlanModel):
     """An offering of the catalog the plan was solved against: what a comparison reprices with and
     what it tells added and removed offerings and capacity changes by."""
@@ -400,6 +483,8 @@ class Plan(PlanModel):
     risks: list[Risk] = []  # ranked, most serious first (insight.risks)
     catalog_index: dict[str, CatalogEntry] = {}  # every offering of the catalog, by id
     overlays: list[OverlayInfo] = []  # the contract overlays applied to the catalog, in order
+    commitments: list[CommitmentUse] | None = optional()  # the catalog's commitments (SPEC v1.6)
+    switching: SwitchInfo | None = optional()  # with solve --from
 
     def to_json(self) -> str:
         """The plan file's text: pydantic's serializer (Rust), 2-space indent, stable field order (without

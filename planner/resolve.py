@@ -64,9 +64,14 @@ class Resolver:
         run_settled(self.h)
         if self.h.getModelStatus() != self._ok_status:
             return Point(False, np.zeros(self.n), float("nan"))
-        x = np.array(self.h.getSolution().col_value[: self.n])
-        share = clean_shares(self.lp, x)
-        return Point(True, share, dot(self.lp.spend, share))
+        values = self.h.getSolution().col_value
+        share = clean_shares(self.lp, np.array(values[: self.n]))
+        if not len(self.lp.extras):
+            return Point(True, share, dot(self.lp.spend, share))
+        extra = np.array(values[self.n : self.n + len(self.lp.extras)])
+        if self.lp.settle is not None:
+            extra = self.lp.settle(share, extra)
+        return Point(True, share, self.lp.money(share, extra, total_only=True))
 
 
 def _inf() -> float:

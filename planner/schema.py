@@ -11,6 +11,7 @@ a solver's tolerances can carry.
 from __future__ import annotations
 
 import datetime as _dt
+import fnmatch
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
@@ -53,12 +54,27 @@ def _capability_dict(value: Any) -> Any:
 # ----------------------------------------------------------------------------- catalog
 
 
+class LongContext(Strict):
+    """Dearer prices for a long call: a call whose input (cached and not) is above `above` tokens bills
+    every one of its tokens at these prices (how Google, OpenAI and Anthropic price long prompts)."""
+
+    above: int = Field(gt=0, le=10**10, description="input tokens per call above which the whole call bills at these")
+    input: float = Field(ge=0, le=1e6, description="per 1M input tokens of a long call")
+    output: float = Field(ge=0, le=1e6, description="per 1M output tokens of a long call")
+    cached_input: float | None = Field(
+        None, ge=0, le=1e6, description="per 1M cached input tokens of a long call; default: its input price"
+    )
+
+
 class Price(Strict):
     """List prices in the catalog's currency, per 1,000,000 tokens."""
 
     input: float = Field(ge=0, le=1e6, description="per 1M input tokens")
     output: float = Field(ge=0, le=1e6, description="per 1M output tokens; reasoning bills as output")
     cached_input: float | None = Field(None, ge=0, le=1e6, description="per 1M cached input tokens; default: input")
+    long_context: LongContext | None = Field(
+        None, description="prices of a call whose input is above a threshold; absent: one price at any length"
+    )
 
     @property
     def cached_input_or_input(self) -> float:
@@ -181,6 +197,44 @@ class Mode(Strict):
         return v
 
 
+PRICE_TIERS = ("batch", "flex", "priority")
+BATCH_WINDOW_S = 86400.0  # a batch job completes within 24 hours unless the tier states its window
+
+
+class PriceTier(Strict):
+    """Another way the offering is sold (SPEC v1.6): each is one more option of every mode.
+
+    batch: a discount for work that can wait; a job completes within `window_s`, and only workloads
+    whose latency budget is at least that (or whose threshold is a class without a budget, such as
+    background) may use it. flex: cheaper and slower or delayed; its `speed` as measured or stated,
+    and without one only workloads with no latency budget may use it. priority: dearer, at least as
+    fast as the list tier (its `speed` when measured, else the offering's)."""
+
+    name: Literal["batch", "flex", "priority"] = Field(description="batch, flex or priority")
+    price: Price = Field(description="this tier's prices, per 1M tokens")
+    speed: Speed | None = Field(
+        None,
+        description="measured or stated speed of this tier; absent: flex unknown (no-budget workloads only), "
+        "priority the offering's",
+    )
+    window_s: float | None = Field(
+        None, gt=0, le=1e7, description="batch: a job completes within this many seconds (default 86400, 24 h)"
+    )
+    source: str | None = Field(None, description="where this tier's figures come from")
+
+    @model_validator(mode="after")
+    def _shape(self) -> PriceTier:
+        if self.name == "batch" and self.speed is not None:
+            raise ValueError("a batch tier has no speed: its jobs complete within window_s")
+        if self.name != "batch" and self.window_s is not None:
+            raise ValueError(f"window_s is for the batch tier, not {self.name}")
+        return self
+
+    @property
+    def window(self) -> float:
+        return BATCH_WINDOW_S if self.window_s is None else self.window_s
+
+
 class Offering(Strict):
     """One model sold by one vendor at one host and tier (SPEC section 1)."""
 
@@ -207,10 +261,19 @@ class Offering(Strict):
     gateway: dict[Literal["litellm", "openrouter"], Name] = Field(
         {}, description="model ids for `planner export`: litellm model string, OpenRouter model id"
     )
+    price_tiers: list[PriceTier] = Field(
+        [], description="other ways it is sold (batch, flex, priority), each one more option of every mode"
+    )
 
     _cap = field_validator("capability", mode="before", json_schema_input_type=CapabilityInput)(
         classmethod(lambda cls, v: _capability_dict(v))
     )
+
+    @field_validator("price_tiers")
+    @classmethod
+    def _unique_tiers(cls, tiers: list[PriceTier]) -> list[PriceTier]:
+        _check_unique([t.name for t in tiers], "price tier")
+        return tiers
 
     @field_validator("modes")
     @classmethod
@@ -242,6 +305,79 @@ class Metric(Strict):
     source: str | None = Field(None, description="where the scores come from")
 
 
+Period = Literal["day", "week", "month", "quarter", "year"]
+
+
+class CommitmentUnit(Strict):
+    """One unit of reserved throughput: what it costs and what it carries."""
+
+    fee: float = Field(ge=0, le=1e12, description="the fee per unit per period (the commitment's period)")
+    tokens_per_minute: float = Field(
+        gt=0, le=1e15, description="input + reasoning + output tokens a minute one unit serves"
+    )
+
+
+class Commitment(Strict):
+    """A contract a buyer can sign (SPEC v1.6): reserved throughput bought in units (`unit`,
+    `max_units`, `price_factor`), or committed spend for a discount (`min_spend`, `discount`)."""
+
+    id: OfferingId = Field(description="unique among the catalog's commitments")
+    vendor: Name = Field(description="the company that sells it; it matches only offerings this company bills")
+    offerings: list[Annotated[str, StringConstraints(min_length=1, max_length=200)]] | None = Field(
+        None, description="globs on offering ids it covers; absent: every offering the vendor bills"
+    )
+    period: Period | None = Field(
+        None, description="what fee and min_spend are per: day, week, month, quarter, year; absent: the plan's period"
+    )
+    unit: CommitmentUnit | None = Field(None, description="reserved throughput: fee and tokens_per_minute per unit")
+    max_units: int | None = Field(None, ge=1, le=10**6, description="the most units that can be bought")
+    price_factor: float | None = Field(
+        None, ge=0, le=1, description="tokens inside the reserved capacity cost this times the list price (default 0)"
+    )
+    min_spend: float | None = Field(None, ge=0, le=1e15, description="committed spend per period, paid even if unused")
+    discount: float | None = Field(
+        None, ge=0, lt=1, description="off every token of the covered offerings once signed, e.g. 0.15"
+    )
+    source: str | None = Field(None, description="where its terms come from: a quote, a price page")
+
+    @model_validator(mode="after")
+    def _kind(self) -> Commitment:
+        reserved = self.unit is not None or self.max_units is not None or self.price_factor is not None
+        spend = self.min_spend is not None or self.discount is not None
+        if reserved and spend:
+            raise ValueError(
+                "a commitment is reserved throughput (unit, max_units) or committed spend "
+                "(min_spend, discount), not both"
+            )
+        if reserved and (self.unit is None or self.max_units is None):
+            raise ValueError("reserved throughput needs unit: {fee, tokens_per_minute} and max_units")
+        if spend and (self.min_spend is None or self.discount is None):
+            raise ValueError("committed spend needs min_spend and discount")
+        if not reserved and not spend:
+            raise ValueError(
+                "give unit and max_units (reserved throughput) or min_spend and discount (committed spend)"
+            )
+        return self
+
+    @property
+    def reserved(self) -> bool:
+        return self.unit is not None
+
+    @property
+    def factor(self) -> float:
+        return 0.0 if self.price_factor is None else self.price_factor
+
+    def covers(self, offering: Offering) -> bool:
+        if offering.vendor != self.vendor:
+            return False
+        return self.offerings is None or any(fnmatch.fnmatchcase(offering.id, g) for g in self.offerings)
+
+    def per_period(self, value: float, period: str) -> float:
+        """A fee or spend stated per the commitment's period, per `period` (pro rata by minutes)."""
+        own = period if self.period is None else self.period
+        return value * MINUTES_PER_PERIOD[period] / MINUTES_PER_PERIOD[own]
+
+
 class Catalog(Strict):
     """A catalog of LLM offerings (SPEC section 1). Units: prices per 1,000,000 tokens, time in seconds,
     speeds in tokens per second."""
@@ -253,6 +389,9 @@ class Catalog(Strict):
     )
     metrics: dict[Name, Metric] = Field({}, description="what each capability metric measures, and on which scale")
     offerings: list[Offering] = Field(min_length=1, description="the offerings; ids unique")
+    commitments: list[Commitment] = Field(
+        [], description="contracts the planner may sign: reserved throughput units, committed spend for a discount"
+    )
 
     @field_validator("as_of", mode="before")
     @classmethod
@@ -266,6 +405,30 @@ class Catalog(Strict):
     def _unique_ids(cls, offerings: list[Offering]) -> list[Offering]:
         _check_unique([o.id for o in offerings], "offering id")
         return offerings
+
+    @model_validator(mode="after")
+    def _commitments_apart(self) -> Catalog:
+        """An offering is covered by at most one reserved and one spend commitment (their terms would
+        otherwise stack)."""
+        _check_unique([c.id for c in self.commitments], "commitment id")
+        taken: dict[tuple[str, bool], str] = {}
+        for c in self.commitments:
+            for o in self.offerings:
+                if not c.covers(o):
+                    continue
+                other = taken.setdefault((o.id, c.reserved), c.id)
+                if other != c.id:
+                    kind = "reserved throughput" if c.reserved else "committed spend"
+                    raise ValueError(
+                        f"commitment '{c.id}' covers offering '{o.id}', already covered by {kind} '{other}'; "
+                        "an offering takes at most one commitment of each kind"
+                    )
+        return self
+
+    def uncovering(self) -> list[int]:
+        """The commitments that cover no offering (a typo in a glob or a vendor): an input error in a
+        catalog file; after a what-if edit removed their offerings, they simply cannot be signed."""
+        return [i for i, c in enumerate(self.commitments) if not any(c.covers(o) for o in self.offerings)]
 
 
 def _check_unique(ids: list[str], what: str) -> None:
@@ -297,6 +460,13 @@ class Policy(Strict):
     regions: list[Name] | None = Field(None, description="default data-residency rule for every workload")
     peak_factor: float = Field(
         1.0, gt=0, description="peak load / average load, for workloads without peak_tasks_per_minute"
+    )
+    switch_cost: float | None = Field(
+        None,
+        ge=0,
+        le=1e15,
+        description="the switch cost of every workload without its own (with planner solve --from); "
+        "--switch-cost overrides it",
     )
 
 
@@ -379,6 +549,13 @@ class Workload(Strict):
     regions: list[Name] | None = Field(None, description="data-residency rule; overrides policy.regions")
     max_vendor_share: float | None = Field(None, gt=0, le=1, description="at most this share of tasks on one company")
     max_options: int | None = Field(None, ge=1, description="use at most this many options (an integer program)")
+    switch_cost: float | None = Field(
+        None,
+        ge=0,
+        le=1e15,
+        description="what moving this workload to a route it does not use in the --from plan costs, once per "
+        "period (evaluation, prompt tuning, rollout); overrides policy.switch_cost and --switch-cost",
+    )
     distribution: Name | None = Field(
         None,
         description="a CSV file of sample tasks (weight, calls and tokens per call), relative to this file: the "
@@ -395,7 +572,7 @@ class WorkloadSet(Strict):
         description="the catalog file, or a list: the public catalog then contract overlays that edit it "
         "in order (paths relative to this file); --catalog replaces the first",
     )
-    period: Literal["day", "week", "month", "quarter", "year"] = Field(
+    period: Period = Field(
         "month", description="what tasks and budgets are per: day, week, month (30 days), quarter (90), year (365)"
     )
     thresholds: dict[Name, Annotated[float, Field(gt=0, le=10000000.0)] | None] = Field(

@@ -15,13 +15,13 @@ from .backends import NAMES, pick_solver
 from .errors import PlannerError
 from .fmt import money
 from .load import Inputs
-from .lp import LinearProgram, build_problem, check_rows, clean_shares
+from .lp import LinearProgram, Switching, build_problem, check_rows, clean_shares
 from .pairs import Pairs, build_pairs
 from .plan import Plan
 from .prune import candidates
 from .resolve import solve_sifted
 from .risks import risks
-from .solver import SolveResult, relax_lp, solve_lp
+from .solver import SolveResult, relax_lp, settled, solve_lp
 from .timing import log, timed
 from .warm import WarmStart
 
@@ -35,14 +35,16 @@ def solve_inputs(
     review: bool = True,
     resilience: bool = True,
     prune: bool = True,
+    time_limit: float | None = None,
 ) -> Plan:
     """The plan for the inputs: the cheapest routing meeting every rule, or the diagnosis of why none does.
 
     review: also the vendor-review figures that need more than the plan itself (break-even prices,
     baselines); resilience: also the outage table. start: a solved base of similar inputs (a what-if
     scenario's), whose tables and routing the solve starts from. prune=False sends every eligible
-    pair to the solver (for tests and benchmarks: the plan is the same)."""
-    return _solve(inputs, solver, scenario, start, review, resilience, prune)[0]
+    pair to the solver (for tests and benchmarks: the plan is the same). time_limit: seconds an integer
+    search may take; the plan is then the best found, with its gap (status `feasible` unless proven)."""
+    return _solve(inputs, solver, scenario, start, review, resilience, prune, time_limit)[0]
 
 
 def solve_base(inputs: Inputs, solver: str = "auto") -> tuple[Plan, WarmStart]:
@@ -59,6 +61,7 @@ def _solve(
     review: bool,
     resilience: bool,
     prune: bool,
+    time_limit: float | None = None,
 ) -> tuple[Plan, Pairs, np.ndarray]:
     solver = pick_solver(solver)
     ws, catalog = inputs.workloads, inputs.catalog
@@ -73,13 +76,15 @@ def _solve(
             cand = start.candidates_for(inputs, pairs, changed)
         else:
             cand = candidates(ws, catalog, pairs)
+        switching = switching_of(inputs, pairs)
+        cand = cand | (pairs.eligible & protected(pairs, switching))
     in_lp = np.flatnonzero(pairs.eligible_count > 0)
     with timed("lp"):
-        lp = build_problem(ws, catalog, pairs, in_lp, cand)
+        lp = build_problem(ws, catalog, pairs, in_lp, cand, switching)
     with timed("solve"):
-        result = _run(lp, solver, None if start is None else start.columns(pairs, lp))
+        result = _run(lp, solver, None if start is None else start.columns(pairs, lp), time_limit)
     with timed("check"):
-        result, share, activities = _checked(lp, solver, result)
+        result, share, extra, activities = _checked(lp, solver, result)
     full: LinearProgram | None = None if prune else lp
 
     def full_lp() -> LinearProgram:  # the unpruned LP, built at most once and only when asked for
@@ -116,9 +121,17 @@ def _solve(
             curves=curves,
             known_rejections=start.known_rejections(changed) if start else None,
             known_records=known,
+            extra=extra,
         )
+        if time_limit is not None:
+            plan.solver.time_limit = time_limit
+        if plan.status == "optimal" and plan.solver.status == "Time limit":
+            plan.status = "feasible"
     if any(r.constraint == "budget" for r in plan.relaxation):
         _budget_alone(inputs, pairs, in_lp, cand, solver, plan)
+    if review and plan.status != "infeasible" and (plan.commitments or switching is not None):
+        with timed("commitments"):
+            insight.commitment_review(plan, inputs, pairs, lp, share, extra, solver, switching)
     if review:
         with timed("baselines"):
             plan.baselines = insight.baselines(inputs, pairs)
@@ -155,19 +168,59 @@ def _budget_alone(inputs: Inputs, pairs: Pairs, in_lp, cand, solver: str, plan: 
             plan.diagnosis[i] = text
 
 
-def _run(lp: LinearProgram, solver: str, start: np.ndarray | None) -> SolveResult:
+def switching_of(inputs: Inputs, pairs: Pairs) -> Switching | None:
+    """What moving each workload off the previous plan's routes costs (solve --from): its own switch_cost,
+    else the policy's (which --switch-cost sets). None without a previous plan."""
+    if inputs.previous is None:
+        return None
+    ws, opts = inputs.workloads, pairs.options
+    default = ws.policy.switch_cost
+    cost = np.array(
+        [
+            np.nan
+            if (w.switch_cost if w.switch_cost is not None else default) is None
+            else (w.switch_cost if w.switch_cost is not None else default)
+            for w in ws.workloads
+        ],
+        dtype=float,
+    )
+    routes = list(zip(opts.offering_id, opts.mode, opts.sale))
+    old = np.zeros(pairs.shape, dtype=bool)
+    known = np.zeros(len(ws.workloads), dtype=bool)
+    for w, wl in enumerate(ws.workloads):
+        before = inputs.previous.get(wl.id)
+        if before:
+            known[w] = True
+            old[w] = [r in before for r in routes]
+    return Switching(cost, old, known)
+
+
+def protected(pairs: Pairs, switching: Switching | None) -> np.ndarray:
+    """W x O: pairs pruning must keep. A share inside reserved capacity or under a spend commitment is
+    priced by the contract (and may be worth using to fill it), not by its list price; a workload with a
+    switch cost may stay on its routes although a cheaper option dominates them."""
+    opts = pairs.options
+    covered = np.array([r is not None or d is not None for r, d in zip(opts.reserved, opts.discounted)], dtype=bool)
+    keep = np.broadcast_to(covered[None, :], pairs.shape).copy()
+    if switching is not None:
+        applies = np.array([switching.applies(w) for w in range(pairs.shape[0])], dtype=bool)
+        keep |= switching.old & applies[:, None]
+    return keep
+
+
+def _run(lp: LinearProgram, solver: str, start: np.ndarray | None, time_limit: float | None = None) -> SolveResult:
     """The LP's optimum (by sifting from `start` where given), or its smallest relaxation."""
     if not len(lp.var_w):
-        return SolveResult(True, "Optimal", np.zeros(0))
+        return SolveResult(True, "Optimal", np.zeros(0), extra=np.zeros(len(lp.extras)))
     result = None
-    if start is not None and solver == "highs" and not lp.max_options:
+    if start is not None and solver == "highs" and not lp.integer:
         result = solve_sifted(lp, start)  # None: solve the whole LP
         log.debug(
             "solve: sifting from the start's routing %s",
             "settled" if result is not None else "gave no answer; the whole LP is solved",
         )
     if result is None:
-        result = solve_lp(lp, solver)
+        result = solve_lp(lp, solver, time_limit=time_limit)
     if not result.ok:
         result = relax_lp(lp, solver)
         if not result.ok:
@@ -178,14 +231,16 @@ def _run(lp: LinearProgram, solver: str, start: np.ndarray | None) -> SolveResul
 def _checked(lp: LinearProgram, solver: str, result: SolveResult):
     """The cleaned shares, checked on every row (a plan never claims a constraint it breaks): with CBC,
     HiGHS gives a second opinion before the plan is refused."""
-    share = clean_shares(lp, result.share)
-    activities = lp.activities(share)
+    share, extra = settled(lp, result)
+    activities = lp.activities(share, extra)
     violations = check_rows(lp, share, result.slack, activities)
     if violations and solver != "highs":
         retry = solve_lp(lp, "highs") if result.slack is None else relax_lp(lp, "highs")
-        if retry.ok and not check_rows(lp, clean_shares(lp, retry.share), retry.slack):
-            result, share, violations = retry, clean_shares(lp, retry.share), []
-            activities = lp.activities(share)
+        if retry.ok:
+            share2, extra2 = settled(lp, retry)
+            if not check_rows(lp, share2, retry.slack, extra=extra2):
+                result, share, extra, violations = retry, share2, extra2, []
+                activities = lp.activities(share, extra)
     if violations:
         spread = _spread(lp)
         raise PlannerError(
@@ -199,7 +254,7 @@ def _checked(lp: LinearProgram, solver: str, result: SolveResult):
                 else ""
             )
         )
-    return result, share, activities
+    return result, share, extra, activities
 
 
 def _spread(lp: LinearProgram) -> float:

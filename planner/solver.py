@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .arrays import dot, per_workload
-from .backends import make_model
+from .backends import MIP_GAP, make_model
 from .errors import PlannerError
 from .lp import FEAS_TOL, SHARE_EPS, TIED_DJ, LinearProgram, check_rows, clean_shares
 
@@ -37,25 +37,36 @@ class SolveResult:
     slack: np.ndarray | None = None  # elastic solves: per row, scaled
     n_vars: int = 0
     n_rows: int = 0
+    extra: np.ndarray = field(default_factory=lambda: np.zeros(0))  # the LP's extra columns (lp.Extras)
+    gap: float | None = None  # an integer plan's relative gap: 0 proven optimal; None: an LP or not reported
 
 
 def solve_lp(
-    lp: LinearProgram, solver: str, *, lower: np.ndarray | None = None, upper: np.ndarray | None = None
+    lp: LinearProgram,
+    solver: str,
+    *,
+    lower: np.ndarray | None = None,
+    upper: np.ndarray | None = None,
+    time_limit: float | None = None,
 ) -> SolveResult:
-    """The cheapest plan of lp, ties broken toward lower latency (bounds on the share columns, if
-    given); with max_options groups, the integer pass."""
-    if not lp.max_options:
+    """The cheapest plan of lp, ties broken toward lower latency (bounds on the share columns, and on the
+    extras too when given for them); with integer columns (max_options, commitments, switches), the
+    integer pass. time_limit: stop the integer search after that many seconds with the best plan found
+    (its gap in the result; the latency tie-break is then skipped)."""
+    if not lp.integer:
         return _cost_pass(lp, solver, lower, upper)
-    first = _cost_pass(lp, solver, lower, upper)
+    first = _cost_pass(lp, solver, lower, upper, time_limit=time_limit)
     if not first.ok:
         return first
     chosen = _fix_choice(lp, solver, first, lower, upper)
-    cap = dot(lp.cost, chosen.share)
+    if first.gap is not None and first.gap > MIP_GAP:  # not proven optimal: no tie to break within the optimum
+        return chosen
+    cap = dot(lp.cost, lp.x(chosen.share, chosen.extra))
     second = _cost_pass(lp, solver, lower, upper, latency_cap=cap * (1 + TIE_COST_TOL) + 1e-12)
     if second.ok:
         other = _fix_choice(lp, solver, second, lower, upper)
-        if _second_is_better(lp, chosen.share, other.share):  # (the size reported: the problem's)
-            chosen = replace(other, n_vars=chosen.n_vars, n_rows=chosen.n_rows)
+        if _second_is_better(lp, chosen, other):  # (the size reported: the problem's)
+            chosen = replace(other, n_vars=chosen.n_vars, n_rows=chosen.n_rows, gap=chosen.gap)
     return chosen
 
 
@@ -69,7 +80,7 @@ def relax_lp(lp: LinearProgram, solver: str) -> SolveResult:
         raise PlannerError(f"the relaxed problem could not be solved ({model.status})")
     least, values = model.objective(), model.slack_values()
     bound = model.add_cap(True, weights, least * (1 + 1e-7) + 1e-9)
-    model.set_costs(lp.objective)
+    model.set_costs(lp.full_objective)
     ok = model.run()
     if not ok:
         # the first pass's slacks may be short of what the rows need by the feasibility tolerance, which
@@ -82,20 +93,29 @@ def relax_lp(lp: LinearProgram, solver: str) -> SolveResult:
 
 
 def _cost_pass(
-    lp: LinearProgram, solver: str, lower, upper, *, integer: bool = True, latency_cap: float | None = None
+    lp: LinearProgram,
+    solver: str,
+    lower,
+    upper,
+    *,
+    integer: bool = True,
+    latency_cap: float | None = None,
+    time_limit: float | None = None,
 ) -> SolveResult:
     """One solve for the least cost (or, under latency_cap on the scaled cost, the least latency);
     an LP's answer then goes through the tie-break pass."""
     model = make_model(solver, lp, integer=integer)
     if lower is not None or upper is not None:
-        model.bound_shares(*_bounds(len(lp.var_w), lower, upper))
+        model.bound_shares(*_bounds(lp, lower, upper))
+    if time_limit is not None:
+        model.limit_time(time_limit)
     if latency_cap is not None:  # the fastest plan costing at most latency_cap
         model.add_cap(False, lp.cost, latency_cap)
-        model.set_costs(lp.latency_weight)
+        model.set_costs(lp.full_latency)
     else:
         model.set_costs(lp.cost)
     result = _result(lp, model, model.run())
-    if result.ok and latency_cap is None:
+    if result.ok and latency_cap is None and not model.is_mip:
         started = time.perf_counter()
         result.share = settle_ties(lp, solver, result, lower, upper)
         result.seconds += time.perf_counter() - started
@@ -107,16 +127,30 @@ def _result(lp: LinearProgram, model, ok: bool) -> SolveResult:
     duals = model.duals() if ok else None
     pi, dj = duals if duals is not None else ({}, None)
     n_cols, n_rows = model.size()
+    extra = model.extras() if ok else np.zeros(len(lp.extras))
     return SolveResult(
-        ok, model.status, model.shares() if ok else np.zeros(n), pi, dj, model.seconds, None, n_cols, n_rows
+        ok,
+        model.status,
+        model.shares() if ok else np.zeros(n),
+        pi,
+        dj,
+        model.seconds,
+        None,
+        n_cols,
+        n_rows,
+        extra,
+        model.gap() if ok else None,
     )
 
 
-def _bounds(n: int, lower, upper) -> tuple[np.ndarray, np.ndarray]:
-    return (
-        np.zeros(n) if lower is None else np.asarray(lower, dtype=float),
-        np.ones(n) if upper is None else np.asarray(upper, dtype=float),
-    )
+def _bounds(lp: LinearProgram, lower, upper) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds of every share and extra column: those given (for the shares, or for all), else as built."""
+    lo, hi = lp.bounds()
+    for given, out in ((lower, lo), (upper, hi)):
+        if given is not None:
+            given = np.asarray(given, dtype=float)
+            out[: len(given)] = given
+    return lo, hi
 
 
 def settle_ties(lp: LinearProgram, solver: str, result: SolveResult, lower=None, upper=None) -> np.ndarray:
@@ -136,25 +170,30 @@ def _tie_pass(lp: LinearProgram, solver: str, result: SolveResult, lower=None, u
     sub = lp.restrict(keep, held=_binding_duals(result.pi))
     # with the binding rows held, most of the face is fixed (a workload on one option): presolve removes it
     model = make_model(solver, sub, integer=False, presolve=True)
-    if lower is not None or upper is not None:
-        lb, ub = _bounds(len(lp.var_w), lower, upper)
-        model.bound_shares(lb[keep], ub[keep])
-    model.add_cap(False, sub.cost, _cost_cap(lp, share))  # should the duals be inexact
-    model.set_costs(sub.latency_weight)
+    if lower is not None or upper is not None or len(lp.extras):
+        lb, ub = _bounds(lp, lower, upper)
+        main = np.r_[keep, lp.n + np.arange(len(lp.extras))]
+        model.bound_shares(lb[main], ub[main])
+    model.add_cap(False, sub.cost, _cost_cap(lp, share, result.extra))  # should the duals be inexact
+    model.set_costs(sub.full_latency)
     if not model.run():
         return share
     second = np.zeros(len(share))
     second[keep] = model.shares()
-    return second if _second_is_better(lp, share, second) else share
+    other = replace(result, share=second, extra=model.extras())
+    return second if _second_is_better(lp, result, other) else share
 
 
 def _fix_choice(lp: LinearProgram, solver: str, result: SolveResult, lower, upper) -> SolveResult:
     """An integer plan's choice of options, settled by the LP with its binaries fixed: the exact cost
     of that choice, its duals, and the latency tie-break within it."""
-    pattern = np.ones(len(lp.var_w)) if upper is None else np.array(upper, dtype=float)
+    lo, hi = _bounds(lp, lower, upper)
+    n = lp.n
     for _, cols, _ in lp.max_options:
-        pattern[cols] = np.where(result.share[cols] > 0, pattern[cols], 0.0)
-    fixed = _cost_pass(lp, solver, lower, pattern, integer=False)
+        hi[cols] = np.where(result.share[cols] > 0, hi[cols], 0.0)
+    whole = n + np.flatnonzero(lp.extras.integer)  # units bought, contracts signed, switches: as chosen
+    lo[whole] = hi[whole] = np.round(result.extra[lp.extras.integer])
+    fixed = _cost_pass(lp, solver, lo, hi, integer=False)
     if not fixed.ok:  # cannot happen for a feasible choice; keep the integer answer as it is
         return result
     return SolveResult(
@@ -167,6 +206,8 @@ def _fix_choice(lp: LinearProgram, solver: str, result: SolveResult, lower, uppe
         None,
         result.n_vars,
         result.n_rows,
+        fixed.extra,
+        result.gap,
     )
 
 
@@ -177,20 +218,29 @@ def _least_relaxation(least: float, weights: np.ndarray, values: np.ndarray) -> 
     return least + 1e-7 * abs(least) + FEAS_TOL * float(weights[values > 0].sum()) + 1e-9
 
 
-def _second_is_better(lp: LinearProgram, first: np.ndarray, second: np.ndarray) -> bool:
+def settled(lp: LinearProgram, result: SolveResult) -> tuple[np.ndarray, np.ndarray]:
+    """A result's cleaned shares and the extras they imply (lp.settle): what the plan reports."""
+    share = clean_shares(lp, result.share.copy())
+    extra = lp.settle(share, result.extra) if lp.settle is not None else result.extra
+    return share, extra
+
+
+def _second_is_better(lp: LinearProgram, first: SolveResult, second: SolveResult) -> bool:
     """Take the tie-break pass's answer only when it differs and is as cheap and as feasible as the first
     (solver tolerances can let a second pass drift on badly scaled rows)."""
-    a, b = clean_shares(lp, first.copy()), clean_shares(lp, second.copy())
-    if np.array_equal(a, b):  # the pass confirmed the first plan
+    (a, ea), (b, eb) = settled(lp, first), settled(lp, second)
+    if np.array_equal(a, b) and np.array_equal(ea, eb):  # the pass confirmed the first plan
         return False
-    cost_a, cost_b = dot(lp.spend, a), dot(lp.spend, b)
-    return cost_b <= cost_a * (1 + TIE_COST_TOL) + 1e-12 and len(check_rows(lp, b)) <= len(check_rows(lp, a))
+    cost_a, cost_b = lp.money(a, ea), lp.money(b, eb)
+    return cost_b <= cost_a + TIE_COST_TOL * abs(cost_a) + 1e-12 and len(check_rows(lp, b, extra=eb)) <= len(
+        check_rows(lp, a, extra=ea)
+    )
 
 
-def _cost_cap(lp: LinearProgram, share: np.ndarray) -> float:
+def _cost_cap(lp: LinearProgram, share: np.ndarray, extra: np.ndarray | None = None) -> float:
     """The tie-break pass's ceiling on the scaled cost: the first pass's, to 1e-9. On the optimal face
     it is implied; it guards against a solver's inexact duals (CBC writes 8 digits)."""
-    best = dot(lp.cost, share)
+    best = dot(lp.cost, lp.x(share, extra))
     return best + 1e-9 * abs(best) + 1e-12
 
 
