@@ -12,7 +12,7 @@ from .arrays import dot
 from .backends import MIP_GAP
 from .fmt import figure, in_unit, money, ordinal, percent, short
 from .load import Inputs
-from .lp import LinearProgram, Row, traffic
+from .lp import CONTRACT_FAMILIES, LinearProgram, Row, traffic
 from .pairs import LIST, Pairs, percentile_gaps, vendor_caps
 from .plan import (
     Allocation,
@@ -782,7 +782,7 @@ def _binding(
     _, rhs = lp.senses
     families = lp.families
     for i in np.flatnonzero(np.abs(acts - rhs) <= 1e-7 * np.maximum(1.0, np.abs(rhs))).tolist():
-        if families[i] == "cover":
+        if families[i] in ("cover", *CONTRACT_FAMILIES):  # (commitments and switches: in their own sections)
             continue
         row = lp.rows[i]
         pi = result.pi.get(i)

@@ -163,9 +163,7 @@ def solve(
     """Solve for the cheapest routing; write the plan file and the HTML report."""
 
     _guard(
-        lambda: commands().solve(
-            workloads, catalog, out, solver.value, fmt.value, previous, switch_cost, time_limit
-        )
+        lambda: commands().solve(workloads, catalog, out, solver.value, fmt.value, previous, switch_cost, time_limit)
     )
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import InputError
-from .fmt import csv_safe, option
+from .fmt import csv_safe
 from .load import Inputs, validate
 from .lp import build_problem
 from .pairs import Pairs, build_pairs, sample_shares, speeds_at
@@ -132,12 +132,7 @@ def _today(inputs: Inputs, workload: int | None, prune: bool) -> tuple[bool, flo
     plan = solve_inputs(inputs, "auto", review=False, resilience=False, prune=prune)
     if plan.status != "optimal":
         return False, None, "-"
-    top = {
-        w.id: option(a.offering, a.mode)
-        for w in plan.workloads
-        if w.allocations
-        for a in [max(w.allocations, key=lambda a: a.share)]
-    }
+    top = {w.id: a.option for w in plan.workloads if w.allocations for a in [max(w.allocations, key=lambda a: a.share)]}
     if workload is not None:
         return True, plan.total_cost, top.get(plan.workloads[workload].id, "-")
     return True, plan.total_cost, "; ".join(f"{wid}: {o}" for wid, o in top.items())

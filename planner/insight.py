@@ -14,7 +14,7 @@ import numpy as np
 from .arrays import dot
 from .fmt import count, money, option, percent
 from .load import Inputs
-from .lp import MONEY_FAMILIES, LinearProgram, Switching, build_problem, clean_shares
+from .lp import MONEY_FAMILIES, LinearProgram, Switching, build_problem, clean_shares, switching_of
 from .pairs import Pairs, task_latency
 from .plan import Baseline, BreakEven, Plan, VendorOutage
 from .resolve import Resolver
@@ -37,6 +37,8 @@ def baselines(inputs: Inputs, pairs: Pairs) -> list[Baseline]:
     out = []
     spend = wa.tasks[:, None] * pairs.cost_per_task
     misses = (~pairs.eligible).sum(axis=0)
+    # baselines are what people compare with: an offering at its list price, as you go (no tier, no contract)
+    misses = np.where(opts.listed, misses, np.iinfo(np.int64).max)
     o = int(np.lexsort((np.arange(O), spend.sum(axis=0), misses))[0])
     out.append(_baseline(inputs, pairs, "single", f"everything on {opts.label(o)}", np.full(W, o)))
     tiers = sorted(set(opts.tier))
@@ -44,7 +46,10 @@ def baselines(inputs: Inputs, pairs: Pairs) -> list[Baseline]:
         out.append(
             _baseline(inputs, pairs, "standard", "everything on the standard tier", _per_tier(pairs, "standard"))
         )
-    speed = {t: float(np.median(opts.output_tps[[i for i in range(O) if opts.tier[i] == t]])) for t in tiers}
+    speed = {
+        t: float(np.median(opts.output_tps[[i for i in range(O) if opts.tier[i] == t and opts.listed[i]]]))
+        for t in tiers
+    }
     fastest = "fast" if "fast" in tiers else max(tiers, key=lambda t: (speed[t], t))
     if fastest != "standard":
         fast = _baseline(
@@ -57,7 +62,7 @@ def baselines(inputs: Inputs, pairs: Pairs) -> list[Baseline]:
 
 def _per_tier(pairs: Pairs, tier: str) -> np.ndarray:
     """Per workload: the cheapest eligible option of the tier, else the cheapest that passes the most rules."""
-    cand = np.flatnonzero(np.array([t == tier for t in pairs.options.tier]))
+    cand = np.flatnonzero(np.array([t == tier for t in pairs.options.tier]) & pairs.options.listed)
     rules = (
         pairs.vendor_ok[:, cand].astype(int)
         + pairs.region_ok[:, cand]
@@ -124,7 +129,9 @@ def _baseline(inputs: Inputs, pairs: Pairs, key: str, label: str, choice: np.nda
 def standard_options(pairs: Pairs) -> np.ndarray:
     """Per workload, the cheapest (then fastest) standard-tier option meeting its rules other than
     latency, or -1."""
-    rules = pairs.vendor_ok & pairs.region_ok & pairs.context_ok & pairs.capability_ok & pairs.options.standard_tier
+    opts = pairs.options
+    rules = pairs.vendor_ok & pairs.region_ok & pairs.context_ok & pairs.capability_ok
+    rules = rules & opts.standard_tier & opts.listed
     cost = np.where(rules, pairs.cost_per_task, np.inf)
     cheapest = rules & (cost == cost.min(axis=1, keepdims=True))
     lat = np.where(cheapest, pairs.latency_s, np.inf)
@@ -176,7 +183,12 @@ def compounding_many(pairs: Pairs, chosen: np.ndarray, standard: np.ndarray | No
 def full_problem(inputs: Inputs, pairs: Pairs) -> LinearProgram:
     """The LP over every eligible pair, unpruned: what break-even prices and outages are read from."""
     return build_problem(
-        inputs.workloads, inputs.catalog, pairs, np.flatnonzero(pairs.eligible_count > 0), pairs.eligible
+        inputs.workloads,
+        inputs.catalog,
+        pairs,
+        np.flatnonzero(pairs.eligible_count > 0),
+        pairs.eligible,
+        switching_of(inputs, pairs),
     )
 
 
@@ -413,11 +425,13 @@ def commitment_review(
     extra: np.ndarray,
     solver: str,
     switching: Switching | None,
+    rebuild: Callable,
 ) -> None:
     """The figures of a quarterly review that only re-solves give (SPEC v1.6), written into the plan:
     each signed commitment's saving (the plan re-solved without it), what an unsigned one would need
     (its fee or discount, refined by re-solves until the plan that signs it costs what today's does),
-    and, with --from, the moves made and declined with their savings."""
+    and, with --from, the moves made and declined with their savings. rebuild: the LP of another
+    catalog (the same offerings, other terms)."""
     if len(lp.var_w) > REVIEW_MAX_PAIRS:
         plan.assumptions.append(
             f"commitment savings and break-evens not computed: {len(lp.var_w):,} LP columns, over the "
@@ -440,7 +454,7 @@ def commitment_review(
             use.saving = None if without is None else max(0.0, without - best)
             use.text = _signed_text(use, plan.currency, plan.period)
         else:
-            use.needs = _needs(lp, solver, c, cols[0], best, ws.period, plan.currency)
+            use.needs = _needs(rebuild, inputs.catalog, solver, c, best, ws.period, plan.currency)
             use.text = use.needs.text
     if switching is not None and inputs.previous is not None:
         plan.switching = _switch_info(plan, inputs, pairs, lp, share, extra, solver, switching)
@@ -471,87 +485,95 @@ def _signed_text(use, currency: str, period: str) -> str:
     )
 
 
-def _with_money(lp: LinearProgram, col: int, money_per_unit: float) -> LinearProgram:
-    """The same LP with one extra column's money changed (what the objective reads; rows that cap spend
-    keep today's figure)."""
+def _with_moneys(lp: LinearProgram, cols: np.ndarray, money_per_unit: float) -> LinearProgram:
+    """The same LP with the money of some extra columns changed (what the objective reads)."""
     ex = lp.extras
     new = ex.money.copy()
-    new[col - lp.n] = money_per_unit
+    new[np.asarray(cols, dtype=int) - lp.n] = money_per_unit
     return dataclasses.replace(lp, extras=dataclasses.replace(ex, money=new))
 
 
-def _with_moneys(lp: LinearProgram, cols: np.ndarray, money_per_unit: float) -> LinearProgram:
-    for col in np.asarray(cols).tolist():
-        lp = _with_money(lp, col, money_per_unit)
-    return lp
-
-
-def _needs(lp: LinearProgram, solver: str, c, col: int, best: float, period: str, currency: str):
-    """What an unsigned commitment would need for signing it to pay: the plan re-solved with it signed
-    (at least one unit), then its fee (reserved) or discount (spend) moved until that plan costs what
-    today's does. Each step is exact for the plan it re-solves; the steps rise to the break-even."""
+def _needs(rebuild: Callable, catalog, solver: str, c, best: float, period: str, currency: str):
+    """What an unsigned commitment would need for signing it to pay. The plan is re-solved with it signed
+    (at least one unit) and its fee (reserved) or discount (committed spend) moved until that plan costs
+    what today's does: each step re-solves at the new terms and moves by the gap over the plan's units
+    (or the list spend it discounts), so the steps rise to the break-even from the side where signing
+    pays, and each figure is one at which signing does pay."""
     from .plan import CommitmentBreakEven
 
-    lower, upper = lp.bounds()
-    lower[col] = 1.0
-    k = col - lp.n
-    if c.reserved:
-        fee = float(lp.extras.money[k])
-        probe, units, exact = fee, None, False
-        for _ in range(NEWTON_STEPS):
-            got = _resolve(_with_money(lp, col, probe), solver, lower, upper)
-            if got is None:
-                break
-            share, extra = got
+    def signed_at(term: float):
+        changed = (
+            c.model_copy(update={"unit": c.unit.model_copy(update={"fee": term})})
+            if c.reserved
+            else c.model_copy(update={"discount": term})
+        )
+        commitments = [changed if x.id == c.id else x for x in catalog.commitments]
+        lp = rebuild(catalog.model_copy(update={"commitments": commitments}))
+        k = lp.extras.index("units" if c.reserved else "signed", c.id)
+        lower, upper = lp.bounds()
+        lower[lp.n + k] = 1.0
+        got = _resolve(lp, solver, lower, upper)
+        return None if got is None else (lp, k, *got)
+
+    own = c.period or period
+    per_plan = MINUTES_PER_PERIOD[period] / MINUTES_PER_PERIOD[own]  # a fee per its period -> per the plan's
+    term = c.unit.fee if c.reserved else c.discount
+    exact, units, listed = False, None, None
+    for _ in range(NEWTON_STEPS):
+        got = signed_at(term)
+        if got is None:
+            return CommitmentBreakEven(exact=False, text="no plan can sign it")
+        lp, k, share, extra = got
+        gap = lp.money(share, extra) - best
+        if c.reserved:
             units = int(round(extra[k]))
-            cost = _with_money(lp, col, probe).money(share, extra)
-            if abs(cost - best) <= 1e-7 * max(1.0, abs(best)):
+            if abs(gap) <= 1e-7 * max(1.0, abs(best)):
                 exact = True
                 break
-            probe = probe - (cost - best) / max(units, 1)
-            if probe <= 0:
-                probe, exact = 0.0, True
+            term = term - gap / (max(units, 1) * per_plan)
+            if term <= 0:
+                term, exact = 0.0, True
                 break
-        if units is None:
-            return CommitmentBreakEven(exact=False, text="no plan can use it: it cannot pay")
-        stated = probe * MINUTES_PER_PERIOD[c.period or period] / MINUTES_PER_PERIOD[period]
-        if probe <= 0:
-            text = f"pays at no fee: even free, {units} unit(s) would not lower the cost"
-            return CommitmentBreakEven(fee=0.0, units=units, exact=exact, text=text)
+        else:
+            listed = float(extra[lp.extras.index("discounted", c.id)]) * lp.scale
+            shortfall = float(extra[lp.extras.index("shortfall", c.id)]) * lp.scale
+            if abs(gap) <= 1e-7 * max(1.0, abs(best)):
+                exact = True
+                break
+            if listed <= 0 or shortfall > 1e-9 * max(1.0, listed):  # the minimum binds: a discount cannot help
+                minimum = c.per_period(c.min_spend, period)
+                lower_min = minimum - gap if shortfall >= gap else None
+                text = (
+                    f"not signed: its minimum of {money(minimum, currency)} a {period} costs more than it saves "
+                    f"(at {percent(term)} off, the plan that signs it discounts {money(listed, currency)} of list "
+                    "spend and still pays the minimum); "
+                    + (
+                        f"it pays with a minimum of {money(lower_min / per_plan, currency)} a {own} or less"
+                        if lower_min is not None and lower_min > 0
+                        else "no discount makes it pay"
+                    )
+                )
+                return CommitmentBreakEven(
+                    min_spend=None if lower_min is None else lower_min / per_plan, exact=True, text=text
+                )
+            term = term + gap / listed
+            if term >= 1:
+                return CommitmentBreakEven(exact=True, text="not signed: no discount below 100% makes it pay")
+    if c.reserved:
+        if term <= 0:
+            return CommitmentBreakEven(
+                fee=0.0, units=units, exact=exact, text=f"not bought: even free, {units} unit(s) would not pay"
+            )
         text = (
-            f"not bought: it pays at a fee of {money(stated, currency)} a unit a {c.period or period} or less "
+            f"not bought: it pays at a fee of {money(term, currency)} a unit a {own} or less "
             f"(now {money(c.unit.fee, currency)}), buying {units} unit(s)"
         )
-        return CommitmentBreakEven(fee=stated, units=units, exact=exact, text=text)
-    got = _resolve(lp, solver, lower, upper)
-    if got is None:
-        return CommitmentBreakEven(exact=False, text="no plan can sign it")
-    share, extra = got
-    forced = lp.money(share, extra)
-    listed = float(extra[lp.extras.index("discounted", c.id)]) * lp.scale  # the list spend it would discount
-    minimum = c.per_period(c.min_spend, period)
-    gap = forced - best
-    if listed <= 0:
-        return CommitmentBreakEven(exact=True, text="no workload would use what it covers: it cannot pay")
-    need = c.discount + gap / listed
-    if (1.0 - need) * listed < minimum or need >= 1:  # the minimum binds: a lower minimum is what pays
-        shortfall = max(0.0, minimum - (1.0 - c.discount) * listed)
-        lower_min = minimum - gap if shortfall >= gap else None
-        text = (
-            f"not signed: the plan that signs it would spend {money(listed, currency)} list a {period} on what it "
-            f"covers, short of the {money(minimum, currency)} minimum at {percent(c.discount)} off; "
-            + (
-                f"it pays with a minimum of {money(lower_min, currency)} or less"
-                if lower_min is not None and lower_min > 0
-                else "no discount or minimum alone makes it pay"
-            )
-        )
-        return CommitmentBreakEven(discount=None, min_spend=lower_min, exact=True, text=text)
+        return CommitmentBreakEven(fee=float(f"{term:.6g}"), units=units, exact=exact, text=text)
     text = (
-        f"not signed: it pays at a discount of {percent(need)} or more (now {percent(c.discount)}) on "
-        f"{money(listed, currency)} of list spend a {period}"
+        f"not signed: it pays at a discount of {percent(term)} or more (now {percent(c.discount)}) on "
+        f"{money(listed or 0.0, currency)} of list spend a {period}"
     )
-    return CommitmentBreakEven(discount=float(f"{need:.6g}"), exact=True, text=text)
+    return CommitmentBreakEven(discount=float(f"{term:.6g}"), exact=exact, text=text)
 
 
 def _switch_info(plan, inputs: Inputs, pairs: Pairs, lp: LinearProgram, share, extra, solver: str, switching):

@@ -366,6 +366,33 @@ class Switching:
         return bool(self.known[w]) and not np.isnan(self.cost[w]) and self.cost[w] > 0
 
 
+def switching_of(inputs, pairs: Pairs) -> Switching | None:
+    """What moving each workload off the previous plan's routes costs (solve --from): its own switch_cost,
+    else the policy's (which --switch-cost sets). None without a previous plan."""
+    if inputs.previous is None:
+        return None
+    ws, opts = inputs.workloads, pairs.options
+    default = ws.policy.switch_cost
+    cost = np.array(
+        [
+            np.nan
+            if (w.switch_cost if w.switch_cost is not None else default) is None
+            else (w.switch_cost if w.switch_cost is not None else default)
+            for w in ws.workloads
+        ],
+        dtype=float,
+    )
+    routes = list(zip(opts.offering_id, opts.mode, opts.sale))
+    old = np.zeros(pairs.shape, dtype=bool)
+    known = np.zeros(len(ws.workloads), dtype=bool)
+    for w, wl in enumerate(ws.workloads):
+        before = inputs.previous.get(wl.id)
+        if before:
+            known[w] = True
+            old[w] = [r in before for r in routes]
+    return Switching(cost, old, known)
+
+
 @dataclass(frozen=True)
 class Context:
     ws: WorkloadSet
@@ -524,6 +551,7 @@ def define_requests_per_minute(ctx: Context) -> Iterable[Row]:
 
 
 MONEY_FAMILIES = ("vendor_spend_share", "vendor_spend", "budget")  # rows whose coefficients are spend
+CONTRACT_FAMILIES = ("reserved", "committed_spend", "switch")  # rows tying shares to the extra columns
 SHARE_UNIT = {"tokens": "share of tokens", "tasks": "share of tasks", "spend": "share of spend"}
 
 

@@ -139,7 +139,7 @@ def _near_budget(plan: Plan) -> list[Risk]:
                     "medium",
                     w.id,
                     a.cost,
-                    f"{w.id} on {option(a.offering, a.mode)} takes {seconds(a.latency_s)} of its "
+                    f"{w.id} on {a.option} takes {seconds(a.latency_s)} of its "
                     f"{seconds(w.budget_s)} budget: a 10% slower day puts {percent(a.share)} of its tasks over",
                     f"watch its tail latency at {a.host}; "
                     f"`planner frontier {plan.inputs.workloads_file} --workload {w.id}` prices more headroom",
@@ -184,7 +184,7 @@ def _unpriced(plan: Plan) -> list[Risk]:
     tasks: dict[tuple[str, str], float] = {}
     for w in plan.workloads:
         for a in w.allocations:
-            if a.cost_per_task == 0:
+            if a.cost_per_task == 0 and a.reserved is None:  # (inside reserved capacity: paid by the fee)
                 key = (a.offering, a.mode)
                 tasks[key] = tasks.get(key, 0.0) + a.tasks
     return [

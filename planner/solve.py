@@ -15,7 +15,7 @@ from .backends import NAMES, pick_solver
 from .errors import PlannerError
 from .fmt import money
 from .load import Inputs
-from .lp import LinearProgram, Switching, build_problem, check_rows, clean_shares
+from .lp import LinearProgram, Switching, build_problem, check_rows, clean_shares, switching_of
 from .pairs import Pairs, build_pairs
 from .plan import Plan
 from .prune import candidates
@@ -131,7 +131,17 @@ def _solve(
         _budget_alone(inputs, pairs, in_lp, cand, solver, plan)
     if review and plan.status != "infeasible" and (plan.commitments or switching is not None):
         with timed("commitments"):
-            insight.commitment_review(plan, inputs, pairs, lp, share, extra, solver, switching)
+            insight.commitment_review(
+                plan,
+                inputs,
+                pairs,
+                lp,
+                share,
+                extra,
+                solver,
+                switching,
+                lambda other: build_problem(ws, other, pairs, in_lp, cand, switching),
+            )
     if review:
         with timed("baselines"):
             plan.baselines = insight.baselines(inputs, pairs)
@@ -166,33 +176,6 @@ def _budget_alone(inputs: Inputs, pairs: Pairs, in_lp, cand, solver: str, plan: 
         r.meaning = text
         if i is not None:
             plan.diagnosis[i] = text
-
-
-def switching_of(inputs: Inputs, pairs: Pairs) -> Switching | None:
-    """What moving each workload off the previous plan's routes costs (solve --from): its own switch_cost,
-    else the policy's (which --switch-cost sets). None without a previous plan."""
-    if inputs.previous is None:
-        return None
-    ws, opts = inputs.workloads, pairs.options
-    default = ws.policy.switch_cost
-    cost = np.array(
-        [
-            np.nan
-            if (w.switch_cost if w.switch_cost is not None else default) is None
-            else (w.switch_cost if w.switch_cost is not None else default)
-            for w in ws.workloads
-        ],
-        dtype=float,
-    )
-    routes = list(zip(opts.offering_id, opts.mode, opts.sale))
-    old = np.zeros(pairs.shape, dtype=bool)
-    known = np.zeros(len(ws.workloads), dtype=bool)
-    for w, wl in enumerate(ws.workloads):
-        before = inputs.previous.get(wl.id)
-        if before:
-            known[w] = True
-            old[w] = [r in before for r in routes]
-    return Switching(cost, old, known)
 
 
 def protected(pairs: Pairs, switching: Switching | None) -> np.ndarray:

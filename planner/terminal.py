@@ -79,10 +79,10 @@ def print_plan(plan: Plan, fmt: str, paths: dict[str, Path]) -> None:
         return
     cur = plan.currency
     out = console()
-    relaxed = " under the smallest relaxation" if plan.status != "optimal" else ""
+    relaxed = " under the smallest relaxation" if plan.status == "infeasible" else ""
     _say(
         out,
-        f"{plan.name}: {'optimal' if plan.status == 'optimal' else 'no feasible plan'}, "
+        f"{plan.name}: {_status_words(plan)}, "
         f"{money(plan.total_cost, cur)} a {plan.period}{relaxed} · catalog {plan.inputs.catalog} "
         f"({plan.inputs.as_of or 'date unknown'})"
         + "".join(f" + overlay {o.name} ({len(o.changes)} changes)" for o in plan.overlays),
@@ -95,6 +95,11 @@ def print_plan(plan: Plan, fmt: str, paths: dict[str, Path]) -> None:
         shown = " · ".join(f"{v.vendor} {money(v.spend, cur)} ({percent(v.share)})" for v in plan.vendors[:8])
         more = f" · {len(plan.vendors) - 8} more" if len(plan.vendors) > 8 else ""
         _say(out, f"spend by company: {shown}{more}")
+    for c in plan.commitments or ():
+        _say(out, f"commitment {c.id} ({c.vendor}): {c.text}", "  ")
+    if plan.switching is not None:
+        for line in switching_lines(plan):
+            _say(out, line, "  ")
     for line in plan.diagnosis[:TABLE_ROWS]:
         _say(out, f"! {line}", style="yellow")
     if plan.risks:
@@ -108,6 +113,38 @@ def print_plan(plan: Plan, fmt: str, paths: dict[str, Path]) -> None:
         if plan.status == "optimal" and b.worth is not None and b.worth >= 0.005:
             _say(out, f"binding: {b.label or b.constraint}: {b.meaning}")
     out.print(visible(f"plan:   {paths['plan']}") + "\n" + visible(f"report: {paths['report']}"))
+
+
+def _status_words(plan: Plan) -> str:
+    if plan.status == "optimal":
+        return "optimal"
+    if plan.status == "feasible":
+        gap = plan.solver.gap
+        within = f"within {percent(gap)} of optimal" if gap is not None else "gap not reported by the solver"
+        return f"best plan found in the {seconds(plan.solver.time_limit or 0)} limit, not proven optimal ({within})"
+    return "no feasible plan"
+
+
+def switching_lines(plan: Plan, most: int = 5) -> list[str]:
+    """The moves a plan made from the --from plan and the ones it declined, with their savings."""
+    sw, cur, per = plan.switching, plan.currency, plan.period
+    if sw is None:
+        return []
+    lines = [
+        f"from {sw.from_plan}: {len(sw.moved)} workload(s) moved, {len(sw.declined)} move(s) declined; "
+        f"switching costs {money(sw.cost, cur)} this {per}"
+    ]
+    for m in sw.moved[:most]:
+        lines.append(
+            f"moved {m.workload}: {', '.join(m.before)} -> {', '.join(m.after)}; saves {money(m.saving, cur)} a "
+            f"{per}, switch {money(m.switch_cost, cur)}"
+        )
+    for m in sw.declined[:most]:
+        lines.append(
+            f"declined {m.workload}: -> {', '.join(m.after)} would save {money(m.saving, cur)} a {per}, "
+            f"less than its switch cost {money(m.switch_cost, cur)}"
+        )
+    return lines
 
 
 def _routes_table(plan: Plan, width: int):
@@ -138,7 +175,7 @@ def _routes_table(plan: Plan, width: int):
                 (
                     w.id if k == 0 else "",
                     budget if k == 0 else "",
-                    option(a.offering, a.mode),
+                    a.option,
                     a.vendor if a.host == a.vendor else f"{a.vendor} · {a.host}",
                     percent(a.share),
                     seconds(a.latency_s) + over,
