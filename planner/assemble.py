@@ -86,6 +86,7 @@ def build_plan(
         curves,
         known_records or {},
         factor,
+        frozenset(c.id for c in commitments or () if c.kind == "spend" and c.signed),
     )
     _count_far(workloads, pairs, far)
     alone = np.flatnonzero(pairs.eligible_count == 0)
@@ -184,11 +185,6 @@ def _entry(o) -> CatalogEntry:
             "requests_per_minute": _float(cap.requests_per_minute if cap else None),
         },
     )
-
-
-def _signed_discounts(lp: LinearProgram, factor: np.ndarray | None) -> set[str]:
-    ex = lp.extras
-    return {ref for k, ref in zip(ex.kind, ex.ref) if k == "signed"} if factor is not None and len(ex) else set()
 
 
 def commitment_terms(
@@ -322,6 +318,7 @@ def _workload_plans(
     curves: dict[int, dict],
     known: dict[int, WorkloadPlan],
     factor: np.ndarray | None = None,
+    signed: frozenset[str] = frozenset(),
 ) -> list[WorkloadPlan]:
     """Every workload's part of the plan, built from the arrays as typed records (plan.trusted);
     a workload in `known` takes that record (equal to the one made here) with these rejections."""
@@ -353,7 +350,6 @@ def _workload_plans(
     cap_mean = np.where(np.bincount(u_w, np.isnan(u_cap), minlength=n_w) > 0, None, cap_mean).tolist()
     lat_max = lat_max.tolist()
     allocs_of: list[list[Allocation]] = [[] for _ in range(n_w)]
-    signed = _signed_discounts(lp, factor)
     for w, o, sh, tasks, cpt, lat, cap, inside, t_in, t_out, share_in in zip(
         u_w.tolist(),
         u_o.tolist(),

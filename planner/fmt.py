@@ -66,9 +66,12 @@ def in_unit(x: float | None, unit: str, currency: str = "USD") -> str:
 
 
 def seconds(x: float | None) -> str:
-    """A duration: two significant figures below ten seconds, whole seconds up to two minutes, then minutes."""
+    """A duration: two significant figures below ten seconds, whole seconds up to two minutes, then minutes,
+    and hours from two hours (a batch window)."""
     if x is None:
         return "-"
+    if x >= 7200:
+        return f"{x / 3600:.1f} h" if x < 360000 else f"{x / 3600:,.0f} h"
     if x >= 120:
         return f"{x / 60:.1f} min"
     if x >= 10:

@@ -51,7 +51,9 @@ def free_options(catalog: Catalog, pairs: Pairs) -> np.ndarray:
         ],
         dtype=bool,
     )
-    return ~limited[pairs.options.offering_index]
+    # a share inside a reservation is capped by its units (the reserved row), not free to take more load
+    inside = np.array([r is not None for r in pairs.options.reserved], dtype=bool)
+    return ~limited[pairs.options.offering_index] & ~inside
 
 
 def company_rules(ws: WorkloadSet, pairs: Pairs) -> tuple[bool, bool]:

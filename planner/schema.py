@@ -14,7 +14,15 @@ import datetime as _dt
 import fnmatch
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from .fmt import ordinal
 
@@ -406,24 +414,26 @@ class Catalog(Strict):
         _check_unique([o.id for o in offerings], "offering id")
         return offerings
 
-    @model_validator(mode="after")
-    def _commitments_apart(self) -> Catalog:
+    @field_validator("commitments")
+    @classmethod
+    def _commitments_apart(cls, commitments: list[Commitment], info: ValidationInfo) -> list[Commitment]:
         """An offering is covered by at most one reserved and one spend commitment (their terms would
         otherwise stack)."""
-        _check_unique([c.id for c in self.commitments], "commitment id")
+        _check_unique([c.id for c in commitments], "commitment id")
+        offerings = info.data.get("offerings") or []
         taken: dict[tuple[str, bool], str] = {}
-        for c in self.commitments:
-            for o in self.offerings:
+        for i, c in enumerate(commitments):
+            for o in offerings:
                 if not c.covers(o):
                     continue
                 other = taken.setdefault((o.id, c.reserved), c.id)
                 if other != c.id:
                     kind = "reserved throughput" if c.reserved else "committed spend"
                     raise ValueError(
-                        f"commitment '{c.id}' covers offering '{o.id}', already covered by {kind} '{other}'; "
+                        f"commitments[{i}] '{c.id}' covers offering '{o.id}', already covered by {kind} '{other}'; "
                         "an offering takes at most one commitment of each kind"
                     )
-        return self
+        return commitments
 
     def uncovering(self) -> list[int]:
         """The commitments that cover no offering (a typo in a glob or a vendor): an input error in a

@@ -12,7 +12,7 @@ from . import insight
 from .arrays import dot
 from .assemble import build_plan, main_options
 from .backends import NAMES, pick_solver
-from .errors import PlannerError
+from .errors import InputError, PlannerError
 from .fmt import money
 from .load import Inputs
 from .lp import LinearProgram, Switching, build_problem, check_rows, clean_shares, switching_of
@@ -204,6 +204,10 @@ def _run(lp: LinearProgram, solver: str, start: np.ndarray | None, time_limit: f
         )
     if result is None:
         result = solve_lp(lp, solver, time_limit=time_limit)
+    if not result.ok and time_limit is not None and result.status != "Infeasible":
+        raise InputError.single(
+            "--time-limit", "", f"{time_limit:g} s: no plan found in that time; allow more (or leave it out)"
+        )
     if not result.ok:
         result = relax_lp(lp, solver)
         if not result.ok:

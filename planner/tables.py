@@ -76,6 +76,7 @@ def explain_rows(inputs: Inputs, w: int) -> list[dict[str, Any]]:
     """Every option for workload w, cheapest first, with eligibility and reasons."""
     pairs = build_pairs(inputs.workloads, inputs.catalog, distributions=inputs.distributions)
     opts = pairs.options
+    tiers = not opts.listed.all()
     order = np.lexsort((np.arange(len(opts)), pairs.latency_s[w], pairs.cost_per_task[w]))
     wa = pairs.workloads
     budget = wa.budget_s[w]
@@ -105,6 +106,9 @@ def explain_rows(inputs: Inputs, w: int) -> list[dict[str, Any]]:
             row["slowest_s"] = round(float(pairs.need_s[w, o]), 4)
         if not np.isnan(percentile):  # the speeds it was judged at: measured percentiles, or a median
             row["speeds"] = str(judged[o])
+        if tiers:  # the price tier, and whether the latency is known (a flex tier without a speed: a lower bound)
+            row["price_tier"] = opts.sale[o]
+            row["latency_known"] = bool(opts.speed_known[o])
         rows.append(row)
     return rows
 
@@ -112,10 +116,20 @@ def explain_rows(inputs: Inputs, w: int) -> list[dict[str, Any]]:
 def catalog_rows(catalog: Catalog) -> list[dict[str, Any]]:
     """One row per option (offering x mode) with its prices, speeds, capability and capacity."""
     opts = build_options(catalog)
+    tiers = not opts.listed.all()
     rows = []
     for o in range(len(opts)):
         off = catalog.offerings[int(opts.offering_index[o])]
         caps = option_scores(opts, o)
+        batch = not np.isfinite(opts.output_tps[o])
+        extra = {}
+        if tiers:  # the price tier; a batch job's window; whether the speed is measured or stated
+            extra = {
+                "price_tier": opts.sale[o],
+                "reserved": opts.reserved[o],
+                "window_s": float(opts.ttft_s[o]) if batch else None,
+                "speed_known": bool(opts.speed_known[o]) and not batch,
+            }
         rows.append(
             {
                 "option": opts.label(o),
@@ -125,10 +139,11 @@ def catalog_rows(catalog: Catalog) -> list[dict[str, Any]]:
                 "tier": opts.tier[o],
                 "input_per_mtok": float(opts.price_input[o]),
                 "output_per_mtok": float(opts.price_output[o]),
-                "output_tps": float(opts.output_tps[o]),
-                "ttft_s": float(opts.ttft_s[o]),
+                "output_tps": None if batch else float(opts.output_tps[o]),
+                "ttft_s": None if batch else float(opts.ttft_s[o]),
                 "capability": ", ".join(f"{k} {v:g}" for k, v in sorted(caps.items())),
                 "tokens_per_minute": off.capacity.tokens_per_minute if off.capacity else None,
+                **extra,
             }
         )
     return rows

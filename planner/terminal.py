@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import re
 import shutil
 import sys
@@ -264,8 +265,20 @@ def print_catalog(catalog, opts: Options, metrics: list[str], title: str, metric
                 for i, o in zip(opts.price_input, opts.price_output, strict=True)
             ],
         ),
-        ("speed\ntok/s", [count(float(x)) for x in opts.output_tps]),
-        ("first\ntoken", [seconds(float(x)) for x in opts.ttft_s]),
+        (
+            "speed\ntok/s",
+            [
+                "batch" if math.isinf(x) else count(float(x)) + ("" if known else "?")
+                for x, known in zip(opts.output_tps, opts.speed_known, strict=True)
+            ],
+        ),
+        (
+            "first\ntoken",
+            [
+                f"≤{seconds(float(t))}" if math.isinf(x) else seconds(float(t))
+                for x, t in zip(opts.output_tps, opts.ttft_s, strict=True)
+            ],
+        ),
     ]
     if score is not None:
         fixed.append((visible(metric), ["-" if x != x else figure(float(x)) for x in score]))
@@ -361,7 +374,9 @@ def print_explain(rows: list[dict[str, Any]], title: str, currency: str = "USD")
     heads = ("latency", "cost/task", "score") + (("within",) if sampled else ())
     figures = [
         (
-            seconds(r["latency_s"]) + ("*" if r.get("speeds") == "median" else ""),
+            ("≥" if r.get("latency_known") is False else "")
+            + seconds(r["latency_s"])
+            + ("*" if r.get("speeds") == "median" else ""),
             money(r["cost_per_task"], currency),
             "-" if r["capability"] is None else short(r["capability"]),
         )
