@@ -26,7 +26,9 @@ the offerings; the price sources refine or add to them:
   listed.
 * **litellm** prices replace the table's price for the same host and model (list prices, with
   cached-input prices; published `rpm`/`tpm` become the offering's capacity), matched by the
-  rule below. Entries with no matching row are left out (no measured speed).
+  rule below. Entries with no matching row are left out (no measured speed). An entry's long-context
+  prices (`..._above_272k_tokens`) become `price.long_context`, its batch, flex and priority prices
+  (`..._batches`, `_flex`, `_priority`) `price_tiers`, with no speed: none is measured.
 * **openrouter** models become offerings served through OpenRouter (vendor and host
   `openrouter`) at OpenRouter's price, with figures that hold at that price whichever provider
   OpenRouter picks: per effort variant, the slowest figures (lowest output speed, longest first
@@ -65,6 +67,7 @@ estimated one) and lists each missing column with what it did instead.
 
 from __future__ import annotations
 
+import copy
 import csv
 import io
 import json
@@ -208,6 +211,11 @@ METRICS = {
     "livecodebench": ("LiveCodeBench", "model_livecodebench"),
 }
 METRIC_ROUNDING = 0.0001  # the importer keeps the table's scores to 4 decimals
+# litellm's key suffix of each price tier, in the order the catalog lists them (SPEC v1.6).
+TIERS = (("batch", "_batches"), ("flex", "_flex"), ("priority", "_priority"))
+# A long-context price key: `input_cost_per_token_above_272k_tokens`, a tier's with its suffix.
+LONG_KEY = re.compile(r"(?:input|output)_cost_per_token_above_(\d+)([km])_tokens((?:_batches|_flex|_priority)?)")
+MAX_PRICE = 1e6  # per 1M tokens: the catalog schema's limit
 
 
 def normalize_model(name: str) -> str:
@@ -287,6 +295,35 @@ def slug(text: str) -> str:
 
 
 @dataclass
+class LongPrice:
+    """litellm's prices of a long call, per 1M tokens: a call whose input is above `above` tokens bills
+    all its tokens at these (the catalog's `long_context`)."""
+
+    above: int
+    input: float
+    output: float
+    cached_input: float | None
+
+    def record(self) -> dict:
+        out: dict = {"above": self.above, "input": round(self.input, 6), "output": round(self.output, 6)}
+        if self.cached_input is not None:
+            out["cached_input"] = round(self.cached_input, 6)
+        return out
+
+
+@dataclass
+class TierPrice:
+    """Another way a litellm entry is sold (batch, flex or priority), per 1M tokens, with its own
+    long-context prices when litellm gives them."""
+
+    name: str
+    input: float
+    output: float
+    cached_input: float | None
+    long_context: LongPrice | None
+
+
+@dataclass
 class Price:
     key: str
     provider: str
@@ -298,6 +335,8 @@ class Price:
     rpm: float | None = None
     tpm: float | None = None
     cache_write: float | None = None
+    long_context: LongPrice | None = None
+    tiers: list[TierPrice] = field(default_factory=list)  # in TIERS' order, those litellm prices
 
     @property
     def free(self) -> bool:
@@ -364,6 +403,7 @@ class Entry:
     gateway: dict
     free: bool
     estimated: list[str]  # "thinking.tokens", "price.cached_input", "capability.overall"
+    tiers: list[dict] = field(default_factory=list)  # the offering's price_tiers: litellm's, else none
 
     @property
     def thinks(self) -> float:
@@ -401,8 +441,76 @@ def _why_no_price(*values) -> str:
     return f"no usable input and output price (found {shown})"
 
 
+def _per_million(raw) -> float | None:
+    """A per-token price as per 1M tokens, when the schema takes it (a finite number from 0 to 1e6)."""
+    value = _num(raw)
+    return None if value is None or value < 0 or value * 1e6 > MAX_PRICE else value * 1e6
+
+
+def _prices(v: dict, keys: tuple[str, str, str], name: str, left: list) -> tuple[float, float, float | None] | None:
+    """The input, output and cached-input prices (per 1M) under these keys of a litellm entry. None when
+    it gives no input and no output price; None too, listed in `left` as `name` with the reason, when a
+    price given is missing its pair or is not a number from 0 to 1e6 per 1M: such prices are left out
+    whole, never half read."""
+    raw_in, raw_out, raw_cached = (v.get(k) for k in keys)
+    if raw_in is None and raw_out is None:
+        return None
+    pin, pout, cached = _per_million(raw_in), _per_million(raw_out), _per_million(raw_cached)
+    if pin is None or pout is None:
+        why = _why_no_price(raw_in, raw_out)
+        given = raw_in is not None and raw_out is not None
+    elif raw_cached is not None and cached is None:
+        why, given = f"no usable cached-input price (found {repr(raw_cached)[:40]})", True
+    else:
+        return pin, pout, cached
+    if given:  # a price out of range, not a missing one: say the range
+        why += f": a price is a number from 0 to {MAX_PRICE:,.0f} per 1M tokens"
+    left.append(("litellm", name, why))
+    return None
+
+
+def _long_context(v: dict, suffix: str, name: str, left: list) -> LongPrice | None:
+    """An entry's long-context prices for the list price (suffix "") or a tier ("_batches"...). Several
+    thresholds (`above_32k` and `above_256k`) are steps the catalog cannot hold, as it has one threshold:
+    the lowest with input and output prices is taken, so every call past the first step bills at least
+    at that step's prices (a call past a higher step bills at the first step's: below litellm's)."""
+    found = {}
+    for key in v:
+        m = LONG_KEY.fullmatch(key)
+        if m and m.group(3) == suffix:
+            found[int(m.group(1)) * (1000 if m.group(2) == "k" else 1_000_000)] = f"{m.group(1)}{m.group(2)}"
+    for above in sorted(found):
+        tokens = f"above_{found[above]}_tokens{suffix}"
+        keys = (
+            f"input_cost_per_token_{tokens}",
+            f"output_cost_per_token_{tokens}",
+            f"cache_read_input_token_cost_{tokens}",
+        )
+        got = _prices(v, keys, f"{name} long context above {above}", left)
+        if got is not None:
+            return LongPrice(above, *got)
+    return None
+
+
+def _tiers(v: dict, key: str, left: list) -> list[TierPrice]:
+    """The entry's batch, flex and priority prices, each with its own long-context prices (none when
+    litellm gives the tier none: the list price's are not the tier's)."""
+    out = []
+    for name, suffix in TIERS:
+        keys = (
+            f"input_cost_per_token{suffix}",
+            f"output_cost_per_token{suffix}",
+            f"cache_read_input_token_cost{suffix}",
+        )
+        got = _prices(v, keys, f"{key} {name}", left)
+        if got is not None:
+            out.append(TierPrice(name, *got, _long_context(v, suffix, f"{key} {name}", left)))
+    return out
+
+
 def read_litellm(path: Path, left: list | None = None) -> list[Price]:
-    """litellm's chat entries with both prices; the others with a price problem go to `left`."""
+    """litellm's chat entries with both prices, with their long-context prices and price tiers; the others
+    with a price problem (and each tier or long-context price that cannot be used) go to `left`."""
     left = [] if left is None else left
     data = _json(path)
     if not isinstance(data, dict):
@@ -432,6 +540,8 @@ def read_litellm(path: Path, left: list | None = None) -> list[Price]:
                 _limit(v.get("rpm")),
                 _limit(v.get("tpm")),
                 None if write is None or write <= 0 else write * 1e6,
+                _long_context(v, "", str(key), left),
+                _tiers(v, str(key), left),
             )
         )
     return out
@@ -878,12 +988,15 @@ def _resolve(
         return None
     estimated = list(row.estimated)
     capacity, capacity_src, gateway = None, "", {}
+    long, tiers = None, []
     if price is not None:
         used.add(price.key)
-        p_in, p_out, cached = price.input, price.output, price.cached_input
+        p_in, p_out, cached, long = price.input, price.output, price.cached_input, price.long_context
         price_src = f"price: litellm '{price.key}'"
         if row.input is not None and price.input != row.input and row.input in (row.cache_write, price.cache_write):
             price_src += " (the table's input price is the cache-write price)"
+        tiers = [_tier_record(t, price.key) for t in price.tiers]
+        price_src += _tiers_text(price)
         capacity = price.capacity()
         if capacity:
             limits = ", ".join(k for k, v in (("rpm", price.rpm), ("tpm", price.tpm)) if v is not None)
@@ -933,9 +1046,7 @@ def _resolve(
     base, effort = split_effort(row.model)
     if effort is None:  # a name with no effort qualifier: the model at its own default effort
         effort = "reasoning" if row.reasoning else "non-reasoning"
-    out = {"input": round(p_in, 6), "output": round(p_out, 6)}
-    if cached is not None:
-        out["cached_input"] = round(cached, 6)
+    out = _price_record(p_in, p_out, cached, long)
     context = (price.context if price is not None and price.context else None) or row.context
     return Entry(
         row,
@@ -952,7 +1063,56 @@ def _resolve(
         gateway,
         free,
         estimated,
+        tiers,
     )
+
+
+def _price_record(p_in: float, p_out: float, cached: float | None, long: LongPrice | None) -> dict:
+    """A catalog price: per 1M tokens, to 6 decimals; `long_context` only when there is one."""
+    out: dict = {"input": round(p_in, 6), "output": round(p_out, 6)}
+    if cached is not None:
+        out["cached_input"] = round(cached, 6)
+    if long is not None:
+        out["long_context"] = long.record()
+    return out
+
+
+# What each tier's `source` says beside its prices: litellm gives prices, nobody measures these tiers' speed.
+TIER_NOTES = {
+    "batch": "litellm states no window: 24 h",
+    "flex": "speed not measured: unknown",
+    "priority": "speed not measured: the list speed",
+}
+
+
+def _tier_record(t: TierPrice, key: str) -> dict:
+    """A catalog price tier from litellm: no speed (Artificial Analysis measures the standard API only),
+    so flex is judged of unknown speed and priority at the offering's; batch takes the default window."""
+    suffix = dict(TIERS)[t.name]
+    return {
+        "name": t.name,
+        "price": _price_record(t.input, t.output, t.cached_input, t.long_context),
+        "source": f"litellm '{key}' *{suffix} prices; {TIER_NOTES[t.name]}",
+    }
+
+
+def _tiers_text(price: Price) -> str:
+    """The offering source's note on its tiers; "" without any."""
+    if not price.tiers:
+        return ""
+    names = [t.name for t in price.tiers]
+    speeds = [x for n, x in (("flex", "flex judged unknown"), ("priority", "priority at the list speed")) if n in names]
+    text = f"; tiers: litellm '{price.key}' {', '.join(names)}"
+    return text + (f" (speeds not measured: {', '.join(speeds)})" if speeds else "")
+
+
+def _frozen(value):
+    """A record (dicts and lists of numbers and text) as a hashable value, to group equal records."""
+    if isinstance(value, dict):
+        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
 
 
 def _least_thinking(entries: list[Entry]) -> tuple:
@@ -1001,9 +1161,10 @@ def _aa_offerings(entries: list[Entry], ids: dict[str, int], as_of: str | None) 
             e.company,
             e.variant,
             e.base,
-            tuple(sorted(e.price.items())),
+            _frozen(e.price),
             tuple(sorted((e.capacity or {}).items())),
             e.free,
+            _frozen(e.tiers),
         )
         slots = groups.setdefault(key, [])
         slot = next((s for s in slots if all(x.effort != e.effort for x in s)), None)
@@ -1036,7 +1197,9 @@ def _aa_offering(oid: str, order: list[Entry], as_of: str | None) -> dict:
         offering["creator"] = d.row.creator
     offering["tier"] = _tier(d.row.tps, d.variant, d.free)
     offering["capability"] = dict(d.row.caps)
-    offering["price"] = dict(d.price)
+    offering["price"] = copy.deepcopy(d.price)
+    if d.tiers:
+        offering["price_tiers"] = copy.deepcopy(d.tiers)
     offering["speed"] = _speed(d.row.tps, d.row.ttft, d.row.tps_pct, d.row.ttft_pct)
     if d.row.thinking:
         offering["thinking"] = {"seconds": _ceil_ms(d.row.thinking)}

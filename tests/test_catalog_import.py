@@ -22,6 +22,7 @@ from planner.catalog_import import (
     normalize_model,
     parse_sources,
     read_aa,
+    read_litellm,
     split_effort,
 )
 from planner.cli import app
@@ -817,3 +818,196 @@ def test_two_endpoints_files_of_one_model_give_each_endpoint_once(tmp_path):
         "openrouter:deepinfra/fp4",
         "openrouter:groq/turbo",
     ]
+
+
+# ----------------------------------------------------------------------------- v1.6, issue 19: litellm's tiers
+
+GROQ = "groq/openai/gpt-oss-120b"  # priced by litellm in the small fixture: $0.15/$0.60, cached $0.075
+
+
+def with_litellm(tmp_path, **entries):
+    """The small fixture's litellm table with these entries' keys added (or replacing), as a file."""
+    lite = json.loads((SMALL / "litellm_small.json").read_text())
+    for key, fields in entries.items():
+        lite[key] = {**lite.get(key, {"mode": "chat", "litellm_provider": "acme"}), **fields}
+    path = tmp_path / "lite.json"
+    path.write_text(json.dumps(lite))
+    return path
+
+
+def small_with(litellm):
+    return build_catalog([("aa", SMALL / "aa_small.csv"), ("litellm", litellm)], "small", "2026-06-19")
+
+
+TIERED = {  # hand-written per-token prices; the expected per-1M figures below are these x 1e6
+    "input_cost_per_token_batches": 7.5e-08,
+    "output_cost_per_token_batches": 3e-07,
+    "cache_read_input_token_cost_batches": 3.75e-08,
+    "input_cost_per_token_flex": 8e-08,
+    "output_cost_per_token_flex": 3.2e-07,  # no cached price of its own: none written
+    "input_cost_per_token_priority": 2.7e-07,
+    "output_cost_per_token_priority": 1.08e-06,
+    "cache_read_input_token_cost_priority": 1.35e-07,
+    "input_cost_per_token_above_272k_tokens": 3e-07,
+    "output_cost_per_token_above_272k_tokens": 1.2e-06,
+    "cache_read_input_token_cost_above_272k_tokens": 1.5e-07,
+    "input_cost_per_token_above_272k_tokens_batches": 1.5e-07,
+    "output_cost_per_token_above_272k_tokens_batches": 6e-07,
+    # priority: no above_272k price of its own, so none (the list's long-context price is not the tier's)
+}
+
+
+def test_litellm_tiers_and_long_context_prices_import_exactly(tmp_path):
+    catalog, result = small_with(with_litellm(tmp_path, **{GROQ: TIERED}))
+    validate(Catalog, catalog, "small.yaml")
+    groq = next(o for o in catalog["offerings"] if o["id"] == "gpt-oss-120b@groq")
+    assert groq["price"] == {
+        "input": 0.15,
+        "output": 0.6,
+        "cached_input": 0.075,
+        "long_context": {"above": 272000, "input": 0.3, "output": 1.2, "cached_input": 0.15},
+    }
+    assert groq["price_tiers"] == [
+        {
+            "name": "batch",
+            "price": {
+                "input": 0.075,
+                "output": 0.3,
+                "cached_input": 0.0375,
+                "long_context": {"above": 272000, "input": 0.15, "output": 0.6},
+            },
+            "source": f"litellm '{GROQ}' *_batches prices; litellm states no window: 24 h",
+        },
+        {
+            "name": "flex",
+            "price": {"input": 0.08, "output": 0.32},
+            "source": f"litellm '{GROQ}' *_flex prices; speed not measured: unknown",
+        },
+        {
+            "name": "priority",
+            "price": {"input": 0.27, "output": 1.08, "cached_input": 0.135},
+            "source": f"litellm '{GROQ}' *_priority prices; speed not measured: the list speed",
+        },
+    ]
+    assert groq["source"].endswith(
+        f"price: litellm '{GROQ}'; tiers: litellm '{GROQ}' batch, flex, priority "
+        "(speeds not measured: flex judged unknown, priority at the list speed)"
+    )
+    assert not [r for r in result.left_out if r[1].startswith(GROQ)]
+    tiers = {t.name: t for t in Catalog.model_validate(catalog).offerings[0].price_tiers}
+    assert all(t.speed is None and t.window_s is None for t in tiers.values())  # none measured, none stated
+    assert tiers["batch"].window == 86400
+
+
+def test_several_long_context_thresholds_take_the_lowest_complete_one(tmp_path):
+    """Steps at 32k (input only: incomplete, listed), 128k and 256k: the catalog holds one threshold,
+    and the lowest with both prices is taken."""
+    steps = {
+        "input_cost_per_token_above_32k_tokens": 2e-07,
+        "input_cost_per_token_above_256k_tokens": 6e-07,
+        "output_cost_per_token_above_256k_tokens": 2.4e-06,
+        "input_cost_per_token_above_128k_tokens": 4e-07,
+        "output_cost_per_token_above_128k_tokens": 1.6e-06,
+        "cache_read_input_token_cost_above_128k_tokens": 4e-08,
+    }
+    catalog, result = small_with(with_litellm(tmp_path, **{GROQ: steps}))
+    groq = next(o for o in catalog["offerings"] if o["id"] == "gpt-oss-120b@groq")
+    assert groq["price"]["long_context"] == {"above": 128000, "input": 0.4, "output": 1.6, "cached_input": 0.04}
+    assert "price_tiers" not in groq and "tiers:" not in groq["source"]
+    why = {n: r for s, n, r in result.left_out if s == "litellm"}
+    assert why[f"{GROQ} long context above 32000"] == "no usable input and output price (found 2e-07, None)"
+
+
+def test_a_tier_with_a_bad_price_is_left_out_and_listed(tmp_path):
+    bad = {
+        "input_cost_per_token_batches": -7.5e-08,  # negative
+        "output_cost_per_token_batches": 3e-07,
+        "input_cost_per_token_flex": "cheap",  # not a number
+        "output_cost_per_token_flex": 3e-07,
+        "input_cost_per_token_priority": 2.7e-07,  # a good tier still imports
+        "output_cost_per_token_priority": 1.08e-06,
+        "cache_read_input_token_cost_priority": 1.35e-07,
+    }
+    over = {  # an entry with a usable list price
+        "input_cost_per_token": 1e-06,
+        "output_cost_per_token": 2e-06,
+        "input_cost_per_token_batches": 1e-06,
+        "output_cost_per_token_batches": 2.0,  # $2,000,000 per 1M: over the schema's limit
+        "input_cost_per_token_flex": 1e-06,
+        "output_cost_per_token_flex": 2e-06,
+        "cache_read_input_token_cost_flex": float("nan"),  # json writes NaN; a bad cached price drops the tier too
+    }
+    catalog, result = small_with(with_litellm(tmp_path, **{GROQ: bad, "acme/over": over}))
+    validate(Catalog, catalog, "small.yaml")
+    groq = next(o for o in catalog["offerings"] if o["id"] == "gpt-oss-120b@groq")
+    assert [t["name"] for t in groq["price_tiers"]] == ["priority"]
+    assert groq["source"].endswith(
+        "tiers: litellm 'groq/openai/gpt-oss-120b' priority (speeds not measured: priority at the list speed)"
+    )
+    why = {n: r for s, n, r in result.left_out if s == "litellm"}
+    limit = ": a price is a number from 0 to 1,000,000 per 1M tokens"
+    assert why[f"{GROQ} batch"] == "no usable input and output price (found -7.5e-08, 3e-07)" + limit
+    assert why[f"{GROQ} flex"] == "no usable input and output price (found 'cheap', 3e-07)" + limit
+    assert why["acme/over batch"] == "no usable input and output price (found 1e-06, 2.0)" + limit
+    assert why["acme/over flex"] == "no usable cached-input price (found nan)" + limit
+    assert why["acme/over"].startswith("no measured speed")  # the entry itself: as before
+
+
+def test_an_entry_without_tiers_imports_as_before(tmp_path):
+    """Tiers and long-context prices only add: with them stripped from the table, every offering is as
+    it was, and an offering whose litellm entry has none carries no price_tiers and no long_context."""
+    lite = json.loads((SMALL / "litellm_small.json").read_text())
+    plain = {
+        key: {k: v for k, v in entry.items() if not any(t in k for t in ("_batches", "_flex", "_priority", "_above_"))}
+        for key, entry in lite.items()
+    }
+    (tmp_path / "plain.json").write_text(json.dumps(plain))
+    tiered, _ = small_with(SMALL / "litellm_small.json")
+    untiered, _ = small_with(tmp_path / "plain.json")
+    assert [o["id"] for o in tiered["offerings"]] == [o["id"] for o in untiered["offerings"]]
+    for a, b in zip(tiered["offerings"], untiered["offerings"]):
+        assert "price_tiers" not in b and "long_context" not in b["price"] and "tiers:" not in b["source"]
+        if "price_tiers" not in a:
+            assert a == b and list(a) == list(b)  # the same keys in the same order: the same YAML
+    kimi = next(o for o in tiered["offerings"] if o["id"] == "kimi-k2.6@fireworks")  # the one tiered entry
+    assert [t["name"] for t in kimi["price_tiers"]] == ["priority"]
+    left: list = []
+    (price,) = [p for p in read_litellm(tmp_path / "plain.json", left) if p.key == GROQ]
+    assert price.tiers == [] and price.long_context is None and not [r for r in left if r[1].startswith(GROQ)]
+
+
+def test_every_tier_in_the_real_catalog_is_litellms_price(full):
+    """Each tier of the catalog built from the whole files is its litellm entry's per-token prices x 1e6."""
+    catalog, _ = full
+    table = json.loads((FULL / "litellm_model_prices_and_context_window.json").read_text())
+    suffix = {"batch": "_batches", "flex": "_flex", "priority": "_priority"}
+    tiered = [o for o in catalog["offerings"] if "price_tiers" in o]
+    assert len(tiered) > 50
+    for o in tiered:
+        key = o["source"].split("; tiers: litellm '")[1].split("'")[0]
+        entry = table[key]
+        for t in o["price_tiers"]:
+            s = suffix[t["name"]]
+            assert t["price"]["input"] == round(entry[f"input_cost_per_token{s}"] * 1e6, 6), (key, t["name"])
+            assert t["price"]["output"] == round(entry[f"output_cost_per_token{s}"] * 1e6, 6), (key, t["name"])
+            assert "speed" not in t and "window_s" not in t
+
+
+def test_the_shipped_catalog_carries_gpt_5_4s_tiers():
+    """gpt-5.4 on OpenAI, as litellm lists it: $2.50/$15; batch and flex at half, priority at double;
+    above 272k input tokens $5/$22.50 (batch and flex: their own, half that; priority: none listed)."""
+    by = {o.id: o for o in load_catalog(ROOT / "catalogs" / "aa-2026-06.yaml").offerings}
+    gpt = by["gpt-5.4@openai"]
+    assert (gpt.price.input, gpt.price.output, gpt.price.cached_input) == (2.5, 15.0, 0.25)
+    lc = gpt.price.long_context
+    assert (lc.above, lc.input, lc.output, lc.cached_input) == (272000, 5.0, 22.5, 0.5)
+    tiers = {t.name: t for t in gpt.price_tiers}
+    assert list(tiers) == ["batch", "flex", "priority"]
+    assert (tiers["batch"].price.input, tiers["batch"].price.output) == (1.25, 7.5)
+    assert tiers["batch"].price.cached_input == 0.13  # litellm's 1.3e-07, not half of 0.25
+    assert tiers["batch"].price.long_context.above == 272000 and tiers["batch"].price.long_context.input == 2.5
+    assert (tiers["flex"].price.input, tiers["flex"].price.output) == (1.25, 7.5)
+    assert (tiers["priority"].price.input, tiers["priority"].price.output) == (5.0, 30.0)
+    assert tiers["priority"].price.long_context is None
+    assert all(t.speed is None for t in gpt.price_tiers)
+    assert "tiers: litellm 'gpt-5.4' batch, flex, priority" in gpt.source
