@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .fmt import percent
 from .gateway_ids import (
     FIREWORKS_PREFIX,
     LITELLM_EFFORTS,
@@ -206,8 +207,21 @@ def _note(unknown: dict[str, list[str]], t: Target) -> None:
 # ---------------------------------------------------------------------------- LiteLLM
 
 
-def to_litellm(plan: Plan, sources: Sources) -> tuple[dict[str, Any], dict[str, list[str]]]:
-    """The Router config and the unknown options."""
+def batch_notes(plan: Plan, gateway: str) -> list[str]:
+    """Shares on a batch tier: a gateway routes live calls, so these go through the vendor's batch API."""
+    return [
+        f"{w.id}: {percent(a.share)} on {a.option} goes through the vendor's batch API, not {gateway}: "
+        "left out of the export"
+        for w in plan.workloads
+        for a in _allocs(w)
+        if a.price_tier == "batch"
+    ]
+
+
+def to_litellm(plan: Plan, sources: Sources) -> tuple[dict[str, Any], dict[str, list[str]], list[str]]:
+    """The Router config, the unknown options and notes. A flex or priority share sets `service_tier`;
+    a share inside a reservation is a deployment of its own (`planner_reserved`: point it at the
+    reserved deployment); batch shares are left out (notes)."""
     r = Resolver(plan, sources)
     unknown: dict[str, list[str]] = {}
     model_list: list[dict[str, Any]] = []
@@ -215,13 +229,21 @@ def to_litellm(plan: Plan, sources: Sources) -> tuple[dict[str, Any], dict[str, 
 
     def deployment(group: str, x, seen: dict, extra: dict) -> dict[str, Any]:
         t = r.litellm(x.offering, x.mode)
-        key = (t.model, t.params.get("reasoning_effort"))
+        tier, reserved = getattr(x, "price_tier", None), getattr(x, "reserved", None)
+        key = (t.model, t.params.get("reasoning_effort"), tier, reserved)
         if key in seen:  # two options would be one deployment: nothing would tell them apart
             t.problems.append(f"effort: the same litellm_params as {seen[key]} in group {group}")
         seen.setdefault(key, t.label)
         _note(unknown, t)
         params = {"model": t.model, **extra, **t.params}
-        info = {"id": f"{group}/{t.label}", "planner_offering": x.offering, "planner_mode": x.mode}
+        if tier:
+            params["service_tier"] = tier
+        name = t.label + (f"@{tier}" if tier else "") + (f"/reserved-{reserved}" if reserved else "")
+        info = {"id": f"{group}/{name}", "planner_offering": x.offering, "planner_mode": x.mode}
+        if tier:
+            info["planner_price_tier"] = tier
+        if reserved:
+            info["planner_reserved"] = reserved
         return {"model_name": group, "litellm_params": params, "model_info": info}
 
     for w in plan.workloads:
@@ -229,6 +251,8 @@ def to_litellm(plan: Plan, sources: Sources) -> tuple[dict[str, Any], dict[str, 
             continue
         seen: dict = {}
         for a in _allocs(w):
+            if a.price_tier == "batch":
+                continue
             d = deployment(w.id, a, seen, {"weight": round(a.share, 6)})
             d["model_info"].update({"planner_share": round(a.share, 6), "planner_cost_per_task": a.cost_per_task})
             model_list.append(d)
@@ -241,7 +265,7 @@ def to_litellm(plan: Plan, sources: Sources) -> tuple[dict[str, Any], dict[str, 
         "model_list": model_list,
         "router_settings": {"routing_strategy": "simple-shuffle", "num_retries": 2, "fallbacks": fallbacks},
     }
-    return config, unknown
+    return config, unknown, batch_notes(plan, "the Router")
 
 
 # ---------------------------------------------------------------------------- OpenRouter
@@ -310,10 +334,20 @@ def to_openrouter(
         notes.append(f"no max_price: the plan's prices are in {plan.currency}, OpenRouter's in USD")
     requests: dict[str, dict[str, Any]] = {}
     shares: dict[str, dict[str, float]] = {}
+    notes += batch_notes(plan, "OpenRouter")
     for w in plan.workloads:
         if w.status != "ok":
             continue
-        allocs = _allocs(w)
+        allocs = [a for a in _allocs(w) if a.price_tier is None and a.reserved is None]
+        for a in _allocs(w):
+            if a.price_tier not in (None, "batch") or a.reserved is not None:
+                what = f"the {a.price_tier} tier" if a.price_tier else f"reserved capacity ({a.reserved})"
+                notes.append(
+                    f"{w.id}: {percent(a.share)} on {a.option}: {what} is sold by the vendor's own API, not "
+                    "through OpenRouter: left out of the export"
+                )
+        if not allocs:
+            continue
         options = list(dict.fromkeys([(x.offering, x.mode) for x in allocs + _runner_ups(w)]))
         targets = {o: r.openrouter(*o) for o in options}
         routes: dict[str, dict[str, Any]] = {}

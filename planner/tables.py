@@ -17,7 +17,9 @@ from .schema import Catalog
 
 
 def allocations_csv(plan: Plan) -> str:
-    """One row per (workload, option): the plan in a form pandas reads directly."""
+    """One row per (workload, option): the plan in a form pandas reads directly; with its price tier and
+    reservation when any share is on a tier or inside a reservation."""
+    sold = any(a.price_tier or a.reserved for w in plan.workloads for a in w.allocations)
     fields = [
         "workload",
         "offering",
@@ -51,11 +53,12 @@ def allocations_csv(plan: Plan) -> str:
                 "latency_s": a.latency_s,
                 "budget_s": w.budget_s,
                 "capability": a.capability,
+                **({"price_tier": a.price_tier or "list", "reserved": a.reserved} if sold else {}),
             }
             for w in plan.workloads
             for a in w.allocations
         ],
-        fields,
+        fields + (["price_tier", "reserved"] if sold else []),
     )
 
 

@@ -23,15 +23,11 @@ from planner.load import load_inputs
 from planner.solve import solve_inputs
 
 VENDORS = ["v0", "v1"]
-# Planner bug 1 (test_pruning_keeps_the_list_price_beside_a_reservation): pruning takes an option inside a
-# reservation for an uncapped dominator and drops every dearer option of the workload. The random
-# portfolios give each offering a reservation covers a capacity limit (never binding) so that the rest of
-# the contract arithmetic gets checked; set False once the bug is fixed.
-SIDESTEP_FREE_RESERVATIONS = True
-# Planner bug 2 (test_an_unsigned_contract_discounts_nothing): allocations covered by a committed-spend
-# contract the plan does not sign carry `discounted: <id>` (their cost is the list price, rightly). The
-# checker would flag every such plan; the property tests drop those labels before checking.
-SIDESTEP_UNSIGNED_DISCOUNTED = True
+# Switches for chasing a planner bug: True gives each offering a reservation covers a capacity limit that
+# never binds (bug 1, fixed: pruning took a reserved option for an uncapped dominator), and drops
+# `discounted` labels of unsigned contracts before checking (bug 2, fixed). Both off: nothing sidestepped.
+SIDESTEP_FREE_RESERVATIONS = False
+SIDESTEP_UNSIGNED_DISCOUNTED = False
 money = st.sampled_from([0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0])
 SETTINGS = settings(
     max_examples=EXPLORE or 150, derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -335,17 +331,10 @@ def write_inputs(tmp_path, ws: dict, cat: dict, name: str = "w"):
     return load_inputs(path)
 
 
-PRUNING_BUG = (
-    "planner bug 1: pruning takes the option inside the reservation (cheaper, same latency, on an offering "
-    "without a capacity limit) for a free dominator and drops the list price, although the reservation "
-    "row caps it; the plan then buys units for every task, or no plan is found"
-)
-
-
 @pytest.mark.parametrize(
     "capacity",
     [
-        pytest.param(None, marks=pytest.mark.xfail(strict=True, reason=PRUNING_BUG)),
+        None,
         1e9,  # a capacity limit that never binds: the offering's options are not pruned
     ],
 )
@@ -355,7 +344,7 @@ def test_reserved_two_units_pay_and_a_third_would_not(tmp_path, capacity):
     a month, at price_factor 0: each unit carries 1,000 / 2,500 = 40% of the tasks, saving $400 of list
     spend for $300 -> net $100 a unit. Two units carry 80%: $1,000 x 0.2 + 2 x $300 = $800. A third unit
     carries only the last 20% ($200 of list spend) for $300: $0 + 3 x $300 = $900. None: $1,000; one: $900.
-    Without a capacity limit on the offering the planner returns the 3-unit plan ($900): PRUNING_BUG."""
+    (Before the pruning fix, without a capacity limit the planner returned the 3-unit plan, $900.)"""
     extra = {} if capacity is None else {"capacity": {"tokens_per_minute": capacity}}
     cat = catalog_of(offering("a", vendor="va", price_in=0, price_out=10, **extra))
     cat["commitments"] = [
@@ -373,7 +362,6 @@ def test_reserved_two_units_pay_and_a_third_would_not(tmp_path, capacity):
     assert check_plan(plan, ws, cat) == []
 
 
-@pytest.mark.xfail(strict=True, reason=PRUNING_BUG)
 def test_pruning_keeps_the_list_price_beside_a_reservation(tmp_path):
     """The same workload with one unit at most: it carries 40% of the tasks, the list price the rest:
     $1,000 x 0.6 + $300 = $900. The planner drops the list price, finds the reservation too small for the
@@ -389,7 +377,6 @@ def test_pruning_keeps_the_list_price_beside_a_reservation(tmp_path):
     assert (plan["status"], plan["total_cost"]) == ("optimal", pytest.approx(900))
 
 
-@pytest.mark.xfail(strict=True, reason=PRUNING_BUG)
 def test_a_reservation_does_not_hide_a_cheaper_tier(tmp_path):
     """Offering a ($10/1M list, priority tier $6/1M; no capacity limit): 100,000 tasks of 1,000 tokens cost
     $600 at the priority price. One reserved unit ($300 a month, 1,000 tokens a minute; the peak is 1,000 a
@@ -455,11 +442,6 @@ def test_committed_spend_not_signed_when_the_minimum_costs_more(tmp_path):
     assert check_plan(plan, ws, cat) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="planner bug 2: allocations covered by a committed-spend contract the plan does not sign carry "
-    "`discounted: <id>` (at the list price); SPEC: only an allocation under a signed contract carries it",
-)
 def test_an_unsigned_contract_discounts_nothing(tmp_path):
     """Offering b alone: 1,000 tasks of 20 tokens at $0.50/1M, $0.01 a month. A contract of 10% off with a
     $100 minimum is not signed ($100 > $0.01); the allocation costs the list $0.01 and names no discount."""

@@ -181,7 +181,7 @@ def test_litellm_export_follows_the_router_config_schema(plans, src, name, tmp_p
     result = runner.invoke(app, ["export", str(plans[name]), "--to", "litellm", "--out", str(out), "--allow-unknown"])
     assert result.exit_code == 0, result.output
     config = yaml.safe_load(out.read_text())
-    _, unknown = to_litellm(read_plan(plans[name]), src)
+    _, unknown, _ = to_litellm(read_plan(plans[name]), src)
     check_litellm(config, src, unknown)
     assert "!!float" not in out.read_text()  # a whole share is written 1.0
     plan = json.loads(plans[name].read_text())
@@ -194,7 +194,7 @@ def test_litellm_export_follows_the_router_config_schema(plans, src, name, tmp_p
 
 def test_litellm_uses_the_catalogs_gateway_ids_when_the_map_has_them(plans, src):
     plan = read_plan(plans["support"])
-    config, unknown = to_litellm(plan, src)
+    config, unknown, _ = to_litellm(plan, src)
     by_offering = {d["model_info"]["planner_offering"]: d["litellm_params"]["model"] for d in config["model_list"]}
     assert by_offering["kimi-std"] == "moonshot/kimi-k2.6"  # in litellm's map
     assert by_offering["luna-std"] == "openai/gpt-5.6-luna"
@@ -240,7 +240,7 @@ def test_two_effort_modes_of_one_model_are_two_deployments(plans, src):
             ("gpt-5.4-nano@openai", "xhigh", 0.3),
         ],
     )
-    config, unknown = to_litellm(plan, src)
+    config, unknown, _ = to_litellm(plan, src)
     group = [d for d in config["model_list"] if d["model_name"] == "live-chat"]
     assert len(group) == 3 and not any(o.startswith("gpt-5.4-nano@openai") for o in unknown)
     params = [d["litellm_params"] for d in group]
@@ -270,7 +270,7 @@ def test_a_mode_that_names_no_effort_is_refused(plans, src):
             )
         },
     )
-    config, unknown = to_litellm(plan, src)
+    config, unknown, _ = to_litellm(plan, src)
     assert unknown["sol-std@ultra"] == [
         "effort: mode 'ultra' names no documented reasoning effort",
         "effort: the same litellm_params as sol-std in group live-chat",  # nothing would tell them apart
@@ -319,7 +319,7 @@ def test_litellm_router_loads_the_export(plans, src, name, monkeypatch):
         )
     else:
         plan = read_plan(plans[name])
-    config, unknown = to_litellm(plan, src)
+    config, unknown, _ = to_litellm(plan, src)
     known = [
         d
         for d in config["model_list"]
