@@ -215,7 +215,8 @@ def main() -> None:
         objective = lambda p: p.total_cost + (p.switching.cost if p.switching else 0.0)
         print(
             f"--time-limit {args.time_limit:g}: status {lp_.status} ({lp_.solver.status}), gap {lp_.solver.gap}, "
-            f"objective {objective(lp_):,.2f} against the optimum {objective(plan):,.2f}; solve {lt.get('solve', 0):.2f} s"
+            f"objective {objective(lp_):,.2f} against the optimum {objective(plan):,.2f}; "
+            f"solve {lt.get('solve', 0):.2f} s"
         )
     summary = OUT / f"contracts-{W}x{M}.json"
     summary.write_text(json.dumps({"timings": t, "status": plan.status, "solver": s.model_dump()}, indent=2))
