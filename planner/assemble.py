@@ -8,7 +8,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .arrays import dot
 from .backends import MIP_GAP
 from .fmt import figure, in_unit, money, ordinal, percent, short
 from .load import Inputs
@@ -70,10 +69,14 @@ def build_plan(
     break_even (per workload) and curves (compounding, per multi-turn workload) come from insight;
     known_rejections and known_records (a what-if scenario's, warm.py) give records already made."""
     ws, catalog = inputs.workloads, inputs.catalog
-    total = dot(lp.spend, share)
+    total = lp.money(share, extra, total_only=True)  # what is paid to vendors: a budget's measure
     factor, commitments, paid = commitment_terms(inputs, pairs, lp, share, extra)
     eff = lp.spend * factor if len(lp.spend) else lp.spend
-    relaxation = _relaxations(lp, share, result.slack, total, catalog.currency) if result.slack is not None else []
+    relaxation = (
+        _relaxations(lp, share, result.slack, total, catalog.currency, activities[0])
+        if result.slack is not None
+        else []
+    )
     diagnosis = [r.meaning for r in relaxation]
     far = far_misses(pairs)
     workloads = _workload_plans(
@@ -827,12 +830,20 @@ def _step(row: Row) -> float:
     return 0.01 if row.family in SHARE_FAMILIES else 1.0
 
 
-def _relaxations(lp: LinearProgram, share: np.ndarray, slack: np.ndarray, total: float, currency: str = "USD"):
+def _relaxations(
+    lp: LinearProgram,
+    share: np.ndarray,
+    slack: np.ndarray,
+    total: float,
+    currency: str = "USD",
+    acts: np.ndarray | None = None,
+):
     """The limits the smallest relaxation moves, in plain words. A move within the elastic solve's
     tolerance (RELAX_NOISE of the limit) is noise and not listed; one that takes a requirement away
     entirely (a share or floor to nothing, a share cap to 100%) is flagged."""
     out = []
-    acts, _ = lp.activities(share)
+    if acts is None:
+        acts, _ = lp.activities(share)
     for i, row in enumerate(lp.rows):
         if row.relax_weight is None or slack[i] <= 1e-9:
             continue

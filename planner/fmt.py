@@ -71,7 +71,7 @@ def seconds(x: float | None) -> str:
     if x is None:
         return "-"
     if x >= 7200:
-        return f"{x / 3600:.1f} h" if x < 360000 else f"{x / 3600:,.0f} h"
+        return f"{x / 3600:.1f} h" if x < 36000 else f"{x / 3600:,.0f} h"
     if x >= 120:
         return f"{x / 60:.1f} min"
     if x >= 10:

@@ -168,6 +168,10 @@ def _relaxed(inputs: Inputs, targets: set[int], drop: str, keep: np.ndarray | No
     for w in targets:
         wl = data["workloads"][w]
         if drop == "latency":
+            # a workload without a budget has nothing to sweep (and a background one keeps the batch tier)
+            budget = inputs.workloads.workloads[w].latency
+            if budget.budget_s is None and inputs.workloads.all_thresholds.get(budget.threshold or "") is None:
+                continue
             if keep is None or not keep[w]:
                 # the speeds a latency is judged at stay the workload's (its percentile)
                 wl["latency"] = {k: wl["latency"][k] for k in ("streaming", "percentile")}
@@ -349,7 +353,8 @@ def frontier(
         def upper_lat(b, lp):
             if b is None:
                 return np.ones(len(lp.var_w))
-            ok = (lat_pairs.need_s[lp.var_w, lp.var_o] <= b) | (lp.var_w != w)
+            known = lat_pairs.options.speed_known[lp.var_o]  # a tier of unknown speed meets no budget
+            ok = ((lat_pairs.need_s[lp.var_w, lp.var_o] <= b) & known) | (lp.var_w != w)
             return ok.astype(float)
     else:
         has = ~np.isnan(wa.budget_s)
@@ -360,8 +365,9 @@ def frontier(
         def upper_lat(f, lp):
             if f is None:
                 return np.ones(len(lp.var_w))
-            budget = np.where(has & ~shared, wa.budget_s * (f if f else 1.0), np.inf)
-            return (lat_pairs.need_s[lp.var_w, lp.var_o] <= budget[lp.var_w]).astype(float)
+            budget = np.where(has & ~shared, wa.budget_s * (f if f else 1.0), np.inf)[lp.var_w]
+            known = lat_pairs.options.speed_known[lp.var_o] | np.isinf(budget)  # unknown speed: no budget met
+            return ((lat_pairs.need_s[lp.var_w, lp.var_o] <= budget) & known).astype(float)
 
         def lat_adjust(lp):
             return _share_rows(lp, lat_pairs, wa.budget_s, values)
@@ -376,7 +382,8 @@ def frontier(
         "latency",
         chosen,
         progress,
-        -lat_pairs.need_s,
+        # a tier of unknown speed meets no budget: it may never stand in for an option of known speed
+        np.where(lat_pairs.options.speed_known[None, :], -lat_pairs.need_s, -np.inf),
         prune,
         lat_adjust,
     )

@@ -191,7 +191,14 @@ class Resolver:
 
 
 def _runner_ups(w) -> list:
-    return [b for b in w.break_even if not b.used][:FALLBACKS]
+    """The unused options of the break-even table, one per offering and mode (its price tiers are one
+    model to a gateway), at most FALLBACKS."""
+    out, seen = [], set()
+    for b in w.break_even:
+        if not b.used and (b.offering, b.mode) not in seen:
+            seen.add((b.offering, b.mode))
+            out.append(b)
+    return out[:FALLBACKS]
 
 
 def _allocs(w) -> list:
@@ -205,6 +212,11 @@ def _note(unknown: dict[str, list[str]], t: Target) -> None:
 
 
 # ---------------------------------------------------------------------------- LiteLLM
+
+
+def _route(name: str, a) -> str:
+    """A route's name: the option's label, and its price tier when not the list price."""
+    return f"{name}@{a.price_tier}" if a.price_tier else name
 
 
 def batch_notes(plan: Plan, gateway: str) -> list[str]:
@@ -249,10 +261,11 @@ def to_litellm(plan: Plan, sources: Sources) -> tuple[dict[str, Any], dict[str, 
     for w in plan.workloads:
         if w.status != "ok":
             continue
+        live = [a for a in _allocs(w) if a.price_tier != "batch"]
+        if not live:  # every share through the batch API: nothing for the Router (batch_notes says so)
+            continue
         seen: dict = {}
-        for a in _allocs(w):
-            if a.price_tier == "batch":
-                continue
+        for a in live:
             d = deployment(w.id, a, seen, {"weight": round(a.share, 6)})
             d["model_info"].update({"planner_share": round(a.share, 6), "planner_cost_per_task": a.cost_per_task})
             model_list.append(d)
@@ -338,13 +351,12 @@ def to_openrouter(
     for w in plan.workloads:
         if w.status != "ok":
             continue
-        allocs = [a for a in _allocs(w) if a.price_tier is None and a.reserved is None]
+        allocs = [a for a in _allocs(w) if a.price_tier != "batch" and a.reserved is None]
         for a in _allocs(w):
-            if a.price_tier not in (None, "batch") or a.reserved is not None:
-                what = f"the {a.price_tier} tier" if a.price_tier else f"reserved capacity ({a.reserved})"
+            if a.reserved is not None:
                 notes.append(
-                    f"{w.id}: {percent(a.share)} on {a.option}: {what} is sold by the vendor's own API, not "
-                    "through OpenRouter: left out of the export"
+                    f"{w.id}: {percent(a.share)} on {a.option}: reserved capacity is the vendor's own, not "
+                    "OpenRouter's: left out of the export"
                 )
         if not allocs:
             continue
@@ -367,6 +379,8 @@ def to_openrouter(
             if models:
                 body["models"] = models
             body.update(t.params)
+            if a.price_tier:  # flex or priority: OpenRouter passes the tier to the provider (best effort)
+                body["service_tier"] = a.price_tier
             provider: dict[str, Any] = {}
             if t.pinned:
                 slugs = list(dict.fromkeys(targets[o].slug for o in members if targets[o].slug))
@@ -387,7 +401,7 @@ def to_openrouter(
                 t.problems.append(f"effort: the same request as {seen[key]}")
                 _note(unknown, t)
             seen.setdefault(key, t.label)
-            routes[t.label] = body
+            routes[_route(t.label, a)] = body
         requests[w.id] = routes
-        shares[w.id] = {label(a.offering, a.mode): round(a.share, 6) for a in allocs}
+        shares[w.id] = {_route(label(a.offering, a.mode), a): round(a.share, 6) for a in allocs}
     return {"plan": plan.name, "workloads": requests}, {"plan": plan.name, "workloads": shares}, unknown, notes

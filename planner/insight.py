@@ -265,6 +265,7 @@ def break_even(
                     cost_per_task=float(cpt[j]),
                     break_even_cost_per_task=None if c is None else float(cpt[j]) * (1 + c),
                     price_change=_round(c),
+                    **_sold(opts, o),
                 )
             )
     return out
@@ -360,8 +361,19 @@ def _break_even_by_resolving(
                 cost_per_task=cpt,
                 break_even_cost_per_task=None if change is None else cpt * (1 + change),
                 price_change=None if change is None else float(f"{change:.6g}"),
+                **_sold(opts, o),
             )
         )
+    return out
+
+
+def _sold(opts, o: int) -> dict:
+    """A break-even row's price tier and reservation, when it has them (absent otherwise)."""
+    out = {}
+    if opts.sale[o] != "list":
+        out["price_tier"] = opts.sale[o]
+    if opts.reserved[o] is not None:
+        out["reserved"] = opts.reserved[o]
     return out
 
 

@@ -496,7 +496,20 @@ def apply_overlays(catalog: Catalog, paths: list[Path]) -> tuple[Catalog, tuple[
                 raise InputError.single(str(path), f"deny[{k}]", "would remove every offering")
             data["offerings"] = [o for o in data["offerings"] if o not in gone]
             changes += [(o["id"], "removed", None, None) for o in gone]
+        for c in overlay.commitments:
+            data.setdefault("commitments", []).append(c.model_dump(mode="json", exclude_none=True))
+            changes.append(("*", "commitment added", None, c.id))
         catalog = revalidate(Catalog, data, str(path), "the catalog after this overlay")
+        first = len(catalog.commitments) - len(overlay.commitments)
+        for k in catalog.uncovering():
+            if k >= first:  # a contract the overlay signs must cover something, as in a catalog file
+                c = catalog.commitments[k]
+                raise InputError.single(
+                    str(path),
+                    f"commitments[{k - first}]",
+                    f"commitment '{c.id}' covers no offering billed by '{c.vendor}' in the catalog; expected "
+                    "globs on the ids of offerings that vendor bills",
+                )
         applied.append(AppliedOverlay(overlay.name, str(path), overlay.description, overlay.source, tuple(changes)))
     return catalog, tuple(applied)
 

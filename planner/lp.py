@@ -19,7 +19,7 @@ from functools import cached_property
 import numpy as np
 
 from .arrays import dot, per_workload, workload_starts
-from .pairs import Pairs, vendor_caps
+from .pairs import Pairs, tie_latency, vendor_caps
 from .schema import WorkloadSet
 
 TIE_BREAK = (
@@ -813,7 +813,7 @@ def build_problem(
         cols = ctx.vars_of(w)
         if k < len(cols):
             max_options.append((w, cols, k))
-    lat = pairs.latency_s[var_w, var_o]
+    lat = tie_latency(pairs, var_w, var_o)
     tasks = wa.tasks[var_w]
     weight = tasks * lat / max(float((tasks * lat).max()), 1e-300) if len(lat) else np.zeros(0)
     lp = LinearProgram(var_w, var_o, spend, objective, scale, rows, max_options, weight, extras)
@@ -920,7 +920,7 @@ def _tie_break(pairs: Pairs, var_w: np.ndarray, var_o: np.ndarray) -> np.ndarray
     """
     if len(var_w) == 0:
         return np.zeros(0)
-    lat = pairs.latency_s[var_w, var_o]
+    lat = tie_latency(pairs, var_w, var_o)
     tasks = pairs.workloads.tasks
     share_of_tasks = tasks[var_w] / tasks[var_w[workload_starts(var_w)]].sum()  # (var_w is sorted)
     worst = per_workload(np.maximum, lat, var_w)

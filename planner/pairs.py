@@ -12,6 +12,7 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
+from .arrays import per_workload
 from .distribution import Distribution
 from .fmt import number, option, percent, short
 from .schema import Catalog, Price, Speed, WorkloadSet, floor_value
@@ -517,6 +518,17 @@ def _long_surcharge(dist: Distribution, opts: Options) -> np.ndarray:
     dear = _call_cost(inp, share, billed, opts, judged=True)
     extra = (dear - plain) * col(dist.calls) * col(dist.weight)
     return extra.sum(axis=0) / float(dist.weight.sum())
+
+
+def tie_latency(pairs: Pairs, var_w: np.ndarray, var_o: np.ndarray) -> np.ndarray:
+    """The latency ties are broken on: an option whose speed is unknown (a flex tier without one) counts
+    as slower than any other of its workload, so that between equal prices a known speed or a stated
+    batch window wins over a guess."""
+    lat = pairs.latency_s[var_w, var_o]
+    unknown = ~pairs.options.speed_known[var_o]
+    if len(lat) and unknown.any():
+        lat = np.where(unknown, 2.0 * per_workload(np.maximum, lat, var_w) + 1.0, lat)
+    return lat
 
 
 def vendor_caps(ws: WorkloadSet, vendors: Iterable[str]) -> dict[str, float]:

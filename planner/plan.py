@@ -148,6 +148,14 @@ class BreakEven(PlanModel):
     cost_per_task: float
     break_even_cost_per_task: float | None  # None: no price change wins it
     price_change: float | None  # fraction: -0.2 = a 20% cut wins it; +0.1 = used until +10%
+    price_tier: str | None = optional()  # batch, flex or priority; absent: the list price (SPEC v1.6)
+    reserved: str | None = optional()  # inside this commitment's reservation
+
+    @property
+    def option(self) -> str:
+        from .fmt import option
+
+        return option(self.offering, self.mode, self.price_tier or "list", self.reserved)
 
 
 class Compounding(PlanModel):

@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from .arrays import workload_starts
-from .pairs import Pairs, vendor_caps
+from .pairs import Pairs, tie_latency, vendor_caps
 from .schema import Catalog, WorkloadSet
 
 
@@ -120,23 +120,20 @@ def candidates(
     use_within = (wa.within_budget_share < 1) & ~np.isnan(wa.budget_s)
     inside = np.where(use_within[w_idx], pairs.within_share[w_idx, o_idx], 1.0)
     cost = pairs.cost_per_task[w_idx, o_idx]
+    lat = tie_latency(pairs, w_idx, o_idx)  # (a flex tier of unknown speed counts as the slowest)
     is_free = free[o_idx]
     capability = np.nan_to_num(pairs.capability[w_idx, o_idx], nan=-1.0)  # the better of two twins
     if capped:
         prunable = np.isnan(wa.cap_mean_min) & (wa.max_options == 0)
         sel = prunable[w_idx]
         # dominators no slower than b: they are within budget whenever b is, and the split is no slower
-        drop, twin = _bracketed_sequential(
-            cost, -pairs.latency_s[w_idx, o_idx], is_free, group, capability, workload_blocks(w_idx), span
-        )
+        drop, twin = _bracketed_sequential(cost, -lat, is_free, group, capability, workload_blocks(w_idx), span)
         drop = (drop & sel) | twin
         # a task sample's share within budget does not follow the mean task's latency: not pruned
         drop &= ~(use_within & wa.sampled)[w_idx]
     else:
         cap = _capability_ranks(pairs, w_idx, o_idx, ~np.isnan(wa.cap_mean_min))
-        drop = _dominated(
-            cost, cap, pairs.latency_s[w_idx, o_idx], o_idx, inside, is_free, group, capability, workload_blocks(w_idx)
-        )
+        drop = _dominated(cost, cap, lat, o_idx, inside, is_free, group, capability, workload_blocks(w_idx))
     keep[w_idx[drop], o_idx[drop]] = False
     return keep
 
@@ -202,6 +199,7 @@ def sweep_candidates(
         return keep
     cost = pairs.cost_per_task[w_idx, o_idx]
     score = extra[w_idx, o_idx]
+    lat = tie_latency(pairs, w_idx, o_idx)
     is_free = free[o_idx]
     n_v = int(vendor_code.max()) + 1
     if capped:
@@ -214,7 +212,7 @@ def sweep_candidates(
         drop = _dominated(
             cost,
             rank,
-            pairs.latency_s[w_idx, o_idx],
+            lat,
             o_idx,
             np.ones(len(cost)),
             is_free,

@@ -689,11 +689,18 @@ class Overlay(Strict):
     source: Name | None = Field(None, description="where its figures come from: a contract, a quote")
     catalog: list[CatalogEdit] = []
     deny: list[Name] = Field([], description="companies not used: what each bills or serves is removed")
+    commitments: list[Commitment] = Field(
+        [],
+        description="contracts on offer to this company (reserved throughput, committed spend), added to the catalog's",
+    )
 
     @model_validator(mode="after")
     def _not_empty(self) -> Overlay:
-        if not self.catalog and not self.deny:
-            raise ValueError("an overlay edits the catalog ('catalog') or denies companies ('deny')")
+        if not self.catalog and not self.deny and not self.commitments:
+            raise ValueError(
+                "an overlay edits the catalog ('catalog'), denies companies ('deny') or adds commitments "
+                "('commitments')"
+            )
         return self
 
 

@@ -9,13 +9,12 @@ from __future__ import annotations
 import numpy as np
 
 from . import insight
-from .arrays import dot
 from .assemble import build_plan, main_options
 from .backends import NAMES, pick_solver
 from .errors import InputError, PlannerError
 from .fmt import money
 from .load import Inputs
-from .lp import LinearProgram, Switching, build_problem, check_rows, clean_shares, switching_of
+from .lp import LinearProgram, Switching, build_problem, check_rows, switching_of
 from .pairs import Pairs, build_pairs
 from .plan import Plan
 from .prune import candidates
@@ -160,7 +159,7 @@ def _budget_alone(inputs: Inputs, pairs: Pairs, in_lp, cand, solver: str, plan: 
     free = ws.model_copy(update={"policy": ws.policy.model_copy(update={"budget": None})})
     lp = build_problem(free, inputs.catalog, pairs, in_lp, cand)
     result = solve_lp(lp, solver) if len(lp.var_w) else None
-    alone = dot(lp.spend, clean_shares(lp, result.share)) if result is not None and result.ok else None
+    alone = lp.money(*settled(lp, result), total_only=True) if result is not None and result.ok else None
     lost = any(w.status != "ok" for w in plan.workloads)
     for r in plan.relaxation:
         if r.constraint != "budget":

@@ -24,6 +24,7 @@ from .errors import PlannerError
 from .lp import FEAS_TOL, SHARE_EPS, TIED_DJ, LinearProgram, check_rows, clean_shares
 
 TIE_COST_TOL = 1e-7  # costs this close (relative) are tied: the solvers' tolerances, not money
+TIE_DUST = 1e-6  # a share the tie-break pass adds below this is noise, not a route
 
 
 @dataclass
@@ -180,6 +181,8 @@ def _tie_pass(lp: LinearProgram, solver: str, result: SolveResult, lower=None, u
         return share
     second = np.zeros(len(share))
     second[keep] = model.shares()
+    # a share the first plan did not use, too small to matter, is the cost cap's tolerance spent on speed
+    second[(second < TIE_DUST) & (share <= SHARE_EPS)] = 0.0
     other = replace(result, share=second, extra=model.extras())
     return second if _second_is_better(lp, result, other) else share
 

@@ -311,11 +311,34 @@ def _pieces(text: str) -> list[str]:
     return [p for p in _PIECE.findall(text) if p]
 
 
+def _hosts_whole(pieces: list[str], width: int) -> list[str]:
+    """The pieces with a host (from its `@` to the next space) made one piece when it fits a line, so a
+    line breaks before the host rather than inside it."""
+    out: list[str] = []
+    host: list[str] = []
+    for p in pieces:
+        if p.startswith("@"):
+            host = [p]
+        elif host and not host[-1].endswith(" "):
+            host.append(p)
+        else:
+            out.append(p)
+            continue
+        if host[-1].endswith(" ") or p is pieces[-1]:
+            joined = "".join(host)
+            out.extend([joined] if cell_len(joined.rstrip()) <= width else host)
+            host = []
+    if host:
+        joined = "".join(host)
+        out.extend([joined] if cell_len(joined.rstrip()) <= width else host)
+    return out
+
+
 def wrap_at_separators(text: str, width: int) -> str:
     """text in lines of at most width cells, broken only where _pieces allows (a piece longer than a
     line stays whole here; the table folds it)."""
     lines, line = [], ""
-    for piece in _pieces(text):
+    for piece in _hosts_whole(_pieces(text), width):
         if line and cell_len((line + piece).rstrip()) > width:
             lines.append(line.rstrip())
             line = piece

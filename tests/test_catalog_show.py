@@ -32,6 +32,10 @@ KEYS = [
     "ttft_s",
     "capability",
     "tokens_per_minute",
+    "price_tier",  # (a catalog with price tiers or commitments: the real one has tiers)
+    "reserved",
+    "window_s",
+    "speed_known",
 ]
 
 
@@ -106,15 +110,16 @@ def test_the_small_catalog_shows_each_option_on_one_line_with_its_company_and_ti
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert max(len(line) for line in lines) <= WIDTH
-    assert "2026-q3 (as of 2026-07-15, USD): 16 options; capability: overall" in lines
+    assert "2026-q3 (as of 2026-07-15, USD): 30 options; capability: overall" in lines
     table = Table(result.stdout, "overall")
-    assert len(table.rows) == len(opts) == 16 and all(len(row) == 1 for row in table.rows)
+    assert len(table.rows) == len(opts) == 30 and all(len(row) == 1 for row in table.rows)
     for o, (row, off) in enumerate(zip(table.rows, offerings, strict=True)):
         company = off.vendor if off.host_name == off.vendor else f"{off.vendor} · {off.host_name}"
         assert re.match(rf"{re.escape(opts.label(o))}\s{{2,}}{re.escape(company)}\s{{2,}}{off.tier}\s", row[0]), row
-        price = f"{figure(off.price.input)}/{figure(off.price.output)}"
-        assert f" {price} " in row[0] and f" {count(off.speed.output_tps)} " in row[0]
-        assert f" {seconds(off.speed.ttft_s)} " in row[0]
+        if opts.listed[o]:  # (a price tier's row has its own price, and batch a window)
+            price = f"{figure(off.price.input)}/{figure(off.price.output)}"
+            assert f" {price} " in row[0] and f" {count(off.speed.output_tps)} " in row[0]
+            assert f" {seconds(off.speed.ttft_s)} " in row[0]
         assert table.cell(row[0], "overall") == figure(float(opts.score("overall")[o]))
     sol_fast = next(row[0] for row in table.rows if row[0].startswith("sol-fast "))
     assert "openai · cerebras" in sol_fast and sol_fast.rstrip().endswith("4M")  # its capacity, tokens/min
@@ -126,10 +131,10 @@ def test_the_real_catalog_keeps_each_id_whole_within_100_columns(real_out):
     assert max(len(line) for line in lines) <= WIDTH
     assert max(len(line) for line in lines) == WIDTH  # the table takes the width it is given
     assert "…" not in real_out and "..." not in real_out
-    assert "aa-2026-06 (as of 2026-06-19, USD): 991 options; capability: overall" in lines
+    assert "aa-2026-06 (as of 2026-06-19, USD): 1206 options; capability: overall" in lines
     assert lines[0] == "capability overall: Artificial Analysis Intelligence Index"  # the scales stay above
     table = Table(real_out, "overall")
-    assert len(table.rows) == len(opts) == 991
+    assert len(table.rows) == len(opts) == 1206
     id_width = table.starts["company"] - 2
     company_width = table.starts["tier"] - table.starts["company"] - 2
     tier_width = max(len(part) for row in table.rows for part in table.text(row, "tier"))
@@ -175,7 +180,7 @@ def test_metric_picks_the_score_shown(real_out):
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert max(len(line) for line in lines) <= WIDTH
-    assert "aa-2026-06 (as of 2026-06-19, USD): 991 options; capability: gpqa" in lines
+    assert "aa-2026-06 (as of 2026-06-19, USD): 1206 options; capability: gpqa" in lines
     assert lines[:12] == real_out.splitlines()[:12]  # the metrics' descriptions stay
     table = Table(result.stdout, "gpqa")
     gpqa = opts.score("gpqa")
@@ -205,10 +210,10 @@ def test_an_unknown_metric_is_bad_input(path):
 @pytest.mark.parametrize("metric", [[], ["--metric", "gpqa"]])
 def test_json_and_csv_keep_every_field_and_every_metric(metric):
     rows = json.loads(show(REAL, "--format", "json", *metric).stdout)
-    assert len(rows) == 991 and all(list(r) == KEYS for r in rows)
+    assert len(rows) == 1206 and all(list(r) == KEYS for r in rows)
     assert rows[0]["capability"] == "gpqa 78.1818, livecodebench 87.8307, mmlu_pro 80.7929, overall 23.831"
     assert rows[0]["option"] == "gpt-oss-120b@groq" and rows[0]["input_per_mtok"] == 0.15
     text = show(REAL, "--format", "csv", *metric).stdout
     table = list(csv.DictReader(io.StringIO(text)))
-    assert text.splitlines()[0] == ",".join(KEYS) and len(table) == 991
+    assert text.splitlines()[0] == ",".join(KEYS) and len(table) == 1206
     assert table[0]["capability"] == rows[0]["capability"]

@@ -114,7 +114,7 @@ def _scaled(inputs, factor=None, shift=None, no_budgets=False):
     for wl in data["workloads"]:
         lat = wl["latency"]
         budget = lat.get("budget_s") or (thresholds.get(lat["threshold"]) if lat.get("threshold") else None)
-        if no_budgets:
+        if no_budgets and budget:  # (a workload without a budget, background, keeps its class: it may batch)
             wl["latency"] = {"streaming": lat["streaming"]}
         elif factor is not None and budget:
             wl["latency"] = {**lat, "threshold": None, "budget_s": budget * factor}
@@ -300,13 +300,13 @@ def test_terminal_table_shows_where_plans_start_and_today(points, tmp_path, monk
     assert max(len(line) for line in lines) <= 100
     assert lines[0].strip() == "real-support: cost of speed (all budgets scaled)"  # on one line
     rows = _table_rows(result.stdout)
-    assert "$33.1k" in rows["x1 (today)"]
+    assert "$32.5k" in rows["x1 (today)"]
     labels = list(rows)
     today = labels.index("x1 (today)")
     assert "infeasible" in rows[labels[0]] and labels[0].startswith("x0.")  # where plans start
     assert all("infeasible" not in rows[k] for k in labels[1:])
     if points == "31":  # the grid's first feasible point (x0.924), then today's
-        assert today == 2 and labels[1].startswith("x0.9") and rows[labels[1]].count("$33.1k") == 1
+        assert today == 2 and labels[1].startswith("x0.9") and rows[labels[1]].count("$32.5k") == 1
         assert "$0" in rows[labels[1]]
     else:  # x1 is the first feasible point and today's, one row
         assert today == 1 and not any(k.startswith("x1 ") and k != "x1 (today)" for k in labels)
@@ -323,7 +323,7 @@ def test_terminal_table_for_one_workload_shows_its_own_rules(tmp_path, monkeypat
     rows = _table_rows(result.stdout)
     labels = list(rows)
     assert labels[:2] == ["8.719 s", "10 s, 90% within (today)"]  # the first feasible point, then today's
-    assert "$33.1k" in rows[labels[1]] and "glm-4.7@cerebras" in rows[labels[1]]
+    assert "$32.5k" in rows[labels[1]] and "glm-4.7@cerebras" in rows[labels[1]]
     assert "+$2,423" in rows["8.719 s"] and labels[-1] == "no budget"
 
 
@@ -332,7 +332,7 @@ def test_frontier_report_marks_today(tmp_path):
     tables mark today's row; the notes say where plans stop."""
     html = render_frontier_report(frontier(load_inputs(REAL), None, points=8))
     svgs = re.findall(r"<svg.*?</svg>", html, re.S)
-    assert len(svgs) == 2 and all("today: $33.1k" in svg for svg in svgs)
+    assert len(svgs) == 2 and all("today: $32.5k" in svg for svg in svgs)
     ticks = re.findall(r'<text[^>]*class="[^"]*"[^>]*>(x[0-9.]+)</text>', svgs[0])
     assert ticks == ["x1", "x2", "x5", "x10"], ticks
     assert html.count('<tr class="today">') == 2 and html.count('class="badge today">today<') >= 2
@@ -343,4 +343,4 @@ def test_frontier_report_marks_today(tmp_path):
     )
     assert "x0.1 to x0.464: no plan at any of these 3 points" in html  # a run without a plan is one row
     one = render_frontier_report(frontier(load_inputs(REAL), "ticket-triage", points=8))
-    assert "10 s, 90% within" in one and all("today: $33.1k" in svg for svg in re.findall(r"<svg.*?</svg>", one, re.S))
+    assert "10 s, 90% within" in one and all("today: $32.5k" in svg for svg in re.findall(r"<svg.*?</svg>", one, re.S))

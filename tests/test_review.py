@@ -30,7 +30,7 @@ def real_plan():
 
 
 def test_real_support_risks_lead_with_cerebras(real_plan):
-    """On the real catalog the plan leans on Cerebras: 86% of the spend, and voice-agent and
+    """On the real catalog the plan leans on Cerebras: 88% of the spend, and voice-agent and
     coding-agent have no other option within budget and floor. Both are high risks, ranked first,
     each with an action; the routes on estimated thinking tokens follow as one medium risk."""
     risks = real_plan.risks
@@ -38,7 +38,7 @@ def test_real_support_risks_lead_with_cerebras(real_plan):
         ("concentration", "high", "cerebras"),
         ("single_source", "high", "cerebras"),
     ]
-    assert "86%" in risks[0].text and "no plan meets every rule" in risks[0].text
+    assert "88%" in risks[0].text and "no plan meets every rule" in risks[0].text
     assert "voice-agent, coding-agent" in risks[1].text
     assert all(r.action for r in risks)
     estimated = [r for r in risks if r.kind == "estimated"]
@@ -97,12 +97,12 @@ def test_solve_summary_at_100_columns_names_every_company():
     lines = result.stdout.splitlines()
     assert max(len(line) for line in lines) <= 100
     text = result.stdout
-    for needle in ("against everything on the standard tier", "spend by company: cerebras $28.5k (86%)", "top risks:"):
+    for needle in ("against everything on the standard tier", "spend by company: cerebras $28.5k (88%)", "top risks:"):
         assert needle in text
-    assert "1. [high] cerebras bills or serves 86% of the spend" in text
+    assert "1. [high] cerebras bills or serves 88% of the spend" in text
     assert "   do: price a cap" in text
     table = [line for line in lines if line.startswith("│")]
-    for host in ("makora", "openrouter", "cerebras", "gmi", "novita"):
+    for host in ("makora", "openrouter", "cerebras", "gmi", "google"):
         assert any(f"│ {host}" in line for line in table), host  # the company column, whole
     # an id wraps at its own separators: the host stays in one piece
     assert any("@openrouter (xhigh)" in line for line in table)
@@ -158,7 +158,7 @@ def test_compare_labels_come_from_catalogs_or_label(tmp_path):
     old, new = a / "support.plan.json", b / "real-support.plan.json"
     result = runner.invoke(app, ["compare", str(old), str(new), "--out", str(tmp_path)], env=WIDE)
     assert result.exit_code == 0, result.output
-    assert result.stdout.startswith("2026-q3 (2026-07-15) -> aa-2026-06 (2026-06-19): $22.7k -> $33.1k a month")
+    assert result.stdout.startswith("2026-q3 (2026-07-15) -> aa-2026-06 (2026-06-19): $22.5k -> $32.5k a month")
     assert "by company" in result.stdout and "│ cerebras" in result.stdout
     html = (tmp_path / "real-support.compare.html").read_text()
     assert "support.plan.json →" not in html and "2026-q3 (2026-07-15) → aa-2026-06 (2026-06-19)" in html
