@@ -8,7 +8,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .backends import MIP_GAP
 from .fmt import figure, in_unit, money, ordinal, percent, short
 from .load import Inputs
 from .lp import CONTRACT_FAMILIES, LinearProgram, Row, traffic
@@ -123,7 +122,7 @@ def build_plan(
             variables=result.n_vars,
             constraints=result.n_rows,
             integer=lp.integer,
-            gap=result.gap if result.gap is not None and result.gap > MIP_GAP else None,
+            gap=result.gap if result.status == "Time limit" else None,
         ),
         total_cost=sum(w.cost for w in workloads) + sum(c.cost for c in commitments or ()),
         workloads=workloads,

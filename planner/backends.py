@@ -23,6 +23,7 @@ from .lp import LinearProgram
 
 SOLVERS = ("auto", "cbc", "highs")
 MIP_GAP = 1e-9  # the relative gap an integer plan is proven optimal to
+CONTRACT_GAP = 1e-6  # ... and one with commitments or switches (SPEC v1.6)
 NAMES = {"cbc": "CBC", "highs": "HiGHS"}
 
 
@@ -209,7 +210,9 @@ def highs_model(lp: LinearProgram, *, integer: bool = True, elastic: bool = Fals
         h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
-    h.setOptionValue("mip_rel_gap", MIP_GAP)  # integer plans are optimal, not within HiGHS's default gap
+    # integer plans are optimal, not within HiGHS's default gap: max_options to 1e-9; with commitments and
+    # switches (hundreds of integers over the routing) to CONTRACT_GAP
+    h.setOptionValue("mip_rel_gap", MIP_GAP if lp.max_options or not n_e else CONTRACT_GAP)
     if not n_y and not whole.any():
         # a pruned assignment-shaped LP has little for presolve to remove, and presolve cost more than the
         # simplex itself on the benchmark instances (benchmarks/RESULTS.md)
@@ -357,12 +360,12 @@ class HighsModel:
 # ----------------------------------------------------------------------------- CBC through PuLP
 
 
-def _cbc(mip: bool, time_limit: float | None = None):
+def _cbc(mip: bool, time_limit: float | None = None, gap: float = MIP_GAP):
     import pulp
 
     with warnings.catch_warnings():  # deprecated only in PuLP 4, which pyproject excludes
         warnings.simplefilter("ignore", DeprecationWarning)
-        return pulp.PULP_CBC_CMD(msg=False, mip=mip, timeLimit=time_limit, gapRel=MIP_GAP if mip else None)
+        return pulp.PULP_CBC_CMD(msg=False, mip=mip, timeLimit=time_limit, gapRel=gap if mip else None)
 
 
 class PulpModel:
@@ -461,7 +464,8 @@ class PulpModel:
 
     def run(self) -> bool:
         started = time.perf_counter()
-        self.prob.solve(_cbc(self.is_mip, self.time_limit))
+        gap = MIP_GAP if self.lp.max_options or not len(self.lp.extras) else CONTRACT_GAP
+        self.prob.solve(_cbc(self.is_mip, self.time_limit, gap))
         self.seconds += time.perf_counter() - started
         self.status = self._pulp.LpStatus[self.prob.status]
         if self.is_mip and self.time_limit is not None and self.prob.sol_status == self._pulp.LpSolutionIntegerFeasible:

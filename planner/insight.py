@@ -424,7 +424,7 @@ def resilience(pairs: Pairs, plan: Plan, lp: LinearProgram) -> list[VendorOutage
 
 # ----------------------------------------------------------------------------- commitments and switches
 
-REVIEW_MAX_PAIRS = RESILIENCE_MAX_PAIRS  # above this many LP columns, the re-solves below are skipped
+REVIEW_WORK = 200_000  # columns x re-solves the review below may spend; beyond it, its figures are skipped
 NEWTON_STEPS = 4  # re-solves spent refining one commitment's break-even fee or discount
 
 
@@ -444,15 +444,16 @@ def commitment_review(
     (its fee or discount, refined by re-solves until the plan that signs it costs what today's does),
     and, with --from, the moves made and declined with their savings. rebuild: the LP of another
     catalog (the same offerings, other terms)."""
-    if len(lp.var_w) > REVIEW_MAX_PAIRS:
+    solves = sum(1 if use.signed else NEWTON_STEPS for use in plan.commitments or ()) + 2 * (switching is not None)
+    resolving = len(lp.var_w) * solves <= REVIEW_WORK
+    if not resolving:
         plan.assumptions.append(
-            f"commitment savings and break-evens not computed: {len(lp.var_w):,} LP columns, over the "
-            f"{REVIEW_MAX_PAIRS:,} the review re-solves"
+            f"commitment savings, break-evens and the savings of switches not computed: {solves} re-solves of "
+            f"{len(lp.var_w):,} columns each, over the {REVIEW_WORK:,} column-solves the review allows"
         )
-        return
     best = lp.money(share, extra)
     ws = inputs.workloads
-    for use in plan.commitments or ():
+    for use in plan.commitments if resolving else ():
         c = next(x for x in inputs.catalog.commitments if x.id == use.id)
         kinds = ("units",) if c.reserved else ("signed",)
         cols = [lp.n + k for kind in kinds if (k := lp.extras.index(kind, c.id)) is not None]
@@ -469,7 +470,7 @@ def commitment_review(
             use.needs = _needs(rebuild, inputs.catalog, solver, c, best, ws.period, plan.currency)
             use.text = use.needs.text
     if switching is not None and inputs.previous is not None:
-        plan.switching = _switch_info(plan, inputs, pairs, lp, share, extra, solver, switching)
+        plan.switching = _switch_info(plan, inputs, pairs, lp, share, extra, solver, switching, resolving)
 
 
 def _resolve(lp: LinearProgram, solver: str, lower: np.ndarray, upper: np.ndarray):
@@ -588,9 +589,12 @@ def _needs(rebuild: Callable, catalog, solver: str, c, best: float, period: str,
     return CommitmentBreakEven(discount=float(f"{term:.6g}"), exact=exact, text=text)
 
 
-def _switch_info(plan, inputs: Inputs, pairs: Pairs, lp: LinearProgram, share, extra, solver: str, switching):
-    """Moves made and declined against the previous plan: two re-solves, one where every switch is free
-    (the moves the switch costs declined) and one where none may switch (what each move saves)."""
+def _switch_info(
+    plan, inputs: Inputs, pairs: Pairs, lp: LinearProgram, share, extra, solver: str, switching, resolving: bool
+):
+    """Moves made and declined against the previous plan: two re-solves (when `resolving`), one where every
+    switch is free (the moves the switch costs declined) and one where none may switch (what each move
+    saves); without them, the moves made with no saving figure."""
     from .assemble import commitment_terms
     from .plan import SwitchInfo, SwitchMove
 
@@ -606,7 +610,7 @@ def _switch_info(plan, inputs: Inputs, pairs: Pairs, lp: LinearProgram, share, e
     kinds = np.array(lp.extras.kind)
     sw_cols = lp.n + np.flatnonzero(kinds == "switch") if len(kinds) else np.zeros(0, dtype=int)
     free, stay = None, None
-    if len(sw_cols):
+    if len(sw_cols) and resolving:
         free = _resolve(_with_moneys(lp, sw_cols, 0.0), solver, *lp.bounds())
         lower, upper = lp.bounds()
         upper[sw_cols] = 0.0
@@ -629,7 +633,7 @@ def _switch_info(plan, inputs: Inputs, pairs: Pairs, lp: LinearProgram, share, e
         if not eligible_before:
             info.forced.append(wid)
         if after - set(before):
-            saving = float(stay_cost[w] - now[w]) if stay_cost is not None else 0.0
+            saving = float(stay_cost[w] - now[w]) if stay_cost is not None else None
             info.moved.append(
                 SwitchMove(workload=wid, switch_cost=cost, saving=saving, before=labels(before), after=labels(after))
             )

@@ -360,7 +360,7 @@ class SwitchMove(PlanModel):
 
     workload: str
     switch_cost: float
-    saving: float  # a period's cost on the previous routes minus on the new ones, before the switch cost
+    saving: float | None  # a period's cost on the previous routes minus on the new ones; None: not computed
     before: list[str]  # the previous plan's routes (options as people read them)
     after: list[str]
 

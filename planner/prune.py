@@ -66,8 +66,21 @@ def company_rules(ws: WorkloadSet, pairs: Pairs) -> tuple[bool, bool]:
 
 
 def company_code(pairs: Pairs) -> np.ndarray:
-    """Per option an integer naming who bills and who serves it (equal codes: the same companies)."""
-    return np.unique(np.array(["\x00".join(c) for c in pairs.options.companies], dtype=object), return_inverse=True)[1]
+    """Per option an integer naming who bills and who serves it and the commitments that price it (equal
+    codes: the same companies, under the same contracts): a share moved within a code keeps each
+    company's traffic and each contract's coverage."""
+    opts = pairs.options
+    keys = [
+        "\x00".join((*c, "r:" + (r or ""), "d:" + (d or "")))
+        for c, r, d in zip(opts.companies, opts.reserved, opts.discounted, strict=True)
+    ]
+    return np.unique(np.array(keys, dtype=object), return_inverse=True)[1]
+
+
+def contracted(pairs: Pairs) -> bool:
+    """Whether some option is priced by a commitment: options are then compared only within a code."""
+    opts = pairs.options
+    return any(r is not None or d is not None for r, d in zip(opts.reserved, opts.discounted, strict=True))
 
 
 def candidates(
@@ -88,7 +101,9 @@ def candidates(
     wa = pairs.workloads
     n_v = int(vendor_code.max()) + 1
     by_vendor = (
-        np.full(len(wa.ids), True) if capped or grouped else ~np.isnan(wa.max_vendor_share) & (wa.max_vendor_share < 1)
+        np.full(len(wa.ids), True)
+        if capped or grouped or contracted(pairs)
+        else ~np.isnan(wa.max_vendor_share) & (wa.max_vendor_share < 1)
     )
 
     def group_of(w, o):
@@ -206,7 +221,7 @@ def sweep_candidates(
         group = w_idx.astype(np.int64) * n_v + vendor_code[o_idx]
         drop = _bracketed_sequential(cost, score, is_free, group, blocks=workload_blocks(w_idx))[0]
     else:
-        by_vendor = ~np.isnan(wa.max_vendor_share) & (wa.max_vendor_share < 1) | grouped
+        by_vendor = ~np.isnan(wa.max_vendor_share) & (wa.max_vendor_share < 1) | grouped | contracted(pairs)
         group = w_idx.astype(np.int64) * n_v + np.where(by_vendor[w_idx], vendor_code[o_idx], 0)
         rank = np.unique(score, return_inverse=True)[1]  # any order-preserving integers work
         drop = _dominated(

@@ -178,12 +178,10 @@ def _budget_alone(inputs: Inputs, pairs: Pairs, in_lp, cand, solver: str, plan: 
 
 
 def protected(pairs: Pairs, switching: Switching | None) -> np.ndarray:
-    """W x O: pairs pruning must keep. A share inside reserved capacity or under a spend commitment is
-    priced by the contract (and may be worth using to fill it), not by its list price; a workload with a
-    switch cost may stay on its routes although a cheaper option dominates them."""
-    opts = pairs.options
-    covered = np.array([r is not None or d is not None for r, d in zip(opts.reserved, opts.discounted)], dtype=bool)
-    keep = np.broadcast_to(covered[None, :], pairs.shape).copy()
+    """W x O: pairs pruning must keep: a workload with a switch cost may stay on its routes although a
+    cheaper option dominates them. (Options under a commitment are compared only with options under the
+    same one: prune.company_code.)"""
+    keep = np.zeros(pairs.shape, dtype=bool)
     if switching is not None:
         applies = np.array([switching.applies(w) for w in range(pairs.shape[0])], dtype=bool)
         keep |= switching.old & applies[:, None]

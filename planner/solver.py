@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .arrays import dot, per_workload
-from .backends import MIP_GAP, make_model
+from .backends import make_model
 from .errors import PlannerError
 from .lp import FEAS_TOL, SHARE_EPS, TIED_DJ, LinearProgram, check_rows, clean_shares
 
@@ -60,7 +60,12 @@ def solve_lp(
     if not first.ok:
         return first
     chosen = _fix_choice(lp, solver, first, lower, upper)
-    if first.gap is not None and first.gap > MIP_GAP:  # not proven optimal: no tie to break within the optimum
+    if first.status == "Time limit":  # not proven optimal: no tie to break within the optimum
+        return chosen
+    if not lp.max_options:
+        # units, contracts and switches: ties are broken within the decisions the cost pass chose (its
+        # fixed LP's tie-break pass); a second integer search for a faster choice at the same cost would
+        # double the time for plans that differ by the solver's gap
         return chosen
     cap = dot(lp.cost, lp.x(chosen.share, chosen.extra))
     second = _cost_pass(lp, solver, lower, upper, latency_cap=cap * (1 + TIE_COST_TOL) + 1e-12)

@@ -137,8 +137,9 @@ def switching_lines(plan: Plan, most: int = 5) -> list[str]:
     ]
     for m in sw.moved[:most]:
         lines.append(
-            f"moved {m.workload}: {', '.join(m.before)} -> {', '.join(m.after)}; saves {money(m.saving, cur)} a "
-            f"{per}, switch {money(m.switch_cost, cur)}"
+            f"moved {m.workload}: {', '.join(m.before)} -> {', '.join(m.after)}; "
+            + (f"saves {money(m.saving, cur)} a {per}, " if m.saving is not None else "")
+            + f"switch {money(m.switch_cost, cur)}"
         )
     for m in sw.declined[:most]:
         lines.append(
