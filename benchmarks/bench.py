@@ -28,6 +28,7 @@ has a spend cap, and budgets and floors are mixed so that about half of the pair
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -125,15 +126,10 @@ def generate(W: int, M: int, seed: int = 7) -> tuple[Path, Path]:
 STAGES = ("load", "pairs", "prune", "lp", "solve", "check", "review", "plan", "baselines", "outages", "write")
 
 
-def phases(ws_path: Path, solver: str = "auto") -> dict:
-    """planner solve in this process, stage by stage: the timings the pipeline logs (`planner -v`)."""
-    import contextlib
-    import io
+@contextlib.contextmanager
+def stage_timings():
+    """The stage times the pipeline logs (`planner -v`) while the block runs, summed by stage."""
     import logging
-
-    from planner import commands
-    from planner.load import load_inputs
-    from planner.pairs import build_pairs
 
     timings: dict[str, float] = {}
 
@@ -148,13 +144,26 @@ def phases(ws_path: Path, solver: str = "auto") -> dict:
     log.addHandler(handler)
     log.setLevel(logging.INFO)
     try:
+        yield timings
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(level)
+
+
+def phases(ws_path: Path, solver: str = "auto") -> dict:
+    """planner solve in this process, stage by stage: the timings the pipeline logs (`planner -v`)."""
+    import contextlib
+    import io
+
+    from planner import commands
+    from planner.load import load_inputs
+    from planner.pairs import build_pairs
+
+    with stage_timings() as timings:
         t0 = time.perf_counter()
         with contextlib.redirect_stdout(io.StringIO()):
             commands.solve(ws_path, None, OUT / "plans", solver, "csv")
         timings["total"] = time.perf_counter() - t0
-    finally:
-        log.removeHandler(handler)
-        log.setLevel(level)
     plan = json.loads((OUT / "plans" / f"{ws_path.stem.replace('workloads-', 'bench-')}.plan.json").read_text())
     inputs = load_inputs(ws_path)
     timings.update(

@@ -34,7 +34,7 @@ import numpy as np
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import OUT, ROOT, generate
+from bench import OUT, ROOT, generate, stage_timings
 
 
 def augment(ws_path: Path, cat_path: Path, seed: int = 19) -> tuple[Path, Path, Path]:
@@ -124,31 +124,15 @@ def augment(ws_path: Path, cat_path: Path, seed: int = 19) -> tuple[Path, Path, 
 
 def in_process(ws_path: Path, prev: Path, time_limit: float | None = None) -> dict:
     """The solve stage and the plan, in this process (planner -v's stage times)."""
-    import logging
-
     from planner.commands import with_previous
     from planner.load import load_inputs
     from planner.solve import solve_inputs
 
-    timings: dict[str, float] = {}
-
-    class Collect(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            name, _, value = record.getMessage().removeprefix("stage ").partition(": ")
-            if value.endswith(" s"):
-                timings[name] = timings.get(name, 0.0) + float(value[:-2])
-
-    log = logging.getLogger("planner")
-    handler = Collect()
-    log.addHandler(handler)
-    log.setLevel(logging.INFO)
-    try:
+    with stage_timings() as timings:
         inputs = with_previous(load_inputs(ws_path), prev, None)
         t0 = time.perf_counter()
         plan = solve_inputs(inputs, "highs", time_limit=time_limit)
         timings["total"] = time.perf_counter() - t0
-    finally:
-        log.removeHandler(handler)
     return {"timings": timings, "plan": plan}
 
 

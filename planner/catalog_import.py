@@ -480,16 +480,21 @@ def _long_context(v: dict, suffix: str, name: str, left: list) -> LongPrice | No
         if m and m.group(3) == suffix:
             found[int(m.group(1)) * (1000 if m.group(2) == "k" else 1_000_000)] = f"{m.group(1)}{m.group(2)}"
     for above in sorted(found):
-        tokens = f"above_{found[above]}_tokens{suffix}"
-        keys = (
-            f"input_cost_per_token_{tokens}",
-            f"output_cost_per_token_{tokens}",
-            f"cache_read_input_token_cost_{tokens}",
+        got = _prices(
+            v, _price_keys(f"_above_{found[above]}_tokens{suffix}"), f"{name} long context above {above}", left
         )
-        got = _prices(v, keys, f"{name} long context above {above}", left)
         if got is not None:
             return LongPrice(above, *got)
     return None
+
+
+def _price_keys(suffix: str) -> tuple[str, str, str]:
+    """litellm's input, output and cached-input price keys with a suffix (a tier's, a threshold's)."""
+    return (
+        f"input_cost_per_token{suffix}",
+        f"output_cost_per_token{suffix}",
+        f"cache_read_input_token_cost{suffix}",
+    )
 
 
 def _tiers(v: dict, key: str, left: list) -> list[TierPrice]:
@@ -497,12 +502,7 @@ def _tiers(v: dict, key: str, left: list) -> list[TierPrice]:
     litellm gives the tier none: the list price's are not the tier's)."""
     out = []
     for name, suffix in TIERS:
-        keys = (
-            f"input_cost_per_token{suffix}",
-            f"output_cost_per_token{suffix}",
-            f"cache_read_input_token_cost{suffix}",
-        )
-        got = _prices(v, keys, f"{key} {name}", left)
+        got = _prices(v, _price_keys(suffix), f"{key} {name}", left)
         if got is not None:
             out.append(TierPrice(name, *got, _long_context(v, suffix, f"{key} {name}", left)))
     return out

@@ -453,7 +453,7 @@ def commitment_review(
         )
     best = lp.money(share, extra)
     ws = inputs.workloads
-    for use in plan.commitments if resolving else ():
+    for use in (plan.commitments or []) if resolving else ():
         c = next(x for x in inputs.catalog.commitments if x.id == use.id)
         kinds = ("units",) if c.reserved else ("signed",)
         cols = [lp.n + k for kind in kinds if (k := lp.extras.index(kind, c.id)) is not None]

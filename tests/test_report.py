@@ -241,7 +241,7 @@ def test_every_report_type_in_chromium(real_reports, chromium_page, tmp_path):
     # the frontier: today's point in the tables and on the charts, equal to the solved plan
     _open(page, real_reports["frontier"])
     today = page.locator("#latency tr.today")
-    assert today.count() == 1 and "$33.1k" in today.inner_text()
+    assert today.count() == 1 and "$32.5k" in today.inner_text()
     assert page.locator("#latency svg").inner_html().count("today") >= 1
     _shot(page, "frontier", tmp_path)
     # compare: labelled by catalog and date, with the bridge and spend by company
