@@ -142,12 +142,12 @@ def _routing(w) -> list[str]:
     allocations = (
         w.allocations if len(w.allocations) < 2 else sorted(w.allocations, key=lambda a: (-a.share, a.offering, a.mode))
     )
-    return [_route(a.offering, a.mode, a.share) for a in allocations]
+    return [_route(a.option, a.share) for a in allocations]
 
 
 @lru_cache(maxsize=65536)
-def _route(offering: str, mode: str, share: float) -> str:
-    return f"{option(offering, mode)} {share:.0%}"
+def _route(label: str, share: float) -> str:
+    return f"{label} {share:.0%}"
 
 
 def labels(old: Plan, new: Plan, given: list[str] | None = None) -> tuple[str, str]:
@@ -486,11 +486,13 @@ BRIDGE_LABELS = {
     "prices": "prices (the earlier routes at the later prices)",
     "catalog": "catalog changes (offerings added or removed, speed, capability, capacity)",
     "routing": "routing (rules, shared limits and price moves that rerouted workloads)",
+    "contracts": "contracts and price tiers (units, fees, discounts; shares on batch, flex or priority)",
 }
 
 
 def _bridge(old: Plan, new: Plan, old_w, new_w, causes, rows) -> tuple[list[BridgeStep], str]:
-    """The change in total cost in four parts that add up to it exactly (SPEC v1.3): per workload in
+    """The change in total cost in four parts (five with contracts: SPEC v1.6) that add up to it exactly
+    (SPEC v1.3): per workload in
     both plans, volumes = the change in tasks at the earlier cost per task; prices = the earlier
     routes repriced at the later catalog's prices, on the later tasks; the rest is the rerouting,
     counted as a catalog change when an offering on its routes left, joined or changed speed,
@@ -499,6 +501,10 @@ def _bridge(old: Plan, new: Plan, old_w, new_w, causes, rows) -> tuple[list[Brid
     parts = {k: {} for k in BRIDGE_LABELS}
     note = ""
     repriceable = bool(new.catalog_index)
+    fees = {c.id: c.cost for c in new.commitments or ()}
+    for c in old.commitments or ():
+        fees[c.id] = fees.get(c.id, 0.0) - c.cost
+    parts["contracts"] = {f"commitment {k}": x for k, x in fees.items() if x}
     for row in rows:
         a, b = old_w.get(row.id), new_w.get(row.id)
         if a is None or b is None:
@@ -506,6 +512,10 @@ def _bridge(old: Plan, new: Plan, old_w, new_w, causes, rows) -> tuple[list[Brid
             continue
         cpt0 = a.cost / a.tasks if a.tasks else 0.0
         volume = (b.tasks - a.tasks) * cpt0
+        if _sold(a) or _sold(b):  # a tier or a contract prices a route: the list prices cannot reprice it
+            for k, x in (("volumes", volume), ("contracts", b.cost - a.cost - volume)):
+                parts[k][row.id] = parts[k].get(row.id, 0.0) + x
+            continue
         repriced = _repriced(a, new.catalog_index) if repriceable else None
         if repriced is None:
             repriced, note = cpt0, "prices are not separated: a plan file from before v1.3 carries no token counts"
@@ -514,6 +524,8 @@ def _bridge(old: Plan, new: Plan, old_w, new_w, causes, rows) -> tuple[list[Brid
         key = "volumes" if not row.changed else _bridge_part(causes.get(row.id, set()))
         for k, x in (("volumes", volume), ("prices", price), (key, rest)):
             parts[k][row.id] = parts[k].get(row.id, 0.0) + x
+    if not parts["contracts"]:
+        del parts["contracts"]  # (plans without tiers or contracts: the four parts, as before)
     steps = []
     for k, by in parts.items():
         amount = sum(by.values())
@@ -527,6 +539,11 @@ def _bridge(old: Plan, new: Plan, old_w, new_w, causes, rows) -> tuple[list[Brid
             )
         )
     return steps, note
+
+
+def _sold(w) -> bool:
+    """Whether a workload's routes include a price tier, a reservation or a contract's discount."""
+    return any(a.price_tier or a.reserved or a.discounted for a in w.allocations)
 
 
 def _bridge_part(why: set[str]) -> str:

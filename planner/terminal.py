@@ -530,7 +530,7 @@ def print_compare(cmp: Comparison, html: Path) -> None:
     for note in cmp.notes:
         _say(out, f"note: {note}", style="yellow")
     if cmp.bridge:
-        bridge = _table("the change in cost, in four parts")
+        bridge = _table(f"the change in cost, in {'five' if len(cmp.bridge) == 5 else 'four'} parts")
         bridge.add_column("part", ratio=1)
         bridge.add_column("change", justify="right", no_wrap=True)
         bridge.add_column("largest", ratio=1)

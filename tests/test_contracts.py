@@ -240,3 +240,20 @@ def test_bad_switching_flags_are_one_line(tmp_path):
     tiers = [{"name": "batch", "price": {"input": 1, "output": 1}, "speed": {"output_tps": 5, "ttft_s": 1}}]
     write(tmp_path, [{**OFFER, "price_tiers": tiers}], wl)
     one_line(run("solve", path), "cat.yaml", "batch tier has no speed")
+
+
+def test_the_cost_bridge_adds_up_with_contracts(tmp_path):
+    """The same workload before and after a reservation: $1,000 at list, then 2 units ($600) and 20% of the
+    tasks at list ($200): -$200, all of it in the contracts part (the fee +$600, the workload -$800)."""
+    from planner.compare import compare_plans
+
+    offer = {**OFFER, "price": {"input": 0, "output": 10}}
+    wl = [{"id": "w", "tasks": 100000, "peak_tasks_per_minute": 2.5, "tokens": {"input": 0, "output": 1000}}]
+    before = solve_inputs(load_inputs(write(tmp_path, [offer], wl)), "highs")
+    ptu = [{"id": "ptu", "vendor": "va", "unit": {"fee": 300, "tokens_per_minute": 1000}, "max_units": 3}]
+    after = solve_inputs(load_inputs(write(tmp_path, [offer], wl, ptu)), "highs")
+    cmp = compare_plans(before, after)
+    parts = {s.key: s.amount for s in cmp.bridge}
+    assert sum(parts.values()) == pytest.approx(after.total_cost - before.total_cost) == pytest.approx(-200)
+    assert parts["contracts"] == pytest.approx(-200) and parts["routing"] == 0
+    assert cmp.workloads[0].routing_after == ["a (reserved ptu) 80%", "a 20%"]
