@@ -247,7 +247,7 @@ def test_every_report_type_in_chromium(real_reports, chromium_page, tmp_path):
     # compare: labelled by catalog and date, with the bridge and spend by company
     _open(page, real_reports["compare"])
     assert "2026-q3 (2026-07-15) → aa-2026-06 (2026-06-19)" in page.locator("h1").inner_text()
-    assert page.locator("#cmp-bridge tbody tr").count() == 6  # five parts (tiers on both sides: contracts) and the total
+    assert page.locator("#cmp-bridge tbody tr").count() == 6  # five parts (tiers: contracts) and the total
     assert page.locator("#cmp-vendors tbody tr").count() >= 5
     _shot(page, "compare", tmp_path)
     # replay: the plan made at the mean is flagged short on the trace, with its latency curve
