@@ -170,7 +170,7 @@ def labels(old: Plan, new: Plan, given: list[str] | None = None) -> tuple[str, s
 def shortfall(plan: Plan) -> str:
     """What an infeasible plan lacks, in a line: the workloads with no eligible option, then each
     limit its smallest relaxation moves, from what to what ("dropped" when it goes entirely)."""
-    if plan.status == "optimal":
+    if plan.status != "infeasible":
         return ""
     parts = []
     lost = [w.id for w in plan.workloads if w.status != "ok"]
@@ -242,7 +242,7 @@ def compare_plans(
         offering_changes = sorted(offering_changes + capability_changes, key=_order)
     kept_floors = _kept_floors(old_w, new_w, rescales)
     reasons, causes = _reasons(workloads, old_w, new_w, offering_changes, rescales, kept_floors, old, new)
-    comparable = old.status == "optimal" and new.status == "optimal"
+    comparable = "infeasible" not in (old.status, new.status)  # (a feasible plan, not proven optimal, is a plan)
     bridge, note = _bridge(old, new, old_w, new_w, causes, workloads) if comparable else ([], "")
     return Comparison(
         label_before=label_before,

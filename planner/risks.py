@@ -22,7 +22,7 @@ SEVERITY = {"high": 0, "medium": 1}
 
 def risks(plan: Plan) -> list[Risk]:
     """Every risk of a feasible plan, most serious first; none for a plan that does not exist."""
-    if plan.status != "optimal":
+    if plan.status == "infeasible":
         return []
     found = [
         *_single_source(plan),

@@ -111,7 +111,7 @@ def print_plan(plan: Plan, fmt: str, paths: dict[str, Path]) -> None:
         if len(plan.risks) > RISKS:
             out.print(visible(f"   and {len(plan.risks) - RISKS} more in the report"))
     for b in sorted(plan.binding, key=lambda b: -(b.worth or 0))[:TABLE_ROWS]:
-        if plan.status == "optimal" and b.worth is not None and b.worth >= 0.005:
+        if plan.status != "infeasible" and b.worth is not None and b.worth >= 0.005:
             _say(out, f"binding: {b.label or b.constraint}: {b.meaning}")
     out.print(visible(f"plan:   {paths['plan']}") + "\n" + visible(f"report: {paths['report']}"))
 
@@ -180,7 +180,7 @@ def _routes_table(plan: Plan, width: int):
                     a.option,
                     a.vendor if a.host == a.vendor else f"{a.vendor} · {a.host}",
                     percent(a.share),
-                    seconds(a.latency_s) + over,
+                    ("≤" if a.price_tier == "batch" else "") + seconds(a.latency_s) + over,  # (a batch window)
                     money(a.cost, cur),
                 )
             )
