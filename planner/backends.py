@@ -20,6 +20,7 @@ import numpy as np
 
 from .errors import InputError
 from .lp import LinearProgram
+from .timing import OutOfTime, run_limit
 
 SOLVERS = ("auto", "cbc", "highs")
 MIP_GAP = 1e-9  # the relative gap an integer plan is proven optimal to
@@ -221,17 +222,29 @@ def highs_model(lp: LinearProgram, *, integer: bool = True, elastic: bool = Fals
     return h, slack_of
 
 
-def run_settled(h) -> None:
+def run_settled(h, own_limit: float | None = None) -> None:
     """Run HiGHS; should the simplex without presolve end anywhere but optimal or infeasible
     (numerical trouble), run it again from scratch with presolve on."""
     import highspy
 
-    h.run()
+    run_highs(h, own_limit)
     settled = (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kInfeasible)
     if h.getModelStatus() not in settled and h.getOptionValue("presolve")[1] == "off":
         h.setOptionValue("presolve", "on")
         h.clearSolver()
-        h.run()
+        run_highs(h, own_limit)
+
+
+def run_highs(h, own_limit: float | None = None) -> None:
+    """One HiGHS run within its own time limit and the command's deadline (timing.deadline): OutOfTime
+    when the deadline has passed, or cut the run short."""
+    import highspy
+
+    limit, cut = run_limit(own_limit)
+    h.setOptionValue("time_limit", highspy.kHighsInf if limit is None else max(float(limit), 1e-3))
+    h.run()
+    if cut and h.getModelStatus() == highspy.HighsModelStatus.kTimeLimit:
+        raise OutOfTime
 
 
 def add_columns(h, lp: LinearProgram, new: np.ndarray, cost: np.ndarray, upper: np.ndarray) -> None:
@@ -292,13 +305,13 @@ class HighsModel:
         solve again from scratch with presolve switched."""
         started = time.perf_counter()
         if self._presolve:
-            self.h.run()
+            run_highs(self.h, self.time_limit)
             if self.h.getModelStatus() != self._hs.HighsModelStatus.kOptimal:
                 self.h.setOptionValue("presolve", "off")
                 self.h.clearSolver()
-                self.h.run()
+                run_highs(self.h, self.time_limit)
         else:
-            run_settled(self.h)
+            run_settled(self.h, self.time_limit)
         self.seconds += time.perf_counter() - started
         status = self.h.getModelStatus()
         ok = status == self._hs.HighsModelStatus.kOptimal
@@ -326,7 +339,6 @@ class HighsModel:
 
     def limit_time(self, seconds: float) -> None:
         self.time_limit = seconds
-        self.h.setOptionValue("time_limit", float(seconds))
 
     def gap(self) -> float | None:
         """The relative gap of an integer plan: 0 when proven optimal; None for an LP."""
@@ -465,9 +477,16 @@ class PulpModel:
     def run(self) -> bool:
         started = time.perf_counter()
         gap = MIP_GAP if self.lp.max_options or not len(self.lp.extras) else CONTRACT_GAP
-        self.prob.solve(_cbc(self.is_mip, self.time_limit, gap))
+        limit, cut = run_limit(self.time_limit)
+        self.prob.solve(_cbc(self.is_mip, limit, gap))
         self.seconds += time.perf_counter() - started
         self.status = self._pulp.LpStatus[self.prob.status]
+        stopped = self.prob.sol_status == self._pulp.LpSolutionIntegerFeasible or self.status not in (
+            "Optimal",
+            "Infeasible",
+        )
+        if cut and stopped:
+            raise OutOfTime  # (CBC through PuLP does not say whether its time limit stopped it)
         if self.is_mip and self.time_limit is not None and self.prob.sol_status == self._pulp.LpSolutionIntegerFeasible:
             self.status = "Time limit"  # a feasible plan, not proven optimal
             return True
@@ -489,7 +508,7 @@ class PulpModel:
         return float(self._pulp.value(self.prob.objective) or 0.0)
 
     def shares(self) -> np.ndarray:
-        values = [v.varValue or 0.0 for v in self.x] + [y.varValue or 0.0 for ys in self.binaries for y in ys]
+        values = [v.varValue or 0.0 for v in self.cols] + [y.varValue or 0.0 for ys in self.binaries for y in ys]
         return _apply_binaries(self.lp, values, self.n, self.is_mip)
 
     def slacks(self) -> np.ndarray:

@@ -11,7 +11,7 @@ from .errors import InputError
 from .files import check_targets, discard, file_stem, write_all
 from .fmt import json_text, ordinal, visible
 from .load import load_catalog, load_inputs, load_scenario
-from .timing import timed
+from .timing import deadline, timed
 
 EXIT_OK, EXIT_INFEASIBLE = 0, 3
 
@@ -31,15 +31,16 @@ def solve(
     from .terminal import print_plan
 
     _check_switching(previous, switch_cost, time_limit)
-    with timed("load"):
-        inputs = load_inputs(workloads, catalog)
-        if previous is not None:
-            inputs = with_previous(inputs, previous, switch_cost)
-    stem = file_stem(inputs.name, str(workloads))  # the outputs are checked before the solve
-    out = Path(out)
-    paths = {"plan": out / f"{stem}.plan.json", "report": out / f"{stem}.html"}
-    check_targets(paths.values(), out)
-    plan = solve_inputs(inputs, solver, time_limit=time_limit)
+    with deadline(time_limit):  # --time-limit bounds the command: its clock starts now
+        with timed("load"):
+            inputs = load_inputs(workloads, catalog)
+            if previous is not None:
+                inputs = with_previous(inputs, previous, switch_cost)
+        stem = file_stem(inputs.name, str(workloads))  # the outputs are checked before the solve
+        out = Path(out)
+        paths = {"plan": out / f"{stem}.plan.json", "report": out / f"{stem}.html"}
+        check_targets(paths.values(), out)
+        plan = solve_inputs(inputs, solver, time_limit=time_limit)
     _out_folder(out)
     with timed("write"):
         write_all({paths["plan"]: plan.to_json(), paths["report"]: render_plan_report(plan)})

@@ -425,6 +425,7 @@ def resilience(pairs: Pairs, plan: Plan, lp: LinearProgram) -> list[VendorOutage
 # ----------------------------------------------------------------------------- commitments and switches
 
 REVIEW_WORK = 200_000  # columns x re-solves the review below may spend; beyond it, its figures are skipped
+NOT_WORSE_TOL = 1e-6  # relative: a re-solve cheaper than the plan by more than this means the plan is not optimal
 NEWTON_STEPS = 4  # re-solves spent refining one commitment's break-even fee or discount
 
 
@@ -464,6 +465,14 @@ def commitment_review(
             lower, upper = lp.bounds()
             upper[cols] = 0.0
             without = _resolve_money(lp, solver, lower, upper)
+            if without is not None and without < best * (1 - NOT_WORSE_TOL) - 0.01 and plan.status == "optimal":
+                # the integer search's plan costs more than one it could have chosen: never called optimal
+                plan.status = "feasible"
+                plan.assumptions.append(
+                    f"not proven optimal: the plan without commitment {use.id} costs "
+                    f"{money(best - without, plan.currency)} less than the integer search's answer (its terms "
+                    "strain the solver's tolerances: check its unit size and max_units)"
+                )
             use.saving = None if without is None else max(0.0, without - best)
             use.text = _signed_text(use, plan.currency, plan.period)
         else:

@@ -316,12 +316,17 @@ class Metric(Strict):
 Period = Literal["day", "week", "month", "quarter", "year"]
 
 
+# Units are integer columns of the LP: a count beyond this (or a unit below one token a minute) puts the
+# reservation row outside what the solver's integrality and feasibility tolerances carry (issue 25).
+MAX_UNITS = 100_000
+
+
 class CommitmentUnit(Strict):
     """One unit of reserved throughput: what it costs and what it carries."""
 
     fee: float = Field(ge=0, le=1e12, description="the fee per unit per period (the commitment's period)")
     tokens_per_minute: float = Field(
-        gt=0, le=1e15, description="input + reasoning + output tokens a minute one unit serves"
+        ge=1, le=1e12, description="input + reasoning + output tokens a minute one unit serves (1 to 1e12)"
     )
 
 
@@ -338,7 +343,9 @@ class Commitment(Strict):
         None, description="what fee and min_spend are per: day, week, month, quarter, year; absent: the plan's period"
     )
     unit: CommitmentUnit | None = Field(None, description="reserved throughput: fee and tokens_per_minute per unit")
-    max_units: int | None = Field(None, ge=1, le=10**6, description="the most units that can be bought")
+    max_units: int | None = Field(
+        None, ge=1, le=MAX_UNITS, description=f"the most units that can be bought (1 to {MAX_UNITS:,})"
+    )
     price_factor: float | None = Field(
         None, ge=0, le=1, description="tokens inside the reserved capacity cost this times the list price (default 0)"
     )

@@ -6,6 +6,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import numpy as np
 
 from . import insight
@@ -21,7 +24,7 @@ from .prune import candidates
 from .resolve import solve_sifted
 from .risks import risks
 from .solver import SolveResult, relax_lp, settled, solve_lp
-from .timing import log, timed
+from .timing import OutOfTime, deadline, log, no_deadline, seconds_left, timed
 from .warm import WarmStart
 
 
@@ -43,7 +46,8 @@ def solve_inputs(
     scenario's), whose tables and routing the solve starts from. prune=False sends every eligible
     pair to the solver (for tests and benchmarks: the plan is the same). time_limit: seconds an integer
     search may take; the plan is then the best found, with its gap (status `feasible` unless proven)."""
-    return _solve(inputs, solver, scenario, start, review, resilience, prune, time_limit)[0]
+    with deadline(time_limit):
+        return _solve(inputs, solver, scenario, start, review, resilience, prune, time_limit)[0]
 
 
 def solve_base(inputs: Inputs, solver: str = "auto") -> tuple[Plan, WarmStart]:
@@ -82,8 +86,9 @@ def _solve(
         lp = build_problem(ws, catalog, pairs, in_lp, cand, switching)
     with timed("solve"):
         result = _run(lp, solver, None if start is None else start.columns(pairs, lp), time_limit)
-    with timed("check"):
+    with timed("check"), no_deadline():
         result, share, extra, activities = _checked(lp, solver, result)
+    cut: list[str] = []  # the parts of the review the command's time limit left out
     full: LinearProgram | None = None if prune else lp
 
     def full_lp() -> LinearProgram:  # the unpruned LP, built at most once and only when asked for
@@ -93,11 +98,10 @@ def _solve(
         return full
 
     with timed("review"):
-        break_even = (
-            insight.plan_break_even(pairs, lp, full_lp, share, result, solver, in_lp)
-            if review and result.slack is None and len(lp.var_w)
-            else {}
-        )
+        break_even = {}
+        if review and result.slack is None and len(lp.var_w):
+            with _unless_out_of_time(cut, "break-even prices"):
+                break_even = insight.plan_break_even(pairs, lp, full_lp, share, result, solver, in_lp)
         main, standard = main_options(pairs, lp, share), insight.standard_options(pairs)
         known = {} if start is None else start.known_records(pairs, changed, lp, share, main, standard, break_even)
         if start is not None:
@@ -127,9 +131,10 @@ def _solve(
         if plan.status == "optimal" and plan.solver.status == "Time limit":
             plan.status = "feasible"
     if any(r.constraint == "budget" for r in plan.relaxation):
-        _budget_alone(inputs, pairs, in_lp, cand, solver, plan)
+        with _unless_out_of_time(cut, "the budget needed if it alone moves"):
+            _budget_alone(inputs, pairs, in_lp, cand, solver, plan)
     if review and plan.status != "infeasible" and (plan.commitments or switching is not None):
-        with timed("commitments"):
+        with timed("commitments"), _unless_out_of_time(cut, "commitment savings and break-evens, switch savings"):
             insight.commitment_review(
                 plan,
                 inputs,
@@ -145,8 +150,13 @@ def _solve(
         with timed("baselines"):
             plan.baselines = insight.baselines(inputs, pairs)
     if plan.status == "optimal" and resilience and int(pairs.eligible.sum()) <= insight.RESILIENCE_MAX_PAIRS:
-        with timed("outages"):
+        with timed("outages"), _unless_out_of_time(cut, "the outage table"):
             plan.resilience = insight.resilience(pairs, plan, full_lp())
+    if cut:
+        plan.assumptions.append(
+            f"--time-limit {time_limit:g} s reached during the review: {'; '.join(cut)} not computed "
+            "(allow more time to see them)"
+        )
     plan.risks = risks(plan)
     return plan, pairs, cand
 
@@ -188,25 +198,50 @@ def protected(pairs: Pairs, switching: Switching | None) -> np.ndarray:
     return keep
 
 
+@contextmanager
+def _unless_out_of_time(cut: list[str], part: str) -> Iterator[None]:
+    """A part of the review, left out (and named in `cut`) when the command's time limit passes in it."""
+    try:
+        yield
+    except OutOfTime:
+        log.debug("review: %s cut short by the time limit", part)
+        cut.append(part)
+
+
 def _run(lp: LinearProgram, solver: str, start: np.ndarray | None, time_limit: float | None = None) -> SolveResult:
-    """The LP's optimum (by sifting from `start` where given), or its smallest relaxation."""
+    """The LP's optimum (by sifting from `start` where given), or its smallest relaxation. The optimum's
+    integer search stops at what is left of the time limit (the plan is the best found by then); the
+    relaxation shares the limit, and one it cuts short is an input error."""
     if not len(lp.var_w):
         return SolveResult(True, "Optimal", np.zeros(0), extra=np.zeros(len(lp.extras)))
     result = None
-    if start is not None and solver == "highs" and not lp.integer:
-        result = solve_sifted(lp, start)  # None: solve the whole LP
-        log.debug(
-            "solve: sifting from the start's routing %s",
-            "settled" if result is not None else "gave no answer; the whole LP is solved",
-        )
-    if result is None:
-        result = solve_lp(lp, solver, time_limit=time_limit)
-    if not result.ok and time_limit is not None and result.status != "Infeasible":
-        raise InputError.single(
-            "--time-limit", "", f"{time_limit:g} s: no plan found in that time; allow more (or leave it out)"
-        )
+    left = seconds_left()
+    no_time = InputError.single(
+        "--time-limit", "", f"{time_limit or 0:g} s: no plan found in that time; allow more (or leave it out)"
+    )
+    if left is not None and left <= 0:
+        raise no_time
+    with no_deadline():
+        if start is not None and solver == "highs" and not lp.integer:
+            result = solve_sifted(lp, start)  # None: solve the whole LP
+            log.debug(
+                "solve: sifting from the start's routing %s",
+                "settled" if result is not None else "gave no answer; the whole LP is solved",
+            )
+        if result is None:
+            result = solve_lp(lp, solver, time_limit=left)
+    if not result.ok and left is not None and result.status != "Infeasible":
+        raise no_time
     if not result.ok:
-        result = relax_lp(lp, solver)
+        try:
+            result = relax_lp(lp, solver)
+        except OutOfTime:
+            raise InputError.single(
+                "--time-limit",
+                "",
+                f"{time_limit or 0:g} s: no plan meets every rule, and the search for the smallest change that "
+                "would give one did not finish in that time; allow more (or leave it out) to see what it lacks",
+            ) from None
         if not result.ok:
             raise PlannerError(f"the solver could not solve the relaxed problem ({result.status})")
     return result

@@ -119,6 +119,8 @@ def print_plan(plan: Plan, fmt: str, paths: dict[str, Path]) -> None:
 def _status_words(plan: Plan) -> str:
     if plan.status == "optimal":
         return "optimal"
+    if plan.status == "feasible" and plan.solver.time_limit is None:
+        return "not proven optimal: a re-solve of the review found a cheaper plan (see the plan's assumptions)"
     if plan.status == "feasible":
         gap = plan.solver.gap
         within = f"within {percent(gap)} of optimal" if gap is not None else "gap not reported by the solver"
