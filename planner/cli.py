@@ -347,13 +347,18 @@ def catalog_fetch(
         None, "--aa-url", help="Artificial Analysis's base URL (env PLANNER_AA_URL; https://artificialanalysis.ai)."
     ),
     timeout: float | None = typer.Option(
-        None, "--timeout", min=0.001, help="Seconds to wait for an answer's next bytes (PLANNER_FETCH_TIMEOUT_S; 60)."
+        None, "--timeout", help="Seconds to wait for an answer's next bytes (PLANNER_FETCH_TIMEOUT_S; 60)."
     ),
     connect_timeout: float | None = typer.Option(
-        None, "--connect-timeout", min=0.001, help="Seconds to wait to connect (PLANNER_FETCH_CONNECT_TIMEOUT_S; 10)."
+        None, "--connect-timeout", help="Seconds to wait to connect (PLANNER_FETCH_CONNECT_TIMEOUT_S; 10)."
     ),
     retries: int | None = typer.Option(
         None, "--retries", min=0, max=20, help="Attempts after the first, with backoff (PLANNER_FETCH_RETRIES; 4)."
+    ),
+    deadline: float | None = typer.Option(
+        None,
+        "--deadline",
+        help="Seconds one attempt at a download may take, first byte to last (PLANNER_FETCH_DEADLINE_S; 300).",
     ),
     concurrency: int | None = typer.Option(
         None, "--concurrency", min=1, max=32, help="Endpoints lists fetched at once (PLANNER_FETCH_CONCURRENCY; 4)."
@@ -380,6 +385,7 @@ def catalog_fetch(
             out_catalog,
             name,
             free_tiers,
+            deadline,
         )
 
     _guard(run)

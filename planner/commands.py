@@ -325,6 +325,7 @@ def catalog_fetch(
     out_catalog: Path | None = None,
     name: str | None = None,
     free_tiers: bool = False,
+    deadline_s: float | None = None,
 ) -> int:
     """Download the sources into `out` (all or nothing); with `out_catalog`, then import them into it."""
     import time
@@ -333,7 +334,7 @@ def catalog_fetch(
     from .terminal import counter
 
     out = Path(out)
-    cfg = settings(urls, timeout_s, connect_timeout_s, retries, concurrency, sources)
+    cfg = settings(urls, timeout_s, connect_timeout_s, retries, concurrency, sources, deadline_s)
     check_out(out)
     if out_catalog is not None:
         check_targets([out_catalog, _left_out_path(Path(out_catalog))])

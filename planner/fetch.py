@@ -20,9 +20,11 @@ import email.utils
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -34,6 +36,7 @@ from . import __version__
 from .catalog_import import KINDS, PROVENANCE_JSON
 from .errors import FetchError, InputError
 from .files import file_stem, max_input_bytes
+from .fmt import visible
 
 DEFAULT_URLS = {
     "openrouter": "https://openrouter.ai",
@@ -61,7 +64,12 @@ BACKOFF_S = 1.0  # PLANNER_FETCH_BACKOFF_S: the first wait; each retry waits twi
 BACKOFF_MAX_S = 30.0  # no backoff wait is longer
 RETRY_AFTER_MAX_S = 60.0  # PLANNER_FETCH_RETRY_AFTER_MAX_S: a longer Retry-After is cut to this
 CONCURRENCY = 4  # PLANNER_FETCH_CONCURRENCY: OpenRouter endpoints lists requested at once
+DEADLINE_S = 300.0  # PLANNER_FETCH_DEADLINE_S: the longest one attempt at a request may take, start to last byte
 RETRY_STATUS = {408, 429, 500, 502, 503, 504}
+MAX_REDIRECTS = 5  # redirects followed for one request; more is a failure (a loop)
+REDIRECT_STATUS = {301, 302, 303, 307, 308}
+SECRET_HEADERS = ("authorization", "x-api-key")  # sent only to the scheme, host and port configured
+NAME_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:~+-]{0,99}")  # one part of an OpenRouter model id saved as a file
 
 
 @dataclass(frozen=True)
@@ -73,18 +81,27 @@ class Settings:
     backoff_s: float = BACKOFF_S
     retry_after_max_s: float = RETRY_AFTER_MAX_S
     concurrency: int = CONCURRENCY
+    deadline_s: float = DEADLINE_S
 
 
-def _env_number(name: str, default: float, low: float, high: float, whole: bool = False) -> float:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
+def _number(option: str | None, given: float | None, env: str, default: float, low: float, high: float, whole=False):
+    """A setting: the option's value, else the environment variable's, else the default; a value that
+    is not a (whole) number from low to high (NaN and infinities included) is an input error naming
+    where it came from."""
+    if given is not None:
+        where, raw = option or env, str(given)
+    else:
+        where, raw = env, os.environ.get(env, "").strip()
+        if not raw:
+            return default
     try:
         value = int(raw) if whole else float(raw)
     except ValueError:
-        raise InputError.single(name, "", f"expected a {'whole ' if whole else ''}number, found {raw[:40]!r}") from None
-    if not low <= value <= high:
-        raise InputError.single(name, "", f"expected a number from {low:g} to {high:g}, found {raw[:40]!r}")
+        raise InputError.single(
+            where, "", f"expected a {'whole ' if whole else ''}number, found {raw[:40]!r}"
+        ) from None
+    if not low <= value <= high:  # (False for NaN)
+        raise InputError.single(where, "", f"expected a number from {low:g} to {high:g}, found {raw[:40]!r}")
     return value
 
 
@@ -105,21 +122,21 @@ def settings(
     retries: int | None = None,
     concurrency: int | None = None,
     sources: list[str] | tuple[str, ...] = KINDS,
+    deadline_s: float | None = None,
 ) -> Settings:
     """Options over environment variables over defaults, for the sources to fetch; a bad value is an
     input error naming it."""
     return Settings(
         {k: _url(k, urls.get(k)) for k in KINDS if k in sources},
-        timeout_s if timeout_s is not None else _env_number("PLANNER_FETCH_TIMEOUT_S", TIMEOUT_S, 0.001, 3600),
-        connect_timeout_s
-        if connect_timeout_s is not None
-        else _env_number("PLANNER_FETCH_CONNECT_TIMEOUT_S", CONNECT_TIMEOUT_S, 0.001, 600),
-        retries if retries is not None else int(_env_number("PLANNER_FETCH_RETRIES", RETRIES, 0, 20, whole=True)),
-        _env_number("PLANNER_FETCH_BACKOFF_S", BACKOFF_S, 0, 60),
-        _env_number("PLANNER_FETCH_RETRY_AFTER_MAX_S", RETRY_AFTER_MAX_S, 0, 3600),
-        concurrency
-        if concurrency is not None
-        else int(_env_number("PLANNER_FETCH_CONCURRENCY", CONCURRENCY, 1, 32, whole=True)),
+        _number("--timeout", timeout_s, "PLANNER_FETCH_TIMEOUT_S", TIMEOUT_S, 0.001, 3600),
+        _number(
+            "--connect-timeout", connect_timeout_s, "PLANNER_FETCH_CONNECT_TIMEOUT_S", CONNECT_TIMEOUT_S, 0.001, 600
+        ),
+        int(_number("--retries", retries, "PLANNER_FETCH_RETRIES", RETRIES, 0, 20, whole=True)),
+        _number(None, None, "PLANNER_FETCH_BACKOFF_S", BACKOFF_S, 0, 60),
+        _number(None, None, "PLANNER_FETCH_RETRY_AFTER_MAX_S", RETRY_AFTER_MAX_S, 0, 3600),
+        int(_number("--concurrency", concurrency, "PLANNER_FETCH_CONCURRENCY", CONCURRENCY, 1, 32, whole=True)),
+        _number("--deadline", deadline_s, "PLANNER_FETCH_DEADLINE_S", DEADLINE_S, 0.001, 86400),
     )
 
 
@@ -129,9 +146,10 @@ class Saved:
 
     path: str  # relative to the output folder, "/"-separated
     kind: str
-    url: str
+    url: str  # the URL asked for
     fetched_at: str  # UTC, ISO 8601 to the second
     body: bytes = field(repr=False)
+    served_by: str = ""  # the URL the bytes came from, after redirects ("" : the URL asked for)
 
     @property
     def sha256(self) -> str:
@@ -142,6 +160,7 @@ class Saved:
             "path": self.path,
             "kind": self.kind,
             "url": self.url,
+            "served_by": self.served_by or self.url,
             "fetched_at": self.fetched_at,
             "sha256": self.sha256,
             "bytes": len(self.body),
@@ -152,6 +171,7 @@ class Saved:
 class FetchResult:
     files: list[Saved]
     notes: list[str]  # what the user should know (a missing optional key), one line each
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (listed id, why) of entries not fetched
 
 
 class _Cancelled(Exception):
@@ -174,7 +194,7 @@ class _Client:
         timeout = httpx.Timeout(cfg.timeout_s, connect=cfg.connect_timeout_s)
         self.client = httpx.Client(
             timeout=timeout,
-            follow_redirects=True,
+            follow_redirects=False,  # followed by hand: _attempt
             headers={"User-Agent": f"planner/{__version__} (catalog fetch)", "Accept": "application/json"},
         )
 
@@ -202,8 +222,9 @@ class _Client:
             seconds = (when - datetime.now(UTC)).total_seconds()
         return min(max(seconds, 0.0), self.cfg.retry_after_max_s)
 
-    def get(self, url: str, kind: str, headers: dict[str, str] | None = None) -> tuple[bytes, str, object]:
-        """The body (bytes), when it arrived (UTC) and the parsed JSON; FetchError after the retries."""
+    def get(self, url: str, kind: str, headers: dict[str, str] | None = None) -> tuple[bytes, str, object, str]:
+        """The body (bytes), when it arrived (UTC), the parsed JSON and the URL it came from (after
+        redirects); FetchError after the retries."""
         httpx = self.httpx
         source = kind.split("-")[0]
         attempts = 1 + self.cfg.retries
@@ -213,18 +234,19 @@ class _Client:
                 raise _Cancelled
             wait_s = self._backoff(attempt)
             try:
-                with self.client.stream("GET", url, headers=headers or {}) as response:
-                    status = response.status_code
-                    if 200 <= status < 300:
-                        body = self._read(response, url)
-                        return body, _now(), _parse(body, url, kind)
-                    last = f"HTTP {status} {response.reason_phrase}".strip()
-                    if status not in RETRY_STATUS:
-                        raise FetchError(url, last, _todo_status(status, source))
-                    asked = self._retry_after(response)
-                    if asked is not None:
-                        wait_s = asked
-                        last += f" (Retry-After {response.headers.get('Retry-After', '').strip()[:40]})"
+                response, served_by, body = self._attempt(url, headers or {})
+                status = response.status_code
+                if 200 <= status < 300:
+                    return body, _now(), _parse(body, url, kind), served_by
+                last = f"HTTP {status} {response.reason_phrase}".strip()
+                if served_by != url:
+                    last += f" from {served_by[:120]} (redirected there)"
+                if status not in RETRY_STATUS:
+                    raise FetchError(url, last, _todo_status(status, source, moved=served_by != url))
+                asked = self._retry_after(response)
+                if asked is not None:
+                    wait_s = asked
+                    last += f" (Retry-After {response.headers.get('Retry-After', '').strip()[:40]})"
             except httpx.TimeoutException as exc:
                 phase = "connecting" if isinstance(exc, httpx.ConnectTimeout) else "waiting for the answer"
                 limit = self.cfg.connect_timeout_s if isinstance(exc, httpx.ConnectTimeout) else self.cfg.timeout_s
@@ -233,12 +255,46 @@ class _Client:
                 last = f"could not connect ({_reason(exc)})"
             except httpx.TransportError as exc:
                 last = f"the connection broke ({_reason(exc)})"
+            except _TooSlow:
+                last = f"the answer took longer than the {self.cfg.deadline_s:g} s deadline"
             if attempt < attempts:
                 self._wait(wait_s)
         tries = f"after {attempts} attempt{'s' if attempts > 1 else ''}"
         raise FetchError(url, f"{last} {tries}", _todo_after(last, source))
 
-    def _read(self, response, url: str) -> bytes:
+    def _attempt(self, url: str, headers: dict[str, str]):
+        """One attempt: GET, following at most MAX_REDIRECTS redirects by hand, so that a secret header
+        (an API key) never goes to another scheme, host or port than the URL configured; the body of a
+        2xx answer read within the deadline. Returns the last response, its URL and the body."""
+        started = time.monotonic()
+        origin = _origin(self.httpx.URL(url))
+        current, sent = url, dict(headers)
+        for _ in range(MAX_REDIRECTS + 1):
+            with self.client.stream("GET", current, headers=sent) as response:
+                location = response.headers.get("Location", "").strip()
+                if response.status_code not in REDIRECT_STATUS or not location:
+                    ok = 200 <= response.status_code < 300
+                    return response, current, self._read(response, url, started) if ok else b""
+                try:
+                    target = response.url.join(location)
+                except self.httpx.InvalidURL:
+                    raise FetchError(
+                        url, f"redirected to an invalid address {location[:80]!r}", "check the URL"
+                    ) from None
+            if target.scheme not in ("http", "https"):
+                raise FetchError(url, f"redirected to a {target.scheme!r} address, not http(s)", "check the URL")
+            if _origin(target) != origin:  # the key stays with the host it was configured for
+                sent = {k: v for k, v in sent.items() if k.lower() not in SECRET_HEADERS}
+            current = str(target)
+            if time.monotonic() - started > self.cfg.deadline_s:
+                raise _TooSlow
+        raise FetchError(
+            url,
+            f"more than {MAX_REDIRECTS} redirects (last to {current[:120]}): a redirect loop",
+            "check the URL, or point it at the final address",
+        )
+
+    def _read(self, response, url: str, started: float) -> bytes:
         chunks, size = [], 0
         for chunk in response.iter_bytes():
             size += len(chunk)
@@ -251,7 +307,19 @@ class _Client:
             chunks.append(chunk)
             if self.stop.is_set():
                 raise _Cancelled
+            if time.monotonic() - started > self.cfg.deadline_s:
+                raise _TooSlow
         return b"".join(chunks)
+
+
+class _TooSlow(Exception):
+    """An attempt went on past the deadline (a server that drips its answer)."""
+
+
+def _origin(url) -> tuple[str, str, int | None]:
+    """Scheme, host and port (the default port spelled out): what a credential is configured for."""
+    port = url.port or {"http": 80, "https": 443}.get(url.scheme)
+    return url.scheme, url.host, port
 
 
 def _reason(exc: Exception) -> str:
@@ -263,7 +331,9 @@ def _where_to_set(kind: str) -> str:
     return f"{URL_OPTION[kind]} or {URL_ENV[kind]}"
 
 
-def _todo_status(status: int, kind: str) -> str:
+def _todo_status(status: int, kind: str, moved: bool = False) -> str:
+    if status in (401, 403) and moved:
+        return "the server redirected the request to another address, where the key is not sent: use the final URL"
     if status in (401, 403):
         if kind == "aa":
             return f"the key was refused: check {AA_KEY_ENV} ({AA_KEY_HELP})"
@@ -280,6 +350,8 @@ def _todo_after(last: str, kind: str) -> str:
         return f"check the network connection and the URL ({_where_to_set(kind)}), then fetch again"
     if last.startswith("timed out"):
         return "try again later, or give the server longer with --timeout (PLANNER_FETCH_TIMEOUT_S)"
+    if "deadline" in last:
+        return "try again later, or allow longer with --deadline (PLANNER_FETCH_DEADLINE_S)"
     if "HTTP 429" in last:
         extra = " (the free Artificial Analysis API allows 1,000 requests a day)" if kind == "aa" else ""
         return f"rate limited{extra}: try again later"
@@ -379,6 +451,7 @@ def fetch_sources(
     stop = threading.Event()
     client = _Client(cfg, stop)
     saved: list[Saved] = []
+    skipped: list[tuple[str, str]] = []
     try:
         for source in dict.fromkeys(sources):
             if source == "litellm":
@@ -392,42 +465,63 @@ def fetch_sources(
                 saved.append(_one(client, url, "aa", "aa/llms_models.json", {"x-api-key": key}))
                 step()
             elif source == "openrouter":
-                saved += _openrouter(client, cfg, {"Authorization": f"Bearer {or_key}"} if or_key else {}, grow, step)
+                auth = {"Authorization": f"Bearer {or_key}"} if or_key else {}
+                files, skipped = _openrouter(client, cfg, auth, grow, step)
+                saved += files
     except BaseException:
         stop.set()
         raise
     finally:
         client.close()
-    _install(out, saved)
-    return FetchResult(saved, notes)
+    for mid, why in skipped:
+        notes.append(f"skipped: OpenRouter model {mid!r}: {why}")
+    _install(out, saved, skipped)
+    return FetchResult(saved, notes, skipped)
 
 
 def _one(client: _Client, url: str, kind: str, path: str, headers: dict | None = None) -> Saved:
     shape = kind if kind != "openrouter" else "openrouter-models"
-    body, when, _ = client.get(url, shape, headers)
-    return Saved(path, kind.split("-")[0], url, when, body)
+    body, when, _, served_by = client.get(url, shape, headers)
+    return Saved(path, kind.split("-")[0], url, when, body, served_by)
 
 
-def _openrouter(client: _Client, cfg: Settings, headers: dict, grow, step) -> list[Saved]:
-    """The models listing, the providers listing and every listed model's endpoints (a few at once)."""
+def endpoint_path(model_id: object) -> tuple[str | None, str]:
+    """Where an OpenRouter model's endpoints list is saved ("author/slug" -> its file under the output
+    folder), or None and why when the listed id cannot name a file safely (a server's data, not the
+    user's: such an entry is skipped and listed, never a failure of --out)."""
+    if not isinstance(model_id, str):
+        return None, f"the id is not text ({type(model_id).__name__})"
+    parts = model_id.split("/")
+    if len(parts) != 2 or not all(NAME_PART.fullmatch(p) for p in parts):
+        return None, (
+            "the id is not author/slug of letters, digits and . _ : ~ + - (at most 100 each, not starting with a dot)"
+        )
+    return f"openrouter/endpoints/{file_stem(parts[0])}/{file_stem(parts[1])}.json", ""
+
+
+def _openrouter(client: _Client, cfg: Settings, headers: dict, grow, step) -> tuple[list[Saved], list]:
+    """The models listing, the providers listing and every listed model's endpoints (a few at once);
+    and the listed ids skipped, with why."""
     base = cfg.urls["openrouter"]
     grow(2)
-    body, when, models = client.get(base + OPENROUTER_MODELS, "openrouter-models", headers)
-    saved = [Saved("openrouter/models.json", "openrouter", base + OPENROUTER_MODELS, when, body)]
+    body, when, models, served_by = client.get(base + OPENROUTER_MODELS, "openrouter-models", headers)
+    saved = [Saved("openrouter/models.json", "openrouter", base + OPENROUTER_MODELS, when, body, served_by)]
     step()
-    body, when, _ = client.get(base + OPENROUTER_PROVIDERS, "openrouter-providers", headers)
-    saved.append(Saved("openrouter/providers.json", "openrouter", base + OPENROUTER_PROVIDERS, when, body))
+    body, when, _, served_by = client.get(base + OPENROUTER_PROVIDERS, "openrouter-providers", headers)
+    saved.append(Saved("openrouter/providers.json", "openrouter", base + OPENROUTER_PROVIDERS, when, body, served_by))
     step()
     jobs: dict[str, str] = {}  # file -> URL, one per listed model id "author/slug"
+    skipped: list[tuple[str, str]] = []
     for m in models["data"]:
         mid = m.get("id") if isinstance(m, dict) else None
-        if not isinstance(mid, str) or mid.count("/") < 1 or mid.startswith("/") or mid.endswith("/"):
+        path, why = endpoint_path(mid)
+        if path is None:
+            skipped.append((str(mid)[:200], why))
             continue
-        author, slug = mid.split("/", 1)
-        path = f"openrouter/endpoints/{file_stem(author)}/{file_stem(slug)}.json"
-        n = 2
+        author, slug = mid.split("/")
+        n, stem = 2, path[: -len(".json")]
         while path in jobs:  # two ids that make one file name ("a:b" and "a_b")
-            path = f"openrouter/endpoints/{file_stem(author)}/{file_stem(slug)}-{n}.json"
+            path = f"{stem}-{n}.json"
             n += 1
         jobs[path] = base + OPENROUTER_ENDPOINTS.format(author=quote(author, safe=""), slug=quote(slug, safe=":"))
     grow(len(jobs))
@@ -439,19 +533,19 @@ def _openrouter(client: _Client, cfg: Settings, headers: dict, grow, step) -> li
             while pending:
                 done, pending = wait(pending, timeout=0.2, return_when=FIRST_EXCEPTION)
                 for f in done:
-                    body, when, _ = f.result()  # a failure stops the run: the others are cancelled
+                    body, when, _, served_by = f.result()  # a failure stops the run: the others are cancelled
                     path = futures[f]
-                    results[path] = Saved(path, "openrouter", jobs[path], when, body)
+                    results[path] = Saved(path, "openrouter", jobs[path], when, body, served_by)
                     step()
         except BaseException:
             client.stop.set()
             for f in pending:
                 f.cancel()
             raise
-    return saved + [results[p] for p in jobs]  # the listing's order, whatever order they arrived in
+    return saved + [results[p] for p in jobs], skipped  # the listing's order, whatever order they arrived in
 
 
-def provenance_md(saved: list[Saved]) -> str:
+def provenance_md(saved: list[Saved], skipped: list[tuple[str, str]] = ()) -> str:
     lines = [
         "# Provenance",
         "",
@@ -463,15 +557,27 @@ def provenance_md(saved: list[Saved]) -> str:
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for s in saved:
-        lines.append(f"| `{s.path}` | {s.kind} | {s.url} | {s.fetched_at} | `{s.sha256}` | {len(s.body)} |")
+        url = _md(s.url) + (f" (served by {_md(s.served_by)})" if s.served_by and s.served_by != s.url else "")
+        lines.append(f"| `{s.path}` | {s.kind} | {url} | {s.fetched_at} | `{s.sha256}` | {len(s.body)} |")
+    if skipped:
+        lines += ["", "Listed but not fetched (an id that cannot name a file safely):", ""]
+        lines += [f"- `{_md(mid)}`: {why}" for mid, why in skipped]
     return "\n".join(lines) + "\n"
 
 
-def provenance_json(saved: list[Saved]) -> str:
-    return json.dumps({"fetched_by": f"planner {__version__}", "files": [s.record() for s in saved]}, indent=1) + "\n"
+def _md(text: str) -> str:
+    """Text from a server in a Markdown table cell: one line, no cell break, no code-span break."""
+    return visible(text, 300).replace("|", "\\|").replace("`", "'")
 
 
-def _install(out: Path, saved: list[Saved]) -> None:
+def provenance_json(saved: list[Saved], skipped: list[tuple[str, str]] = ()) -> str:
+    record = {"fetched_by": f"planner {__version__}", "files": [s.record() for s in saved]}
+    if skipped:
+        record["skipped"] = [{"id": mid, "why": why} for mid, why in skipped]
+    return json.dumps(record, indent=1) + "\n"
+
+
+def _install(out: Path, saved: list[Saved], skipped: list[tuple[str, str]] = ()) -> None:
     """Write every file into a hidden folder beside `out`, then put it in `out`'s place: the former
     folder (a former fetch) or the whole new one."""
     parent = out.parent if str(out.parent) else Path(".")
@@ -488,8 +594,8 @@ def _install(out: Path, saved: list[Saved]) -> None:
             target = stage / s.path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(s.body)
-        (stage / PROVENANCE_JSON).write_text(provenance_json(saved), encoding="utf-8")
-        (stage / PROVENANCE_MD).write_text(provenance_md(saved), encoding="utf-8")
+        (stage / PROVENANCE_JSON).write_text(provenance_json(saved, skipped), encoding="utf-8")
+        (stage / PROVENANCE_MD).write_text(provenance_md(saved, skipped), encoding="utf-8")
         os.chmod(stage, 0o777 & ~_umask())
         if out.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=parent))

@@ -12,6 +12,7 @@ from typing import Any
 from .errors import InputError
 
 MAX_MB_DEFAULT = 64  # input files larger than this are refused; PLANNER_MAX_FILE_MB raises the limit
+MAX_MB_MOST = 1_000_000  # the largest limit PLANNER_MAX_FILE_MB may set (a terabyte)
 
 
 def max_input_bytes() -> int:
@@ -20,10 +21,14 @@ def max_input_bytes() -> int:
     try:
         mb = float(raw) if raw.strip() else MAX_MB_DEFAULT
     except ValueError:
+        mb = float("nan")
+    if not 0 < mb <= MAX_MB_MOST:  # (False for NaN)
         raise InputError.single(
-            "PLANNER_MAX_FILE_MB", "", f"expected a number of megabytes, found {raw[:40]!r}"
-        ) from None
-    return int(mb * 1024 * 1024)
+            "PLANNER_MAX_FILE_MB",
+            "",
+            f"expected a number of megabytes above 0, up to {MAX_MB_MOST:,}, found {raw[:40]!r}",
+        )
+    return max(1, int(mb * 1024 * 1024))
 
 
 def regular_file(path: str | Path, what: str = "a file") -> os.stat_result:

@@ -416,3 +416,139 @@ def test_without_artificial_analysis_the_endpoints_still_make_a_catalog(server, 
     workloads.write_text(yaml.safe_dump({"name": "live", "catalog": [str(catalog), "ours.yaml"], "workloads": [chat]}))
     solved = runner.invoke(app, ["solve", str(workloads), "--out", str(tmp_path / "r2")])
     assert solved.exit_code == 0, solved.output
+
+
+# ----------------------------------------------------------------------------- hostile servers (issue 25)
+
+
+@pytest.fixture
+def other(httpd):
+    """A second local server: another port, so another origin, than the configured one."""
+    second = HTTPServer(host="127.0.0.1", port=0, threaded=True)
+    second.start()
+    yield second
+    second.clear()
+    second.stop()
+
+
+def test_a_cross_origin_redirect_never_carries_the_key(server, other, tmp_path):
+    """httpx strips only Authorization on a redirect to another host; the Artificial Analysis key
+    travels in x-api-key. Now no secret header follows a redirect that changes scheme, host or port, and
+    the provenance records where the bytes came from."""
+    body = (FIX / "aa" / "llms_models.json").read_bytes()
+    elsewhere = f"http://127.0.0.1:{other.port}/copy/models.json"
+    server.expect_request("/api/v2/data/llms/models").respond_with_data("", status=302, headers={"Location": elsewhere})
+    other.expect_request("/copy/models.json").respond_with_data(body, content_type="application/json")
+    out = tmp_path / "live"
+    result = fetch("aa", "--out", str(out), env={"OPENROUTER_API_KEY": "sk-or-secret"})
+    assert result.exit_code == 0, result.output
+    (request, _), (moved, _) = server.log[0], other.log[0]
+    assert request.headers.get("x-api-key") == KEY
+    assert "x-api-key" not in moved.headers and "Authorization" not in moved.headers
+    record = json.loads((out / "PROVENANCE.json").read_text())["files"][0]
+    assert record["url"].endswith("/api/v2/data/llms/models") and record["served_by"] == elsewhere
+    assert f"(served by {elsewhere})" in (out / "PROVENANCE.md").read_text()
+    assert (out / "aa" / "llms_models.json").read_bytes() == body
+
+
+def test_a_same_origin_redirect_keeps_the_key_and_a_refusal_after_a_move_says_so(server, other, tmp_path):
+    body = (FIX / "aa" / "llms_models.json").read_bytes()
+    server.expect_request("/api/v2/data/llms/models").respond_with_data("", status=308, headers={"Location": "/v3/m"})
+    server.expect_request("/v3/m", headers={"x-api-key": KEY}).respond_with_data(body, content_type="application/json")
+    assert fetch("aa", "--out", str(tmp_path / "a")).exit_code == 0
+    server.clear()
+    there = f"http://127.0.0.1:{other.port}/m"
+    server.expect_request("/api/v2/data/llms/models").respond_with_data("", status=307, headers={"Location": there})
+    other.expect_request("/m").respond_with_data("no key", status=401)
+    result = fetch("aa", "--out", str(tmp_path / "b"))
+    assert result.exit_code == 4 and "redirected" in one_line(result) and "key is not sent" in one_line(result)
+    assert all("x-api-key" not in r.headers for r, _ in other.log)
+
+
+def test_a_redirect_loop_and_a_redirect_off_http_exit_4(server, tmp_path):
+    server.expect_request("/litellm/model_prices_and_context_window.json").respond_with_data(
+        "", status=302, headers={"Location": "/litellm/model_prices_and_context_window.json"}
+    )
+    out = tmp_path / "live"
+    result = fetch("litellm", "--out", str(out))
+    assert result.exit_code == 4 and "redirect loop" in one_line(result)
+    nothing_written(out)
+    server.clear()
+    server.expect_request("/litellm/model_prices_and_context_window.json").respond_with_data(
+        "", status=301, headers={"Location": "file:///etc/passwd"}
+    )
+    result = fetch("litellm", "--out", str(out))
+    assert result.exit_code == 4 and "not http(s)" in one_line(result)
+
+
+def test_a_server_that_drips_its_answer_meets_the_deadline(server, tmp_path):
+    """One byte every 0.2 s never trips the per-read timeout; the deadline per attempt ends it, exit 4."""
+
+    def drip(request):
+        def body():
+            for ch in '{"gpt-x": {"mode": "chat"}}':
+                time.sleep(0.2)
+                yield ch.encode()
+
+        return Response(body(), content_type="application/json")
+
+    server.expect_request("/litellm/model_prices_and_context_window.json").respond_with_handler(drip)
+    out = tmp_path / "live"
+    started = time.monotonic()
+    result = fetch("litellm", "--out", str(out), "--deadline", "0.5", "--retries", "0")
+    assert result.exit_code == 4 and time.monotonic() - started < 3
+    line = one_line(result)
+    assert "longer than the 0.5 s deadline" in line and "--deadline" in line
+    nothing_written(out)
+    time.sleep(1.2)  # the server's handler finishes before the next test
+
+
+@pytest.mark.parametrize(
+    "args, env, named",
+    [
+        (["--timeout", "inf"], {}, "--timeout"),
+        (["--deadline", "nan"], {}, "--deadline"),
+        ([], {"PLANNER_FETCH_TIMEOUT_S": "inf"}, "PLANNER_FETCH_TIMEOUT_S"),
+        ([], {"PLANNER_FETCH_DEADLINE_S": "-1"}, "PLANNER_FETCH_DEADLINE_S"),
+        ([], {"PLANNER_MAX_FILE_MB": "nan"}, "PLANNER_MAX_FILE_MB"),
+        ([], {"PLANNER_MAX_FILE_MB": "inf"}, "PLANNER_MAX_FILE_MB"),
+        ([], {"PLANNER_MAX_FILE_MB": "-1"}, "PLANNER_MAX_FILE_MB"),
+    ],
+)
+def test_bad_settings_are_one_line_exit_2(server, tmp_path, args, env, named):
+    serve(server, "litellm")
+    out = tmp_path / "live"
+    result = fetch("litellm", "--out", str(out), *args, env=env)
+    assert result.exit_code == 2, result.output
+    assert one_line(result).startswith(named) and "expected" in one_line(result)
+    nothing_written(out)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "0"])
+def test_a_bad_file_size_limit_is_exit_2_on_every_command(value, monkeypatch):
+    monkeypatch.setenv("PLANNER_MAX_FILE_MB", value)
+    result = runner.invoke(app, ["catalog", "validate", str(DATA / "tiny-catalog.yaml")])
+    assert result.exit_code == 2 and one_line(result).startswith("PLANNER_MAX_FILE_MB: expected a number of megabytes")
+
+
+def test_a_hostile_model_id_in_the_listing_is_skipped_and_listed(server, tmp_path):
+    """A listed id that cannot name a file ('../x', 300 characters) is the server's data, not the user's
+    --out: the entry is skipped and listed (stderr, PROVENANCE), the rest fetched."""
+    listing = json.loads((FIX / "openrouter" / "models.json").read_bytes())
+    hostile = ["../x", "a/" + "b" * 300, "a/b/c", "/x", {"no": "id"}]
+    listing["data"] += [({"id": h} if isinstance(h, str) else h) for h in hostile]
+    for path, name in OPENROUTER.items():
+        if path == "/api/v1/models":
+            server.expect_request(path).respond_with_json(listing)
+        else:
+            server.expect_request(path).respond_with_data((FIX / name).read_bytes(), content_type="application/json")
+    out = tmp_path / "live"
+    result = fetch("openrouter", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count("skipped: OpenRouter model") == len(hostile)
+    skipped = json.loads((out / "PROVENANCE.json").read_text())["skipped"]
+    assert [s["id"] for s in skipped][:3] == ["../x", "a/" + "b" * 198, "a/b/c"]
+    assert len(list((out / "openrouter" / "endpoints").rglob("*.json"))) == len(OPENROUTER) - 2
+    assert not (tmp_path / "x").exists() and not (out / "openrouter" / "x").exists()
+    imported = runner.invoke(app, ["catalog", "import", str(out), "--out", str(tmp_path / "c.yaml")])
+    assert imported.exit_code == 0, imported.output
