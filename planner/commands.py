@@ -3,12 +3,11 @@ line and calls one of these; each returns the exit code (0 done, 3 no feasible p
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 from .errors import InputError
-from .files import check_targets, discard, file_stem, write_all
+from .files import Outputs, check_targets, file_stem, write_all
 from .fmt import json_text, ordinal, visible
 from .load import load_catalog, load_inputs, load_scenario
 from .timing import deadline, timed
@@ -140,26 +139,21 @@ def whatif(
     report = out / f"{stem}.whatif.html"
     check_targets([*paths, report], out)
     base, start = solve_base(inputs, solver)
-    made_out = not out.exists()
-    _out_folder(out)
-    outcomes: list = []
-    try:
+    with Outputs() as outputs:
+        outputs.folder(out)
         bar, step = progress(len(applied), "scenarios")
-        with bar:  # the workers leave each plan file beside its path; all are renamed into place at the end
-            outcomes = solve_scenarios(
-                base, start, applied, solver, review=review, jobs=jobs, progress=step, paths=paths
-            )
-        results = [(o.scenario, o, o.comparison) for o in outcomes]
-        html = render_whatif_report(base, results)
+        try:
+            with bar:  # the workers leave each plan file beside its path; all are renamed into place at the end
+                outcomes = solve_scenarios(
+                    base, start, applied, solver, review=review, jobs=jobs, progress=step, paths=paths
+                )
+        except OSError as exc:  # a worker could not stage its plan file
+            raise InputError.single(str(out), "--out", f"cannot be written: {exc.strerror or exc}") from None
         for o, path in zip(outcomes, paths):
-            os.replace(o.staged, path)
-        write_all({report: html})
-    except OSError as exc:
-        _unstage(outcomes, out, made_out)
-        raise InputError.single(str(out), "--out", f"cannot be written: {exc.strerror or exc}") from None
-    except BaseException:
-        _unstage(outcomes, out, made_out)
-        raise
+            outputs.adopt(path, o.staged)
+        results = [(o.scenario, o, o.comparison) for o in outcomes]
+        outputs.add(report, render_whatif_report(base, results))
+        outputs.commit()
     print_whatif(base, results, report)
     return EXIT_OK if all(o.status == "optimal" for o in outcomes) and base.status == "optimal" else EXIT_INFEASIBLE
 
@@ -180,18 +174,6 @@ def _check_scenario_names(scenarios: list) -> None:
                 f"({other[1]}): '/' and ':' become '_' in file names; rename one",
             )
         seen[file_stem(sc.name)] = (sc.name, file)
-
-
-def _unstage(outcomes: list, out: Path, made_out: bool) -> None:
-    """After a failed what-if run: no staged plan file left behind, nor the output folder it made."""
-    for o in outcomes:
-        if o.staged and os.path.exists(o.staged):
-            discard(o.staged)
-    if made_out:
-        try:
-            out.rmdir()  # only when empty
-        except OSError:
-            pass
 
 
 def frontier(workloads: Path, catalog: Path | None, workload: str | None, points: int, out: Path) -> int:

@@ -21,7 +21,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import tempfile
 import threading
 import time
@@ -35,7 +34,7 @@ from urllib.parse import quote
 from . import __version__
 from .catalog_import import KINDS, PROVENANCE_JSON
 from .errors import FetchError, InputError
-from .files import file_stem, max_input_bytes
+from .files import Outputs, file_stem, max_input_bytes, umask
 from .fmt import visible
 
 DEFAULT_URLS = {
@@ -578,60 +577,23 @@ def provenance_json(saved: list[Saved], skipped: list[tuple[str, str]] = ()) -> 
 
 
 def _install(out: Path, saved: list[Saved], skipped: list[tuple[str, str]] = ()) -> None:
-    """Write every file into a hidden folder beside `out`, then put it in `out`'s place: the former
-    folder (a former fetch) or the whole new one."""
-    parent = out.parent if str(out.parent) else Path(".")
-    made = [p for p in [parent, *parent.parents] if not p.exists()]
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-        stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.fetch-", dir=parent))
-    except OSError as exc:
-        _unmake(made)
-        raise InputError.single(str(out), "--out", f"cannot be written: {exc.strerror or exc}") from None
-    old: Path | None = None
-    try:
-        for s in saved:
-            target = stage / s.path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(s.body)
-        (stage / PROVENANCE_JSON).write_text(provenance_json(saved, skipped), encoding="utf-8")
-        (stage / PROVENANCE_MD).write_text(provenance_md(saved, skipped), encoding="utf-8")
-        os.chmod(stage, 0o777 & ~_umask())
-        if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=parent))
-            os.replace(out, old / "x")
+    """Write every file into a hidden folder beside `out`, then put it in `out`'s place (files.Outputs):
+    the former folder (a former fetch) or the whole new one."""
+    with Outputs() as outputs:
+        parent = outputs.folder(out.parent if str(out.parent) else Path("."))
         try:
-            os.replace(stage, out)
-        except BaseException:
-            if old is not None:
-                os.replace(old / "x", out)
-            raise
-    except OSError as exc:
-        shutil.rmtree(stage, ignore_errors=True)
-        _unmake(made)
-        raise InputError.single(str(out), "--out", f"cannot be written: {exc.strerror or exc}") from None
-    except BaseException:
-        shutil.rmtree(stage, ignore_errors=True)
-        _unmake(made)
-        raise
-    finally:
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-
-
-def _unmake(made: list[Path]) -> None:
-    """Remove the folders a failed run made (only when empty)."""
-    for p in made:
-        try:
-            p.rmdir()
-        except OSError:
-            pass
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+            stage = Path(tempfile.mkdtemp(prefix=f".{out.name[:40]}.fetch-", dir=parent))
+            outputs.adopt(out, stage)
+            for s in saved:
+                target = stage / s.path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(s.body)
+            (stage / PROVENANCE_JSON).write_text(provenance_json(saved, skipped), encoding="utf-8")
+            (stage / PROVENANCE_MD).write_text(provenance_md(saved, skipped), encoding="utf-8")
+            os.chmod(stage, 0o777 & ~umask())
+        except OSError as exc:
+            raise InputError.single(str(out), "--out", f"cannot be written: {exc.strerror or exc}") from None
+        outputs.commit()
 
 
 def summary(out: Path, result: FetchResult, seconds: float) -> str:

@@ -4,6 +4,7 @@ beside its target and is renamed into place."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import tempfile
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 from .errors import InputError
 
 MAX_MB_DEFAULT = 64  # input files larger than this are refused; PLANNER_MAX_FILE_MB raises the limit
+STEM_MAX_BYTES = 200  # a name in an output file name: with its suffixes, under the usual 255-byte limit
 MAX_MB_MOST = 1_000_000  # the largest limit PLANNER_MAX_FILE_MB may set (a terabyte)
 
 
@@ -76,6 +78,13 @@ def file_stem(name: str, source: str = "", field: str = "name") -> str:
     """A plan or scenario name made one file-name component ('/' and ':' become '_'); a name that
     would give an empty, hidden or unprintable file name is an input error naming where it came from."""
     stem = name.replace("/", "_").replace(":", "_").replace("\\", "_")
+    if len(stem.encode("utf-8")) > STEM_MAX_BYTES:
+        raise InputError.single(
+            source or "name",
+            field,
+            f"{name[:60]!r}... is {len(stem.encode('utf-8'))} bytes, too long to name an output file; "
+            f"expected at most {STEM_MAX_BYTES} bytes",
+        )
     if not stem or stem.startswith(".") or not stem.isprintable():
         shown = repr(name[:60])
         raise InputError.single(
@@ -94,7 +103,7 @@ def stage(path: str | Path, content: str | bytes, tag: str = "") -> str:
     mode = "wb" if isinstance(content, bytes) else "w"
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{tag}", dir=path.parent)
     try:
-        os.chmod(tmp, 0o666 & ~_umask())
+        os.chmod(tmp, 0o666 & ~umask())
         with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as fh:
             fh.write(content)
     except BaseException:
@@ -111,17 +120,102 @@ def discard(tmp: str) -> None:
         pass
 
 
-def write_atomic(path: str | Path, content: str | bytes) -> None:
-    """Write to a temporary file beside the target, then rename: the old file or the whole new one."""
-    tmp = stage(path, content)
-    try:
-        os.replace(tmp, path)
-    except BaseException:
-        discard(tmp)
-        raise
+class Outputs:
+    """A set of outputs (files, or a folder staged whole) written whole or not at all: each is staged
+    beside its target first; `commit` then moves each former target aside, renames the staged one into
+    place, and only when every rename succeeded removes what it moved aside. A failure anywhere (a name
+    too long, a full disk, Ctrl-C) puts every former target back and leaves no staged file and no
+    folder it made. Used as a context manager, leaving the block with an exception discards it all."""
+
+    def __init__(self) -> None:
+        self._staged: list[tuple[Path, str]] = []  # (target, staged file or folder beside it)
+        self._made: list[Path] = []  # folders made for the targets, deepest first
+
+    def __enter__(self) -> Outputs:
+        return self
+
+    def __exit__(self, kind, exc, tb) -> None:
+        if kind is not None:
+            self.discard()
+
+    def folder(self, path: str | Path, target: Path | None = None) -> Path:
+        """Make the folder a target goes in (and its parents), remembered to be removed on failure."""
+        path = Path(path)
+        missing = [p for p in [path, *path.parents] if not p.exists()]
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise _unwritable(target or path, exc) from None
+        self._made += [p for p in missing if p not in self._made]
+        return path
+
+    def add(self, path: str | Path, content: str | bytes, tag: str = "") -> None:
+        """Stage one file's content beside its target."""
+        path = Path(path)
+        self.folder(path.parent, path)
+        try:
+            self._staged.append((path, stage(path, content, tag)))
+        except OSError as exc:
+            raise _unwritable(path, exc) from None
+
+    def adopt(self, path: str | Path, staged: str | Path) -> None:
+        """A file or folder the caller staged beside `path` (a worker's plan, a fetched folder)."""
+        self._staged.append((Path(path), str(staged)))
+
+    def commit(self) -> None:
+        done: list[tuple[Path, str | None, bool]] = []  # (target, folder its former self is in, renamed)
+        path = Path(".")
+        try:
+            for path, tmp in self._staged:
+                old = None
+                if os.path.lexists(path):
+                    old = tempfile.mkdtemp(prefix=f".{path.name[:40]}.old-", dir=path.parent)
+                    os.replace(path, os.path.join(old, "x"))
+                done.append((path, old, False))
+                os.replace(tmp, path)
+                done[-1] = (path, old, True)
+        except BaseException as exc:
+            for target, old, renamed in reversed(done):
+                if renamed:
+                    _remove(str(target))
+                if old is not None:
+                    os.replace(os.path.join(old, "x"), target)
+                    os.rmdir(old)
+            self.discard()
+            if isinstance(exc, OSError):
+                raise _unwritable(path, exc) from None
+            raise
+        for _, old, _ in done:
+            if old is not None:
+                _remove(old)
+        self._staged, self._made = [], []
+
+    def discard(self) -> None:
+        """Remove every staged file and every folder made for the targets (only when empty)."""
+        for _, tmp in self._staged:
+            _remove(tmp)
+        self._staged = []
+        for folder in sorted(self._made, key=lambda p: len(p.parts), reverse=True):
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
+        self._made = []
 
 
-def _umask() -> int:
+def _remove(path: str) -> None:
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        discard(path)
+
+
+def _unwritable(path: Path, exc: OSError) -> InputError:
+    return InputError.single(str(path), "--out", f"cannot be written: {exc.strerror or exc}")
+
+
+def umask() -> int:
+    """The process's umask (read without changing it for long)."""
     mask = os.umask(0)
     os.umask(mask)
     return mask
@@ -130,19 +224,18 @@ def _umask() -> int:
 def check_targets(paths, out: Path | None = None) -> None:
     """Before any work or write: --out is a folder (or can be made one) and no folder stands where an
     output file goes."""
-    if out is not None and out.exists() and not out.is_dir():
+    if out is not None and os.path.exists(out) and not os.path.isdir(out):
         raise InputError.single(str(out), "--out", "exists and is not a folder")
     for path in paths:
-        if Path(path).is_dir():
+        if os.path.isdir(path):  # (False for a name the file system cannot hold: staging then says why)
             raise InputError.single(str(path), "--out", "a folder stands where this file goes; move it or choose --out")
 
 
 def write_all(files: dict[Path, Any]) -> None:
-    """Write several outputs so that none is half-written: render all first, check that every target
-    can be a file, then rename each into place."""
+    """Write several outputs whole or not at all (Outputs): every target checked, every file staged,
+    then each renamed into place."""
     check_targets(files)
-    for path, content in files.items():
-        try:
-            write_atomic(path, content)
-        except OSError as exc:
-            raise InputError.single(str(path), "--out", f"cannot be written: {exc.strerror or exc}") from None
+    with Outputs() as outputs:
+        for path, content in files.items():
+            outputs.add(path, content)
+        outputs.commit()

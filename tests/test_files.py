@@ -7,7 +7,7 @@ import stat
 import pytest
 
 from planner.errors import InputError
-from planner.files import discard, file_stem, stage, write_all, write_atomic
+from planner.files import Outputs, discard, file_stem, stage, write_all
 
 
 def test_file_stem_makes_a_name_one_path_component():
@@ -27,10 +27,10 @@ def test_a_staged_file_is_hidden_beside_its_target_until_renamed(tmp_path):
     assert list(target.parent.iterdir()) == []
 
 
-def test_write_atomic_replaces_the_whole_file(tmp_path):
+def test_write_all_replaces_the_whole_file(tmp_path):
     path = tmp_path / "out.txt"
-    write_atomic(path, "old")
-    write_atomic(path, b"new bytes")
+    write_all({path: "old"})
+    write_all({path: b"new bytes"})
     assert path.read_bytes() == b"new bytes"
     assert [p.name for p in tmp_path.iterdir()] == ["out.txt"]
 
@@ -41,4 +41,82 @@ def test_write_all_says_which_file_cannot_be_written(tmp_path):
     with pytest.raises(InputError) as err:
         write_all({tmp_path / "ok.txt": "fine", blocker / "sub" / "x.txt": "never"})
     assert str(err.value).startswith(str(blocker / "sub" / "x.txt") + ": --out: cannot be written")
-    assert (tmp_path / "ok.txt").read_text() == "fine"
+    assert not (tmp_path / "ok.txt").exists()  # a set of outputs is written whole or not at all (issue 25)
+
+
+# ----------------------------------------------------------------------------- one set, whole or nothing (issue 25)
+
+
+def test_a_name_too_long_for_the_file_system_leaves_the_former_files_as_they_were(tmp_path):
+    """A workloads file naming a distribution file that was never written: the rename of the second
+    output failed after the first was in place. Now every output is staged before any is renamed."""
+    (tmp_path / "w.yaml").write_text("former")
+    with pytest.raises(InputError) as err:
+        write_all({tmp_path / "w.yaml": "new", tmp_path / ("d" * 300 + ".csv"): "rows"})
+    assert "cannot be written" in str(err.value) and "too long" in str(err.value)
+    assert [p.name for p in tmp_path.iterdir()] == ["w.yaml"] and (tmp_path / "w.yaml").read_text() == "former"
+
+
+def test_a_failed_rename_puts_every_former_output_back(tmp_path, monkeypatch):
+    for name in ("a", "b", "c"):
+        (tmp_path / name).write_text(f"former {name}")
+    real, calls = os.replace, []
+
+    def failing(src, dst):
+        calls.append(dst)
+        if str(dst) == str(tmp_path / "c") and calls.count(dst) == 1:  # the new c's rename
+            raise OSError(28, "No space left on device")
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "replace", failing)
+    with pytest.raises(InputError) as err:
+        write_all({tmp_path / n: f"new {n}" for n in ("a", "b", "c")})
+    monkeypatch.setattr(os, "replace", real)
+    assert str(err.value).startswith(str(tmp_path / "c")) and "No space left" in str(err.value)
+    assert {p.name: p.read_text() for p in tmp_path.iterdir()} == {n: f"former {n}" for n in ("a", "b", "c")}
+
+
+def test_outputs_made_folders_are_removed_when_the_set_fails(tmp_path):
+    out = tmp_path / "new" / "deeper"
+    with pytest.raises(KeyboardInterrupt), Outputs() as outputs:
+        outputs.folder(out)
+        outputs.add(out / "plan.json", "x")
+        raise KeyboardInterrupt
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_folder_is_replaced_whole(tmp_path):
+    out = tmp_path / "fetched"
+    out.mkdir()
+    (out / "old.json").write_text("old")
+    staged = tmp_path / ".fetched.new"
+    staged.mkdir()
+    (staged / "new.json").write_text("new")
+    with Outputs() as outputs:
+        outputs.adopt(out, staged)
+        outputs.commit()
+    assert [p.name for p in out.iterdir()] == ["new.json"] and [p.name for p in tmp_path.iterdir()] == ["fetched"]
+
+
+def test_a_name_too_long_is_refused_before_any_work(tmp_path):
+    with pytest.raises(InputError) as err:
+        file_stem("w" * 201, "plan.json", "name")
+    assert "too long to name an output file" in str(err.value) and str(err.value).startswith("plan.json: name:")
+
+
+def test_from_logs_writes_its_workloads_file_and_distribution_files_whole_or_not_at_all(tmp_path):
+    """The workloads file names its distribution files: when one cannot be written (its name, the
+    workloads file's stem and a workload id, is longer than the file system holds), none is."""
+    from conftest import DATA
+    from typer.testing import CliRunner
+
+    from planner.cli import app
+
+    source = DATA / "logs" / "litellm_spend_logs.csv"
+    out = tmp_path / ("w" * 230 + ".yaml")
+    result = CliRunner().invoke(
+        app, ["workloads", "from-logs", str(source), "--format", "litellm", "--name", "w", "--out", str(out)]
+    )
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2 and len(lines) == 1 and "cannot be written: File name too long" in lines[0], lines
+    assert list(tmp_path.iterdir()) == []
