@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 OUT ?= reports
 
-.PHONY: demo test install bench bench-logs catalog schemas screenshots clean
+.PHONY: demo test test-deep install bench bench-logs catalog schemas screenshots clean
 
 $(BIN)/planner: pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found; run: make PYTHON=python3 ..."; exit 1; }
@@ -19,10 +19,15 @@ demo: install
 	$(BIN)/planner solve workloads/support.yaml --out $(OUT)
 	@echo "open $(OUT)/support.html in a browser; the plan file is $(OUT)/support.plan.json"
 
+# `make test`: lint, then the suite without the long runs (under 4 minutes on 2 cores). `make test-deep`:
+# everything, property tests at their full example counts, the golden corpus, the browser and wheel tests.
 test: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not browser and not wheel and not golden"
+
+test-deep: install
+	PLANNER_DEEP=1 $(BIN)/python -m pytest -q
 
 # Rebuild the real catalog from the source files kept in catalogs/sources/ (see PROVENANCE.md).
 catalog: install

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from reference import MINUTES
 from reference_contracts import check_plan, covers, is_reserved, pairs, reference_decisions
-from strategies import EXPLORE
+from strategies import EXPLORE, examples
 
 from planner.commands import with_previous
 from planner.load import load_inputs
@@ -30,7 +30,7 @@ SIDESTEP_FREE_RESERVATIONS = False
 SIDESTEP_UNSIGNED_DISCOUNTED = False
 money = st.sampled_from([0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 20.0])
 SETTINGS = settings(
-    max_examples=EXPLORE or 150, derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(150), derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
 
@@ -293,7 +293,7 @@ def test_highs_matches_brute_force_and_plans_pass_the_checker(portfolio):
 
 
 @settings(
-    max_examples=EXPLORE or 40, derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(40), derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 @given(portfolios())
 def test_cbc_matches_brute_force(portfolio):
@@ -301,7 +301,7 @@ def test_cbc_matches_brute_force(portfolio):
 
 
 @settings(
-    max_examples=EXPLORE or 100, derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(100), derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 @given(portfolios(), st.data())
 def test_switching_from_a_previous_plan_matches_brute_force(tmp_path_factory, portfolio, data):

@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT, make_inputs, two_vendors
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import EXPLORE, portfolios, sampled_portfolios, with_fallback
+from strategies import EXPLORE, examples, portfolios, sampled_portfolios, with_fallback
 from typer.testing import CliRunner
 
 from planner.cli import app
@@ -65,7 +65,7 @@ def test_frontier_cli_writes_html_and_csv(tmp_path):
 
 
 @settings(
-    max_examples=EXPLORE or 60, derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(60), derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 @given(portfolios(), st.booleans())
 def test_frontier_pruning_keeps_every_point(portfolio, one_workload):
@@ -82,7 +82,7 @@ def test_frontier_pruning_keeps_every_point(portfolio, one_workload):
 
 
 @settings(
-    max_examples=EXPLORE or 40, derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(40), derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 @given(sampled_portfolios(), st.booleans())
 def test_with_sample_tasks_every_frontier_point_is_the_plan_of_its_inputs(portfolio, one_workload):
@@ -157,7 +157,7 @@ def test_every_portfolio_frontier_point_costs_what_a_separate_solve_costs(name):
 
 
 @settings(
-    max_examples=EXPLORE or 40, derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(40), derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 @given(portfolios())
 def test_every_random_portfolio_frontier_point_is_the_plan_of_its_scaled_inputs(portfolio):

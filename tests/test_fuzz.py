@@ -2,18 +2,17 @@
 message, never an internal error or a traceback."""
 
 import copy
-import os
 
 import yaml
 from conftest import load_dict
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import EXPLORE, examples
 from typer.testing import CliRunner
 
 from planner.cli import app
 
 runner = CliRunner()
-EXPLORE = int(os.environ.get("PLANNER_EXPLORE", "0"))
 WEIRD = st.sampled_from(
     [None, -1, 0, 1e400, -1e-9, "", "abc", "1e3", True, [], {}, [1, 2], {"a": 1}, 3.5, "<script>", "∞", 10**30, ".nan"]
 )
@@ -50,7 +49,7 @@ def mutated(draw):
 
 
 @settings(
-    max_examples=EXPLORE or 120,
+    max_examples=examples(120),
     derandomize=not EXPLORE,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
@@ -89,7 +88,7 @@ DOCUMENTS = st.recursive(
 
 
 @settings(
-    max_examples=EXPLORE or 150,
+    max_examples=examples(150),
     derandomize=not EXPLORE,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
@@ -148,7 +147,7 @@ TOKENS = st.sampled_from(
 )
 
 
-@settings(max_examples=EXPLORE or 300, derandomize=not EXPLORE, deadline=None)
+@settings(max_examples=examples(300), derandomize=not EXPLORE, deadline=None)
 @given(st.lists(TOKENS, max_size=40))
 def test_random_yaml_text_is_data_or_an_input_error(tokens):
     """The guarded parser on random YAML-ish text (anchors, aliases, merges, tags, flows): data, or an

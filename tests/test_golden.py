@@ -1,6 +1,9 @@
 """The golden corpus: every command's files and printed CSV/JSON, byte for byte (tests/golden_corpus.py)."""
 
+import pytest
 from golden_corpus import differences, generate
+
+pytestmark = pytest.mark.golden  # the whole corpus: make test-deep
 
 
 def test_outputs_equal_the_golden_corpus(tmp_path):

@@ -11,7 +11,7 @@ from conftest import solve_dicts
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from reference import check_plan, reference_latency, reference_optimum
-from strategies import EXPLORE, SETTINGS, portfolios, sampled_portfolios, with_fallback
+from strategies import EXPLORE, SETTINGS, examples, portfolios, sampled_portfolios, with_fallback
 
 
 def agrees_with_reference(ws, cat, solver="cbc", samples=None):
@@ -78,7 +78,7 @@ def test_with_a_dear_universal_fallback_plans_mix_lanes_optimally(portfolio, pri
 
 
 @settings(
-    max_examples=EXPLORE or 100, derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(100), derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 @given(portfolios())
 def test_highs_path_matches_the_independent_solve(portfolio):

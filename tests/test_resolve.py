@@ -9,7 +9,7 @@ import pytest
 from conftest import catalog_of, load_dict, make_inputs, offering, planner_log, workload, workloads_of
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from strategies import EXPLORE, portfolios, with_fallback
+from strategies import EXPLORE, examples, portfolios, with_fallback
 
 from planner.lp import build_problem, clean_shares
 from planner.pairs import build_pairs
@@ -74,7 +74,7 @@ def test_a_sifted_point_short_of_a_row_is_solved_whole(caplog):
 
 
 @settings(
-    max_examples=EXPLORE or 100, derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(100), derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 @given(portfolios(), st.integers(0, 2**32 - 1), st.sampled_from([0.3, 0.7, 0.95]))
 def test_points_solved_by_sifting_match_whole_solves(portfolio, seed, p_on):

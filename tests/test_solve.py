@@ -22,7 +22,7 @@ from conftest import (
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from reference import check_plan
-from strategies import EXPLORE, VENDORS, portfolios, with_fallback
+from strategies import EXPLORE, VENDORS, examples, portfolios, with_fallback
 
 from planner.solve import solve_base, solve_inputs
 
@@ -173,7 +173,7 @@ def test_without_sifting_a_start_still_gives_the_cold_plan(caplog, solver, max_o
 
 
 @settings(
-    max_examples=EXPLORE or 150, derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(150), derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 @given(
     portfolios(),

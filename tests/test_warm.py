@@ -12,7 +12,7 @@ import pytest
 from conftest import catalog_of, make_inputs, offering, plan_bytes, planner_log, routing_start, workload, workloads_of
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from strategies import EXPLORE, portfolios, sampled_portfolios, with_fallback
+from strategies import EXPLORE, examples, portfolios, sampled_portfolios, with_fallback
 
 from planner.load import validate
 from planner.lp import build_problem
@@ -213,7 +213,7 @@ def test_a_start_reused_for_an_offering_edit_gives_the_plan_without_reuse(kind):
 
 
 @settings(
-    max_examples=EXPLORE or 120, derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(120), derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 @given(
     portfolios(),
@@ -262,7 +262,7 @@ def _speed_with_percentiles(off: dict, f: float) -> None:
 
 
 @settings(
-    max_examples=EXPLORE or 80, derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(80), derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 @given(
     sampled_portfolios(),
