@@ -19,6 +19,9 @@ and, for calibration, end_s, first_token_s (DOUBLE, nullable), model and provide
 
 A value that cannot be read is never guessed: the first one is an input error naming the file, the line
 (or span) and the column, what it holds and what was expected.
+
+No text from the user (a path, a column or attribute name, a workload) is ever pasted into SQL: values are
+bound parameters (Logs.bind), column names quoted identifiers (_ident), and messages are worded in Python.
 """
 
 from __future__ import annotations
@@ -141,6 +144,20 @@ class Logs:
     columns: dict[str, str] = field(default_factory=dict)  # planner field -> the column read (csv format)
     details: str = ""  # the query that finds the first problem's column, value and place
     timings: bool = False  # end, first token, model and provider read too (calibration)
+    params: dict[str, Any] = field(default_factory=dict)  # the bound values of the queries, $p0, $p1...
+    checks: list = field(default_factory=list)  # the rules of _load, for the wording of the first problem
+
+    def bind(self, value: Any) -> str:
+        """A bound parameter holding `value`: how every value from the user reaches a query."""
+        name = f"p{len(self.params)}"
+        self.params[name] = value
+        return "$" + name
+
+    def run(self, query: str):
+        """Execute a query of this module with the parameters it names."""
+        used = set(_PARAMETER.findall(_QUOTED.sub("", query)))
+        params = {k: v for k, v in self.params.items() if k in used}
+        return self.con.execute(query, params) if params else self.con.execute(query)
 
     def close(self) -> None:
         try:
@@ -163,6 +180,10 @@ class Logs:
     @property
     def first_file(self) -> str:
         return self.files[0].path
+
+
+_QUOTED = re.compile(r'"(?:[^"]|"")*"|\'(?:[^\']|\'\')*\'')  # a quoted identifier or string: no parameter in it
+_PARAMETER = re.compile(r"\$(p\d+)\b")
 
 
 def _duckdb_error(exc: Exception) -> Exception:
@@ -198,8 +219,20 @@ def parse_map(items: list[str]) -> dict[str, str]:
             )
         if fld in out:
             raise InputError.single("--map", "", f"field '{fld}' mapped twice ({out[fld]} and {col})")
+        check_name(col, "--map")
         out[fld] = col
     return out
+
+
+def check_name(name: str, option: str) -> None:
+    """A column or attribute name given on the command line: any text but a NUL character (which no
+    quoted identifier can hold) or one that is not Unicode (an undecodable byte of the command line)."""
+    if "\x00" in name:
+        raise InputError.single(option, "", f"{name!r}: a column name cannot hold a NUL character")
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError.single(option, "", f"{name!r}: expected a name in UTF-8") from None
 
 
 def open_logs(paths: list[Path], options: LogOptions, timings: bool = False) -> Logs:
@@ -214,6 +247,9 @@ def open_logs(paths: list[Path], options: LogOptions, timings: bool = False) -> 
         raise InputError.single("--map", "", "only for --format csv: litellm and otel logs have documented columns")
     if not paths:
         raise InputError.single("LOGS", "", "no log file given")
+    for name, option in ((options.group_by, "--group-by"), (options.task_by, "--task-by")):
+        if name is not None:
+            check_name(name, option)
     files = [_log_file(Path(p)) for p in paths]
     kind = _kind(files, options.fmt)
     default = _default_workload(options.workload, files[0].path)
@@ -295,39 +331,33 @@ def workload_id(name: str) -> str:
 def _connect(folder: str):
     import duckdb
 
-    con = duckdb.connect(os.path.join(folder, "logs.duckdb"))
+    config = {
+        "memory_limit": f"{memory_mb()}MB",
+        "temp_directory": os.path.join(folder, "spill"),
+        "preserve_insertion_order": False,  # no query here depends on it; it costs memory
+    }
+    con = duckdb.connect(os.path.join(folder, "logs.duckdb"), config=config)
     con.execute("SET TimeZone = 'UTC'")
-    con.execute(f"SET memory_limit = '{memory_mb()}MB'")
-    con.execute(f"SET temp_directory = '{_text(os.path.join(folder, 'spill'))}'")
-    con.execute("SET preserve_insertion_order = false")  # no query here depends on it; it costs memory
     return con
 
 
-def _text(s: str) -> str:
-    """A string inside a SQL literal."""
-    return s.replace("'", "''")
-
-
 def _ident(name: str) -> str:
+    """A column name as a quoted identifier (a name holding a double quote has it doubled)."""
     return '"' + name.replace('"', '""') + '"'
-
-
-def _lit(s: str) -> str:
-    return "'" + _text(s) + "'"
 
 
 def _raw(logs: Logs, json_columns: dict[str, str] | None = None) -> tuple[str, dict[str, str]]:
     """The files as one relation (a SQL FROM item) and its columns with their types."""
-    paths = "[" + ", ".join(_lit(f.path) for f in logs.files) + "]"
+    paths = logs.bind([f.path for f in logs.files])
     if logs.kind == "csv":
         rel = f"read_csv({paths}, header = true, all_varchar = true, union_by_name = true, filename = true)"
     elif logs.kind == "parquet":
         rel = f"read_parquet({paths}, union_by_name = true, filename = true)"
     else:
-        cols = ", ".join(f"{_lit(k)}: {_lit(v)}" for k, v in (json_columns or {}).items())
-        rel = f"read_json({paths}, columns = {{{cols}}}, format = 'auto', filename = true)"
+        cols = logs.bind(dict(json_columns or {}))
+        rel = f"read_json({paths}, columns = {cols}, format = 'auto', filename = true)"
     try:
-        described = logs.con.execute(f"DESCRIBE SELECT * FROM {rel}").fetchall()
+        described = logs.run(f"DESCRIBE SELECT * FROM {rel}").fetchall()
     except Exception as exc:
         raise _unreadable(logs, exc) from None
     return rel, {row[0]: row[1] for row in described}
@@ -352,12 +382,9 @@ def _timestamp_us(expr: str) -> str:
     return f"epoch_us(TRY_CAST({expr} AS TIMESTAMPTZ))"
 
 
-RAW_COLUMNS = ("start_raw", "end_raw", "first_raw", "input_raw", "gen_raw", "reasoning_raw", "cached_raw", "task_raw")
-
-
-def _shown(raw: str) -> str:
+def _shown(value: str | None) -> str:
     """A raw value in a message: quoted as JSON, cut to 60 characters."""
-    return f"CAST(to_json(left({raw}, 60)) AS VARCHAR)"
+    return json.dumps((value or "")[:60], ensure_ascii=False)
 
 
 TIME_EXPECTED = "expected a date and time such as 2025-01-15 10:23:45.123 (ISO 8601; UTC unless an offset is given)"
@@ -452,7 +479,7 @@ def _read_litellm(logs: Logs) -> None:
         unwrapped = f"TRY_CAST(TRY_CAST({mt} AS JSON) ->> '$' AS JSON)"
         usage = (
             f"json_extract_string(CASE WHEN starts_with({mt}, '\"') THEN {unwrapped} "
-            f"ELSE TRY_CAST({mt} AS JSON) END, [{', '.join(_lit(p) for p in paths)}])"
+            f"ELSE TRY_CAST({mt} AS JSON) END, {logs.bind(list(paths))})"
         )
     else:
         usage = f"[{', '.join('CAST(NULL AS VARCHAR)' for _ in paths)}]"
@@ -517,7 +544,7 @@ def _read_otel(logs: Logs) -> None:
     resource_spans = f"STRUCT(resource STRUCT(attributes {attrs}), scopeSpans STRUCT(spans {span}[])[])[]"
     rel, _ = _raw(logs, {"resourceSpans": resource_spans})
     try:
-        lines, without = logs.con.execute(
+        lines, without = logs.run(
             f"SELECT count(*), count(*) FILTER (WHERE resourceSpans IS NULL) FROM {rel}"
         ).fetchone()
     except Exception as exc:
@@ -530,7 +557,7 @@ def _read_otel(logs: Logs) -> None:
         )
 
     def attr(keys: tuple[str, ...], where: str = "sp.attributes") -> str:
-        one = lambda k: f"list_filter({where}, a -> a.key = {_lit(k)})[1].value"
+        one = lambda k: f"list_filter({where}, a -> a.key = {logs.bind(k)})[1].value"
         parts = [
             f"COALESCE({one(k)}.stringValue, {one(k)}.intValue, {one(k)}.doubleValue, {one(k)}.boolValue)" for k in keys
         ]
@@ -558,7 +585,7 @@ def _read_otel(logs: Logs) -> None:
         logs.task_rule = f"the spans with the same '{task_by}' are one task (a span without one is a task of its own)"
     operation = attr(OTEL_ATTRS["operation"])
     model = attr(OTEL_ATTRS["model"])
-    ops = ", ".join(_lit(o) for o in OTEL_CALL_OPERATIONS)
+    ops = logs.bind(list(OTEL_CALL_OPERATIONS))
     provider = attr(OTEL_ATTRS["provider"])
     src = f"""
         WITH r AS (SELECT filename, UNNEST(resourceSpans) AS rs FROM {rel} WHERE resourceSpans IS NOT NULL),
@@ -570,7 +597,7 @@ def _read_otel(logs: Logs) -> None:
                {attr(OTEL_ATTRS["cached"])} AS cached_raw, {group} AS group_raw,
                COALESCE(NULLIF({task}, ''), sp.spanId) AS task_raw, {model} AS model, {provider} AS provider,
                CASE
-                 WHEN {model} IS NULL OR ({operation} IS NOT NULL AND {operation} NOT IN ({ops}))
+                 WHEN {model} IS NULL OR ({operation} IS NOT NULL AND NOT list_contains({ops}, {operation}))
                    THEN 'spans that are not model calls (no gen_ai.request.model, or an operation such as invoke_agent)'
                  WHEN sp.status.code IN ('2', 'STATUS_CODE_ERROR') THEN 'model calls that failed (status ERROR)'
                  WHEN {attr(OTEL_ATTRS["input"])} IS NULL OR {attr(OTEL_ATTRS["output"])} IS NULL
@@ -595,7 +622,7 @@ def _non_null_columns(logs: Logs, rel: str, columns: list[str]) -> set[str]:
     """The JSON keys that some row has (read with fixed columns, an absent key is null in every row)."""
     counts = ", ".join(f"count({_ident(c)})" for c in columns)
     try:
-        got = logs.con.execute(f"SELECT {counts} FROM {rel}").fetchone()
+        got = logs.run(f"SELECT {counts} FROM {rel}").fetchone()
     except Exception as exc:
         raise _unreadable(logs, exc) from None
     return {c for c, n in zip(columns, got) if n}
@@ -659,30 +686,29 @@ def _load(logs: Logs, src: str, names: dict[str, str], time_parse, rank_tasks=Fa
     if not rank_tasks:
         bad.append("task_raw IS NULL OR task_raw = ''")
 
-    checks: list[tuple[str, str, str]] = []  # (condition, message, raw column): the wording, for the first bad row
+    # (condition, raw column, wording): the rules in order; the first that a bad row breaks is worded in
+    # Python (_located), from the figures the details query returns, so no name is ever part of the SQL
+    checks: list[tuple[str, str, Any]] = []
 
     def need_time(raw: str, name: str, required: bool) -> None:
         blank = f"{raw} IS NULL"
         if required:
-            checks.append((blank, f"'{name}: missing; {TIME_EXPECTED}'", raw))
+            checks.append((blank, raw, lambda v: (name, f"missing; {TIME_EXPECTED}")))
         parsed = {"start_raw": "start_us", "end_raw": "end_us", "first_raw": "first_us"}[raw]
         expected = TIME_EXPECTED if raw != "first_raw" or not first_is_offset else "expected a number of seconds"
+        what = _what(raw, first_is_offset)
         checks.append(
-            (
-                f"NOT {blank} AND {parsed} IS NULL",
-                f"'{name}: ' || {_shown(raw)} || ' is not {_what(raw, first_is_offset)}; {expected}'",
-                raw,
-            )
+            (f"NOT {blank} AND {parsed} IS NULL", raw, lambda v: (name, f"{_shown(v.value)} is not {what}; {expected}"))
         )
 
     def need_tokens(raw: str, value: str, name: str, required: bool) -> None:
         if required:
-            checks.append((f"{raw} IS NULL", f"'{name}: missing; expected a whole number of tokens'", raw))
+            checks.append((f"{raw} IS NULL", raw, lambda v: (name, "missing; expected a whole number of tokens")))
         checks.append(
             (
                 f"{raw} IS NOT NULL AND NOT {whole(value)}",
-                f"'{name}: ' || {_shown(raw)} || ' is not a whole number of tokens from 0 to 1e9'",
                 raw,
+                lambda v: (name, f"{_shown(v.value)} is not a whole number of tokens from 0 to 1e9"),
             )
         )
 
@@ -697,30 +723,40 @@ def _load(logs: Logs, src: str, names: dict[str, str], time_parse, rank_tasks=Fa
     checks.append(
         (
             "COALESCE(reasoning_f, 0) > gen_f",
-            f"'{names['reasoning']}: ' || CAST(reasoning_f AS BIGINT) || ' reasoning tokens, more than the ' || "
-            f"CAST(gen_f AS BIGINT) || ' output tokens ({names['gen']}) they are part of'",
             "reasoning_raw",
+            lambda v: (
+                names["reasoning"],
+                f"{v.reasoning:.0f} reasoning tokens, more than the {v.gen:.0f} output tokens ({names['gen']}) "
+                "they are part of",
+            ),
         )
     )
     checks.append(
         (
             "COALESCE(cached_f, 0) > input_f",
-            f"'{names['cached']}: ' || CAST(cached_f AS BIGINT) || ' cached tokens, more than the ' || "
-            f"CAST(input_f AS BIGINT) || ' input tokens ({names['input']}) they are part of'",
             "cached_raw",
+            lambda v: (
+                names["cached"],
+                f"{v.cached:.0f} cached tokens, more than the {v.input:.0f} input tokens ({names['input']}) "
+                "they are part of",
+            ),
         )
     )
     if not rank_tasks:
         checks.append(
             (
                 "task_raw IS NULL OR task_raw = ''",
-                f"'{names['task']}: missing; every call needs one (it names the task of a call that has no other)'",
                 "task_raw",
+                lambda v: (
+                    names["task"],
+                    "missing; every call needs one (it names the task of a call that has no other)",
+                ),
             )
         )
-    problem = "CASE " + " ".join(f"WHEN {c} THEN {m}" for c, m, _ in checks) + " END"
-    problem_column = "CASE " + " ".join(f"WHEN {c} THEN {_lit(col)}" for c, _, col in checks) + " END"
-    default = _lit(logs.default_workload)
+    logs.checks = checks
+    problem = "CASE " + " ".join(f"WHEN {c} THEN {k}" for k, (c, _, _) in enumerate(checks)) + " END"
+    raw_value = " ".join(f"WHEN {k} THEN {col}" for k, (_, col, _) in enumerate(checks))
+    default = logs.bind(logs.default_workload)
     if rank_tasks:  # calls without a task id: numbered in the order of their figures (ties are equal calls)
         task = (
             "COALESCE(NULLIF(task_raw, ''), 'call-' || CAST(row_number() OVER "
@@ -728,7 +764,6 @@ def _load(logs: Logs, src: str, names: dict[str, str], time_parse, rank_tasks=Fa
         )
     else:
         task = "task_raw"
-    raw_value = " ".join(f"WHEN problem_column = '{c}' THEN {c}" for c in RAW_COLUMNS)
     parsed = f"""
         WITH src AS ({src}),
         parsed AS (
@@ -753,16 +788,13 @@ def _load(logs: Logs, src: str, names: dict[str, str], time_parse, rank_tasks=Fa
                TRY_CAST(COALESCE(cached_f, 0) AS BIGINT) AS cached_tokens
         FROM flagged"""
     try:
-        logs.con.execute(sql)
+        logs.run(sql)
     except Exception as exc:
         raise _unreadable(logs, exc) from None
     logs.details = f"""{parsed}
-        SELECT filename, problem, problem_column, CASE {raw_value} END AS problem_value,
-               COALESCE(where_raw, '') AS problem_where
-        FROM (
-            SELECT *, {problem} AS problem, {problem_column} AS problem_column
-            FROM (SELECT * FROM flagged WHERE bad LIMIT 1)
-        )"""
+        SELECT filename, problem, CASE problem {raw_value} END AS problem_value, reasoning_f, gen_f, cached_f,
+               input_f, COALESCE(where_raw, '') AS problem_where
+        FROM (SELECT *, {problem} AS problem FROM (SELECT * FROM flagged WHERE bad LIMIT 1))"""
     logs.con.execute(
         """CREATE VIEW calls AS
            SELECT workload, task_id, start_us / 1e6 AS start_s, start_us // 60000000 AS start_minute,
@@ -780,8 +812,11 @@ def _check(logs: Logs) -> None:
     """The first call with a problem is an input error (file, line or span, column, what and what was
     expected); otherwise the counts the provenance reports."""
     if logs.con.execute("SELECT count(*) FROM calls_table WHERE bad").fetchone()[0]:
-        filename, problem, column, value, where = logs.con.execute(logs.details).fetchone()  # the files again
-        raise _located(logs, filename, problem, column, value, where)
+        try:
+            found = Found(*logs.run(logs.details).fetchone())  # the files again
+        except Exception as exc:
+            raise _unreadable(logs, exc) from None
+        raise _located(logs, found)
     for filename, n in logs.con.execute("SELECT filename, count(*) FROM calls_table GROUP BY filename").fetchall():
         logs.rows[filename or logs.first_file] = n
     for why, n in logs.con.execute(
@@ -794,21 +829,37 @@ def _check(logs: Logs) -> None:
         raise InputError.single(logs.first_file, "", f"no model calls to read ({why})")
 
 
-def _located(logs: Logs, filename: str, problem: str, column: str, value: str | None, where: str | None) -> InputError:
+@dataclass(frozen=True)
+class Found:
+    """The first bad row: its file, the rule it breaks (an index into Logs.checks), the raw value of that
+    rule's column, its token figures, and where it is (a request or span id)."""
+
+    filename: str | None
+    check: int
+    value: str | None
+    reasoning: float | None
+    gen: float | None
+    cached: float | None
+    input: float | None
+    where: str | None
+
+
+def _located(logs: Logs, found: Found) -> InputError:
     """The problem with where it is: the line of a CSV or JSON lines file (found by reading the file
     again up to it), or the span."""
-    line = None
-    name = problem.split(":", 1)[0]
+    _, column, wording = logs.checks[found.check]
+    name, text = wording(found)
+    filename, where = found.filename or logs.first_file, found.where
     if logs.options.fmt == "otel":
-        return InputError.single(filename, name, f"{where}: {problem.split(': ', 1)[1]}")
+        return InputError.single(filename, name, f"{where}: {text}")
+    line = None
     try:
         if logs.kind == "csv":
-            line = _csv_line(filename, logs.columns.get(_CSV_FIELD.get(column, ""), name), value)
+            line = _csv_line(filename, logs.columns.get(_CSV_FIELD.get(column, ""), name), found.value)
         elif logs.kind == "json" and where:
             line = _json_line(filename, where)
     except (OSError, UnicodeDecodeError, csv.Error):
         line = None
-    text = problem.split(": ", 1)[1] if ": " in problem else problem
     if line is None and where and logs.options.fmt == "litellm":
         text = f"request {where}: {text}"
     return InputError.single(filename, name, text, line)
