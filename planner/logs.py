@@ -121,9 +121,10 @@ class LogOptions:
 
 @dataclass(frozen=True)
 class LogFile:
-    path: str
+    path: str  # as given: what the provenance and the messages name
     sha256: str
     size: int
+    read: str = ""  # what DuckDB reads: the same file, absolute with links resolved (no ~ for it to expand)
 
 
 @dataclass
@@ -251,6 +252,7 @@ def open_logs(paths: list[Path], options: LogOptions, timings: bool = False) -> 
         if name is not None:
             check_name(name, option)
     files = [_log_file(Path(p)) for p in paths]
+    _once(files)
     kind = _kind(files, options.fmt)
     default = _default_workload(options.workload, files[0].path)
     folder = tempfile.mkdtemp(prefix="planner-logs-")
@@ -273,15 +275,28 @@ def _log_file(path: Path) -> LogFile:
     """A log is a regular file (never a FIFO or device, which could block): its size and sha256, for the
     provenance the outputs carry. Logs have no size limit: DuckDB streams them."""
     st = regular_file(path, "a log file")
-    if any(c in str(path) for c in "*?["):
+    # DuckDB expands a leading ~ to $HOME and reads a name with a scheme (s3://, http://) from the
+    # network, while the hash below reads the file as the operating system names it: so DuckDB is given
+    # that same file as an absolute path, its links resolved, which it takes as it is
+    read = os.path.realpath(path)
+    if any(c in str(path) or c in read for c in "*?["):
         raise InputError.single(
             str(path), "", "a log file's name may not contain * ? or [ (DuckDB reads them as patterns)"
         )
     digest = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with open(read, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
-    return LogFile(str(path), digest.hexdigest(), st.st_size)
+    return LogFile(str(path), digest.hexdigest(), st.st_size, read)
+
+
+def _once(files: list[LogFile]) -> None:
+    """Each file read once: two names of one file would count its calls twice."""
+    seen: dict[str, str] = {}
+    for f in files:
+        if f.read in seen:
+            raise InputError.single(f.path, "", f"the same file as {seen[f.read]}; name each log file once")
+        seen[f.read] = f.path
 
 
 def _kind(files: list[LogFile], fmt: str) -> str:
@@ -348,7 +363,7 @@ def _ident(name: str) -> str:
 
 def _raw(logs: Logs, json_columns: dict[str, str] | None = None) -> tuple[str, dict[str, str]]:
     """The files as one relation (a SQL FROM item) and its columns with their types."""
-    paths = logs.bind([f.path for f in logs.files])
+    paths = logs.bind([f.read for f in logs.files])
     if logs.kind == "csv":
         rel = f"read_csv({paths}, header = true, all_varchar = true, union_by_name = true, filename = true)"
     elif logs.kind == "parquet":
@@ -818,7 +833,7 @@ def _check(logs: Logs) -> None:
             raise _unreadable(logs, exc) from None
         raise _located(logs, found)
     for filename, n in logs.con.execute("SELECT filename, count(*) FROM calls_table GROUP BY filename").fetchall():
-        logs.rows[filename or logs.first_file] = n
+        logs.rows[_given(logs, filename)] = n
     for why, n in logs.con.execute(
         "SELECT skip, count(*) FROM calls_table WHERE skip IS NOT NULL GROUP BY skip ORDER BY skip"
     ).fetchall():
@@ -827,6 +842,11 @@ def _check(logs: Logs) -> None:
     if logs.calls == 0:
         why = "; ".join(f"{n} {w}" for w, n in logs.left_out.items()) or "the files have no rows"
         raise InputError.single(logs.first_file, "", f"no model calls to read ({why})")
+
+
+def _given(logs: Logs, read: str | None) -> str:
+    """The name the user gave the file DuckDB read as `read` (None: the only file)."""
+    return next((f.path for f in logs.files if f.read == read), logs.first_file)
 
 
 @dataclass(frozen=True)
@@ -849,15 +869,16 @@ def _located(logs: Logs, found: Found) -> InputError:
     again up to it), or the span."""
     _, column, wording = logs.checks[found.check]
     name, text = wording(found)
-    filename, where = found.filename or logs.first_file, found.where
+    filename, where = _given(logs, found.filename), found.where
+    read = found.filename or logs.files[0].read
     if logs.options.fmt == "otel":
         return InputError.single(filename, name, f"{where}: {text}")
     line = None
     try:
         if logs.kind == "csv":
-            line = _csv_line(filename, logs.columns.get(_CSV_FIELD.get(column, ""), name), found.value)
+            line = _csv_line(read, logs.columns.get(_CSV_FIELD.get(column, ""), name), found.value)
         elif logs.kind == "json" and where:
-            line = _json_line(filename, where)
+            line = _json_line(read, where)
     except (OSError, UnicodeDecodeError, csv.Error):
         line = None
     if line is None and where and logs.options.fmt == "litellm":

@@ -321,6 +321,11 @@ def test_a_path_starting_with_a_tilde_reads_the_file_it_names(tmp_path, monkeypa
     text = (work / "w.yaml").read_text()
     assert hashlib.sha256((work / "~" / "x.csv").read_bytes()).hexdigest() in text
     assert "~/x.csv: 2 rows" in text
+    # two names of one file would count its calls twice
+    one_line(
+        run("workloads", "from-logs", "~/x.csv", "~/../~/x.csv", "--format", "csv", "--out", "w2.yaml"),
+        "~/../~/x.csv: the same file as ~/x.csv",
+    )
 
 
 # ----------------------------------------------------------------------------- times out of range
