@@ -100,6 +100,10 @@ OTEL_ATTRS = {
 OTEL_CALL_OPERATIONS = ("chat", "text_completion", "generate_content")
 
 MAX_TOKENS = 1e9  # per call; more is a typo (the schema's limit)
+# A time is from 1970-01-01 to 9999-12-31 (UTC): the aggregation counts minutes since 1970 (a peak minute
+# before it is no minute), and dates are written as Python writes them (up to year 9999).
+TIME_FIRST, TIME_LAST = "1970-01-01", "9999-12-31"
+END_US = 253_402_300_800_000_000  # 10000-01-01 00:00:00 UTC, microseconds since 1970
 MEMORY_MB_DEFAULT = 512  # DuckDB's memory limit; PLANNER_LOGS_MEMORY_MB changes it
 SUFFIXES = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".jsonl": "json", ".ndjson": "json", ".json": "json"}
 SUFFIXES |= {".parquet": "parquet", ".pq": "parquet"}
@@ -687,8 +691,11 @@ def _load(logs: Logs, src: str, names: dict[str, str], time_parse, rank_tasks=Fa
     def whole(value: str) -> str:  # a token count: a whole number from 0 to MAX_TOKENS (false for NaN and null)
         return f"COALESCE({value} BETWEEN 0 AND {MAX_TOKENS:g} AND {value} = floor({value}), false)"
 
+    def out_of_range(parsed: str) -> str:
+        return f"({parsed} < 0 OR {parsed} >= {END_US})"
+
     bad = [
-        "start_us IS NULL",
+        f"start_us IS NULL OR {out_of_range('start_us')}",
         f"NOT {whole('input_f')}",
         f"NOT {whole('gen_f')}",
         f"(reasoning_raw IS NOT NULL AND NOT {whole('reasoning_f')})",
@@ -697,7 +704,10 @@ def _load(logs: Logs, src: str, names: dict[str, str], time_parse, rank_tasks=Fa
         "cached_f > input_f",
     ]
     if timings:
-        bad += ["(end_raw IS NOT NULL AND end_us IS NULL)", "(first_raw IS NOT NULL AND first_us IS NULL)"]
+        bad += [
+            f"(end_raw IS NOT NULL AND (end_us IS NULL OR {out_of_range('end_us')}))",
+            f"(first_raw IS NOT NULL AND (first_us IS NULL OR {out_of_range('first_us')}))",
+        ]
     if not rank_tasks:
         bad.append("task_raw IS NULL OR task_raw = ''")
 
@@ -715,6 +725,17 @@ def _load(logs: Logs, src: str, names: dict[str, str], time_parse, rank_tasks=Fa
         checks.append(
             (f"NOT {blank} AND {parsed} IS NULL", raw, lambda v: (name, f"{_shown(v.value)} is not {what}; {expected}"))
         )
+        for test, side in ((f"{parsed} < 0", f"before {TIME_FIRST}"), (f"{parsed} >= {END_US}", f"after {TIME_LAST}")):
+            checks.append(
+                (
+                    test,
+                    raw,
+                    lambda v, side=side: (
+                        name,
+                        f"{_shown(v.value)} is {side} (UTC); expected a date and time from {TIME_FIRST} to {TIME_LAST}",
+                    ),
+                )
+            )
 
     def need_tokens(raw: str, value: str, name: str, required: bool) -> None:
         if required:

@@ -354,6 +354,14 @@ def test_a_time_out_of_range_names_the_log_file_and_line(tmp_path, when, words):
         f"{spend}:7: startTime: ",
         words,
     )
+    spans = tmp_path / "spans.jsonl"  # nanoseconds since 1970: the same instant as a number
+    nanos = "-60000000000" if when.startswith("1969") else "253402300800000000000"
+    spans.write_text((LOGS / "otel_genai_spans.jsonl").read_text().replace('"1777885205100000000"', f'"{nanos}"', 1))
+    one_line(
+        run("workloads", "from-logs", spans, "--format", "otel", "--out", tmp_path / "w.yaml"),
+        f"{spans}: startTimeUnixNano: span c000000000000000 of trace ",
+        words,
+    )
     assert not (tmp_path / "w.yaml").exists()
 
 
