@@ -29,6 +29,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
@@ -104,7 +105,10 @@ MAX_TOKENS = 1e9  # per call; more is a typo (the schema's limit)
 # before it is no minute), and dates are written as Python writes them (up to year 9999).
 TIME_FIRST, TIME_LAST = "1970-01-01", "9999-12-31"
 END_US = 253_402_300_800_000_000  # 10000-01-01 00:00:00 UTC, microseconds since 1970
-MEMORY_MB_DEFAULT = 512  # DuckDB's memory limit; PLANNER_LOGS_MEMORY_MB changes it
+MEMORY_MB_DEFAULT = 512  # DuckDB's memory limit at most, by default; PLANNER_LOGS_MEMORY_MB changes it
+MEMORY_MB_LEAST = 64  # the default on a small machine: a quarter of its memory, but not less
+MEMORY_MB_RANGE = (1, 10_000_000)  # what PLANNER_LOGS_MEMORY_MB may say
+THREADS_MOST = 4  # DuckDB's threads: the cores this process may use, up to this (each thread costs memory)
 SUFFIXES = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".jsonl": "json", ".ndjson": "json", ".json": "json"}
 SUFFIXES |= {".parquet": "parquet", ".pq": "parquet"}
 COMPRESSED = (".gz",)
@@ -151,6 +155,7 @@ class Logs:
     timings: bool = False  # end, first token, model and provider read too (calibration)
     params: dict[str, Any] = field(default_factory=dict)  # the bound values of the queries, $p0, $p1...
     checks: list = field(default_factory=list)  # the rules of _load, for the wording of the first problem
+    unnumbered: bool = False  # calls without a task id wait for _number_calls
 
     def bind(self, value: Any) -> str:
         """A bound parameter holding `value`: how every value from the user reaches a query."""
@@ -180,7 +185,7 @@ class Logs:
         try:
             return self.con.execute(query, params or []).fetchall()
         except Exception as exc:  # DuckDB's errors: an internal failure of a query the planner wrote
-            raise _duckdb_error(exc) from None
+            raise _duckdb_error(exc, self.first_file) from None
 
     @property
     def first_file(self) -> str:
@@ -191,24 +196,74 @@ _QUOTED = re.compile(r'"(?:[^"]|"")*"|\'(?:[^\']|\'\')*\'')  # a quoted identifi
 _PARAMETER = re.compile(r"\$(p\d+)\b")
 
 
-def _duckdb_error(exc: Exception) -> Exception:
+def _duckdb_error(exc: BaseException, file: str) -> BaseException:
+    """DuckDB's out of memory as the input error that names the setting; any other error as it is (an
+    interrupt stays one: the CLI ends a signalled run with the signal's code)."""
     import duckdb
 
     if isinstance(exc, duckdb.OutOfMemoryException):
-        from .errors import PlannerError
-
-        return PlannerError(f"DuckDB ran out of memory ({exc}); raise PLANNER_LOGS_MEMORY_MB (now {memory_mb()} MB)")
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return InputError.single(
+            file,
+            "",
+            f"DuckDB ran out of memory within PLANNER_LOGS_MEMORY_MB={memory_mb()} MB ({first[:200]}); expected "
+            f"more megabytes: set PLANNER_LOGS_MEMORY_MB higher (default {default_memory_mb()} on this machine)",
+        )
     return exc
 
 
 def memory_mb() -> int:
+    """DuckDB's memory limit in MB: PLANNER_LOGS_MEMORY_MB, else the machine's default."""
     raw = os.environ.get("PLANNER_LOGS_MEMORY_MB", "").strip()
+    if not raw:
+        return default_memory_mb()
     try:
-        return int(float(raw)) if raw else MEMORY_MB_DEFAULT
+        value = float(raw)
     except ValueError:
+        value = math.nan
+    least, most = MEMORY_MB_RANGE
+    if not least <= value <= most:  # false for nan
         raise InputError.single(
-            "PLANNER_LOGS_MEMORY_MB", "", f"expected a number of megabytes, found {raw[:40]!r}"
-        ) from None
+            "PLANNER_LOGS_MEMORY_MB",
+            "",
+            f"expected a number of megabytes from {least} to {most:,}, found {raw[:40]!r}",
+        )
+    return int(value)
+
+
+def default_memory_mb() -> int:
+    """A quarter of the memory this process may use, from MEMORY_MB_LEAST to MEMORY_MB_DEFAULT (that when
+    the machine does not say): DuckDB spills what does not fit to disk, and the rest of the run (Python,
+    the planner, DuckDB's own buffers outside the limit) keeps ten million rows under 1 GB at 512."""
+    machine = _machine_mb()
+    if machine is None:
+        return MEMORY_MB_DEFAULT
+    return max(MEMORY_MB_LEAST, min(MEMORY_MB_DEFAULT, machine // 4))
+
+
+def _machine_mb() -> int | None:
+    """The memory this process may use, in MB: the machine's, or its control group's limit when lower."""
+    sizes = []
+    try:
+        sizes.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        pass
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            text = Path(path).read_text().strip()
+        except OSError:
+            continue
+        if text.isdigit():
+            sizes.append(int(text))
+    return min(sizes) // 2**20 if sizes else None
+
+
+def _threads() -> int:
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(THREADS_MOST, cores))
 
 
 def parse_map(items: list[str]) -> dict[str, str]:
@@ -255,6 +310,7 @@ def open_logs(paths: list[Path], options: LogOptions, timings: bool = False) -> 
     for name, option in ((options.group_by, "--group-by"), (options.task_by, "--task-by")):
         if name is not None:
             check_name(name, option)
+    memory_mb()  # a bad setting is found before the files are hashed
     files = [_log_file(Path(p)) for p in paths]
     _once(files)
     kind = _kind(files, options.fmt)
@@ -265,8 +321,13 @@ def open_logs(paths: list[Path], options: LogOptions, timings: bool = False) -> 
         con = _connect(folder)
         logs = Logs(con, folder, files, kind, options, {}, {}, 0, "", "", default, timings=timings)
         reader = {"litellm": _read_litellm, "otel": _read_otel, "csv": _read_csv}[options.fmt]
-        reader(logs)
-        _check(logs)
+        try:
+            reader(logs)
+            _check(logs)
+            if logs.unnumbered:
+                _number_calls(logs)
+        except Exception as exc:  # DuckDB's errors left, out of memory among them
+            raise _duckdb_error(exc, logs.first_file) from None
         return logs
     except BaseException:
         if con is not None:
@@ -352,8 +413,9 @@ def _connect(folder: str):
 
     config = {
         "memory_limit": f"{memory_mb()}MB",
-        "temp_directory": os.path.join(folder, "spill"),
-        "preserve_insertion_order": False,  # no query here depends on it; it costs memory
+        "temp_directory": os.path.join(folder, "spill"),  # spilled there; removed with the folder
+        "preserve_insertion_order": False,  # no query here depends on it (but _number_calls'); it costs memory
+        "threads": _threads(),
     }
     con = duckdb.connect(os.path.join(folder, "logs.duckdb"), config=config)
     con.execute("SET TimeZone = 'UTC'")
@@ -382,7 +444,12 @@ def _raw(logs: Logs, json_columns: dict[str, str] | None = None) -> tuple[str, d
     return rel, {row[0]: row[1] for row in described}
 
 
-def _unreadable(logs: Logs, exc: Exception) -> InputError:
+def _unreadable(logs: Logs, exc: Exception) -> BaseException:
+    """A file DuckDB could not read, as one line; out of memory and an interrupt are not that."""
+    import duckdb
+
+    if isinstance(exc, (duckdb.OutOfMemoryException, duckdb.InterruptException)):
+        return _duckdb_error(exc, logs.first_file)
     what = {"csv": "CSV", "json": "JSON (one object a line, or an array)", "parquet": "Parquet"}[logs.kind]
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return InputError.single(logs.first_file, "", f"cannot be read as {what}: {first[:300]}")
@@ -793,13 +860,9 @@ def _load(logs: Logs, src: str, names: dict[str, str], time_parse, rank_tasks=Fa
     problem = "CASE " + " ".join(f"WHEN {c} THEN {k}" for k, (c, _, _) in enumerate(checks)) + " END"
     raw_value = " ".join(f"WHEN {k} THEN {col}" for k, (_, col, _) in enumerate(checks))
     default = logs.bind(logs.default_workload)
-    if rank_tasks:  # calls without a task id: numbered in the order of their figures (ties are equal calls)
-        task = (
-            "COALESCE(NULLIF(task_raw, ''), 'call-' || CAST(row_number() OVER "
-            "(ORDER BY start_us, input_f, gen_f, reasoning_f, cached_f, group_raw, model) AS VARCHAR))"
-        )
-    else:
-        task = "task_raw"
+    # calls without a task id are numbered later (_number_calls) by the figures kept for it here
+    ranks = ", reasoning_f AS rank_reasoning, cached_f AS rank_cached, group_raw AS rank_group, model AS rank_model"
+    logs.unnumbered = rank_tasks
     parsed = f"""
         WITH src AS ({src}),
         parsed AS (
@@ -814,14 +877,15 @@ def _load(logs: Logs, src: str, names: dict[str, str], time_parse, rank_tasks=Fa
     sql = f"""
         CREATE TABLE calls_table AS {parsed}
         SELECT {"CAST(NULL AS VARCHAR)" if one_file else "filename"} AS filename, skip, bad,
-               COALESCE(NULLIF(TRIM(group_raw), ''), {default}) AS workload, md5_number({task}) AS task_id,
+               COALESCE(NULLIF(TRIM(group_raw), ''), {default}) AS workload,
+               md5_number({"NULLIF(task_raw, '')" if rank_tasks else "task_raw"}) AS task_id,
                start_us, end_us, first_us,
                {"model" if timings else "CAST(NULL AS VARCHAR)"} AS model,
                {"provider" if timings else "CAST(NULL AS VARCHAR)"} AS provider,
                TRY_CAST(input_f AS BIGINT) AS input_tokens,
                TRY_CAST(gen_f - COALESCE(reasoning_f, 0) AS BIGINT) AS output_tokens,
                TRY_CAST(COALESCE(reasoning_f, 0) AS BIGINT) AS reasoning_tokens,
-               TRY_CAST(COALESCE(cached_f, 0) AS BIGINT) AS cached_tokens
+               TRY_CAST(COALESCE(cached_f, 0) AS BIGINT) AS cached_tokens{ranks if rank_tasks else ""}
         FROM flagged"""
     try:
         logs.run(sql)
@@ -831,13 +895,44 @@ def _load(logs: Logs, src: str, names: dict[str, str], time_parse, rank_tasks=Fa
         SELECT filename, problem, CASE problem {raw_value} END AS problem_value, reasoning_f, gen_f, cached_f,
                input_f, COALESCE(where_raw, '') AS problem_where
         FROM (SELECT *, {problem} AS problem FROM (SELECT * FROM flagged WHERE bad LIMIT 1))"""
-    logs.con.execute(
-        """CREATE VIEW calls AS
-           SELECT workload, task_id, start_us / 1e6 AS start_s, start_us // 60000000 AS start_minute,
-                  input_tokens, output_tokens, reasoning_tokens, cached_tokens,
-                  end_us / 1e6 AS end_s, first_us / 1e6 AS first_token_s, model, provider
-           FROM calls_table WHERE skip IS NULL"""
-    )
+    logs.con.execute(CALLS_VIEW)
+
+
+CALLS_VIEW = """CREATE OR REPLACE VIEW calls AS
+    SELECT workload, task_id, start_us / 1e6 AS start_s, start_us // 60000000 AS start_minute,
+           input_tokens, output_tokens, reasoning_tokens, cached_tokens,
+           end_us / 1e6 AS end_s, first_us / 1e6 AS first_token_s, model, provider
+    FROM calls_table WHERE skip IS NULL"""
+
+RANK_ORDER = (
+    "start_us, input_tokens, output_tokens + reasoning_tokens, rank_reasoning, rank_cached, rank_group, rank_model"
+)
+
+
+def _number_calls(logs: Logs) -> None:
+    """A call without a task id (a CSV's) is the task `call-N`, N its rank in (start, input, output,
+    reasoning, cached, group, model) order; ties are equal calls, so which of them gets which number
+    changes nothing.
+
+    The rank is a sort that spills to disk, numbered as it streams out (row_number() OVER () in the
+    order the sorted rows arrive, which preserve_insertion_order keeps); a window ordered over the whole
+    table held every row in memory and ran out of it at ten million rows."""
+    con = logs.con
+    if not con.execute("SELECT count(*) FROM calls_table WHERE task_id IS NULL").fetchone()[0]:
+        return
+    con.execute("SET preserve_insertion_order = true")
+    try:
+        con.execute(
+            f"""CREATE TABLE calls_numbered AS
+                SELECT * EXCLUDE (task_id, rank_reasoning, rank_cached, rank_group, rank_model, n),
+                       COALESCE(task_id, md5_number('call-' || CAST(n AS VARCHAR))) AS task_id
+                FROM (SELECT *, row_number() OVER () AS n FROM (SELECT * FROM calls_table ORDER BY {RANK_ORDER}))"""
+        )
+    finally:
+        con.execute("SET preserve_insertion_order = false")
+    con.execute("DROP TABLE calls_table")
+    con.execute("ALTER TABLE calls_numbered RENAME TO calls_table")
+    con.execute(CALLS_VIEW)
 
 
 def _what(raw: str, first_is_offset: bool) -> str:
