@@ -112,6 +112,7 @@ THREADS_MOST = 4  # DuckDB's threads: the cores this process may use, up to this
 SUFFIXES = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".jsonl": "json", ".ndjson": "json", ".json": "json"}
 SUFFIXES |= {".parquet": "parquet", ".pq": "parquet"}
 COMPRESSED = (".gz",)
+FILE_COLUMN = "planner_log_file"  # the column DuckDB adds with each row's file (a log may have its own `filename`)
 
 
 @dataclass(frozen=True)
@@ -431,12 +432,12 @@ def _raw(logs: Logs, json_columns: dict[str, str] | None = None) -> tuple[str, d
     """The files as one relation (a SQL FROM item) and its columns with their types."""
     paths = logs.bind([f.read for f in logs.files])
     if logs.kind == "csv":
-        rel = f"read_csv({paths}, header = true, all_varchar = true, union_by_name = true, filename = true)"
+        rel = f"read_csv({paths}, header = true, all_varchar = true, union_by_name = true, filename = '{FILE_COLUMN}')"
     elif logs.kind == "parquet":
-        rel = f"read_parquet({paths}, union_by_name = true, filename = true)"
+        rel = f"read_parquet({paths}, union_by_name = true, filename = '{FILE_COLUMN}')"
     else:
         cols = logs.bind(dict(json_columns or {}))
-        rel = f"read_json({paths}, columns = {cols}, format = 'auto', filename = true)"
+        rel = f"read_json({paths}, columns = {cols}, format = 'auto', filename = '{FILE_COLUMN}')"
     try:
         described = logs.run(f"DESCRIBE SELECT * FROM {rel}").fetchall()
     except Exception as exc:
@@ -481,7 +482,7 @@ TIME_EXPECTED = "expected a date and time such as 2025-01-15 10:23:45.123 (ISO 8
 
 def _read_csv(logs: Logs) -> None:
     rel, types = _raw(logs)
-    columns = [c for c in types if c != "filename"]
+    columns = [c for c in types if c != FILE_COLUMN]
     found = dict(logs.options.mapping)
     for fld, col in found.items():
         if col not in types:
@@ -516,8 +517,9 @@ def _read_csv(logs: Logs) -> None:
         logs.task_rule = f"calls with the same '{task_col}' are one task (a call without one is a task of its own)"
     logs.group_rule = f"by the column '{logs.options.group_by}'" if logs.options.group_by else "none: one workload"
     src = f"""
-        SELECT filename, {text("time")} AS start_raw, {text("end")} AS end_raw, {text("first_token")} AS first_raw,
-               {text("input")} AS input_raw, {text("output")} AS gen_raw, {text("reasoning")} AS reasoning_raw,
+        SELECT {FILE_COLUMN} AS filename, {text("time")} AS start_raw, {text("end")} AS end_raw,
+               {text("first_token")} AS first_raw, {text("input")} AS input_raw, {text("output")} AS gen_raw,
+               {text("reasoning")} AS reasoning_raw,
                {text("cached_input")} AS cached_raw, {group} AS group_raw, {task} AS task_raw,
                {text("model")} AS model, CAST(NULL AS VARCHAR) AS provider, CAST(NULL AS VARCHAR) AS skip,
                CAST(NULL AS VARCHAR) AS where_raw
@@ -554,7 +556,7 @@ def _read_litellm(logs: Logs) -> None:
             logs.first_file,
             missing[0],
             f"no column '{missing[0]}': a LiteLLM spend log (LiteLLM_SpendLogs) has request_id, startTime, "
-            f"prompt_tokens and completion_tokens; the columns are: {_listed(c for c in types if c != 'filename')}",
+            f"prompt_tokens and completion_tokens; the columns are: {_listed(c for c in types if c != FILE_COLUMN)}",
         )
     text = lambda c: _as_text(c, types) if c in present else "CAST(NULL AS VARCHAR)"
     # metadata is a JSON object, or (as the proxy's own payload has it) a JSON string holding one; every
@@ -600,7 +602,7 @@ def _read_litellm(logs: Logs) -> None:
                CASE WHEN lower(status) = 'failure' THEN 'failed calls (status failure)' END AS skip,
                request_id AS where_raw
         FROM (
-            SELECT filename, {text("startTime")} AS start_raw, {text("endTime")} AS end_raw,
+            SELECT {FILE_COLUMN} AS filename, {text("startTime")} AS start_raw, {text("endTime")} AS end_raw,
                    {text("completionStartTime")} AS first_raw, {text("prompt_tokens")} AS input_raw,
                    {text("completion_tokens")} AS gen_raw, {group} AS group_raw, {task} AS task0,
                    {text("request_id")} AS request_id, NULLIF(TRIM({text("model")}), '') AS model,
@@ -674,7 +676,9 @@ def _read_otel(logs: Logs) -> None:
     ops = logs.bind(list(OTEL_CALL_OPERATIONS))
     provider = attr(OTEL_ATTRS["provider"])
     src = f"""
-        WITH r AS (SELECT filename, UNNEST(resourceSpans) AS rs FROM {rel} WHERE resourceSpans IS NOT NULL),
+        WITH r AS (
+            SELECT {FILE_COLUMN} AS filename, UNNEST(resourceSpans) AS rs FROM {rel} WHERE resourceSpans IS NOT NULL
+        ),
         s AS (SELECT filename, rs.resource.attributes AS rattrs, UNNEST(rs.scopeSpans) AS ss FROM r),
         p AS (SELECT filename, rattrs, UNNEST(ss.spans) AS sp FROM s)
         SELECT filename, sp.startTimeUnixNano AS start_raw, sp.endTimeUnixNano AS end_raw,
@@ -716,11 +720,11 @@ def _non_null_columns(logs: Logs, rel: str, columns: list[str]) -> set[str]:
 
 def _named_column(logs: Logs, types: dict[str, str], name: str, option: str, present=None) -> str:
     present = set(types) if present is None else present
-    if name not in present or name == "filename":
+    if name not in present or name == FILE_COLUMN:
         raise InputError.single(
             logs.first_file,
             option,
-            f"no column '{name}'; the columns are: {_listed(c for c in present if c != 'filename')}",
+            f"no column '{name}'; the columns are: {_listed(c for c in present if c != FILE_COLUMN)}",
         )
     return _as_text(name, types)
 
