@@ -188,6 +188,13 @@ class Logs:
         except Exception as exc:  # DuckDB's errors: an internal failure of a query the planner wrote
             raise _duckdb_error(exc, self.first_file) from None
 
+    def insert(self, query: str, rows: list[tuple]) -> None:
+        """Rows of the planner's own (a calibration's or replay's table) inserted with bound parameters."""
+        try:
+            self.con.executemany(query, rows)
+        except Exception as exc:
+            raise _duckdb_error(exc, self.first_file) from None
+
     @property
     def first_file(self) -> str:
         return self.files[0].path

@@ -398,6 +398,28 @@ def test_out_of_memory_is_one_line_naming_the_setting(tmp_path, monkeypatch):
     assert not (tmp_path / "w.yaml").exists()
 
 
+def test_out_of_memory_after_reading_is_the_same_line(monkeypatch):
+    """In the aggregation, a replay or a calibration (Logs.sql, Logs.insert) too: an input error naming the
+    setting (it was a PlannerError there, exit 1)."""
+    import duckdb
+
+    from planner.errors import InputError
+    from planner.logs import LogFile, LogOptions, Logs
+
+    class Full:
+        def execute(self, *args):
+            raise duckdb.OutOfMemoryException("Out of Memory Error: could not allocate block")
+
+        executemany = execute
+
+    monkeypatch.setenv("PLANNER_LOGS_MEMORY_MB", "100")
+    logs = Logs(Full(), "", [LogFile("a.csv", "", 0)], "csv", LogOptions("csv"), {}, {}, 0, "", "", "a")
+    for call in (lambda: logs.sql("SELECT 1"), lambda: logs.insert("INSERT INTO t VALUES (?)", [(1,)])):
+        with pytest.raises(InputError) as raised:
+            call()
+        assert str(raised.value).startswith("a.csv: DuckDB ran out of memory within PLANNER_LOGS_MEMORY_MB=100 MB")
+
+
 @pytest.mark.parametrize("value", ["lots", "0", "-5", "nan", "inf", "1e30", ""])
 def test_a_bad_memory_setting_is_one_line(tmp_path, monkeypatch, value):
     monkeypatch.setenv("PLANNER_LOGS_MEMORY_MB", value)
