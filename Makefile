@@ -47,7 +47,8 @@ screenshots: install
 bench: install
 	$(BIN)/python benchmarks/bench.py
 
-# from-logs and replay on ten million generated spend-log rows (benchmarks/RESULTS.md, "Issue 18")
+# from-logs and replay on ten million generated spend-log rows, from-logs on as many plain CSV rows
+# (benchmarks/RESULTS.md, "Issue 18" and "Issue 25")
 bench-logs: install
 	$(BIN)/python benchmarks/logs_bench.py
 

@@ -14,6 +14,10 @@ Measured, each as its own command in a fresh process under /usr/bin/time -v (wal
 resident memory): from-logs on the file; then, after budgets are written into the workloads file and it
 is solved against catalogs/aa-2026-06.yaml (not measured), replay of that plan on the same file.
 Targets: under 60 s and under 1 GB each.
+
+Issue 25 adds a plain CSV of the same N rows (TIMESTAMP, ContextTokens, GeneratedTokens, as the Azure
+trace has them; no task ids, so every call is its own task `call-N`, numbered by a sort of all the
+calls), read by from-logs --format csv at the default settings: the case that ran out of memory.
 """
 
 from __future__ import annotations
@@ -80,9 +84,32 @@ def generate(rows: int, path: Path) -> float:
     """
     start = time.perf_counter()
     con = duckdb.connect()
-    con.execute(f"COPY ({query}) TO '{path}' (HEADER, DELIMITER ',')")
+    con.execute(f"COPY ({query}) TO $path (HEADER, DELIMITER ',')", {"path": str(path)})
     con.close()
     return time.perf_counter() - start
+
+
+def generate_plain(rows: int, path: Path) -> float:
+    """A plain CSV of `rows` calls over one day, without task ids; the seconds it took."""
+    import duckdb
+
+    query = f"""
+    SELECT strftime(TIMESTAMP '2026-05-04 00:00:00' + to_microseconds(CAST(i * (86400e6 / {rows}) AS BIGINT)),
+                    '%Y-%m-%d %H:%M:%S.%f') AS "TIMESTAMP",
+           CAST(greatest(5, round(exp(6.9 + 0.8 * {_normal(1)}))) AS BIGINT) AS "ContextTokens",
+           CAST(greatest(1, round(exp(5.0 + 0.7 * {_normal(3)}))) AS BIGINT) AS "GeneratedTokens"
+    FROM range({rows}) AS r(i)
+    """
+    start = time.perf_counter()
+    con = duckdb.connect()
+    con.execute(f"COPY ({query}) TO $path (HEADER, DELIMITER ',')", {"path": str(path)})
+    con.close()
+    return time.perf_counter() - start
+
+
+def _normal(k: int) -> str:
+    u = lambda k: f"((hash(i * 7 + {k}) % 1000003) / 1000003.0 + 0.5 / 1000003.0)"
+    return f"(sqrt(-2 * ln({u(k)})) * cos(2 * pi() * {u(k + 1)}))"
 
 
 def _after(seconds: str) -> str:
@@ -149,6 +176,23 @@ def main() -> None:
         raise SystemExit(solve.stdout + solve.stderr)
     results["replay"] = timed(
         ["replay", str(work / "spend.plan.json"), str(logs), "--format", "litellm", "--out", str(work)]
+    )
+    plain = OUT / f"plain-{args.rows}.csv"
+    if not plain.exists():
+        seconds = generate_plain(args.rows, plain)
+        print(f"generated {plain.name}: {args.rows:,} rows, {plain.stat().st_size / 2**20:,.0f} MB in {seconds:.1f} s")
+    results["from-logs csv"] = timed(
+        [
+            "workloads",
+            "from-logs",
+            str(plain),
+            "--format",
+            "csv",
+            "--workload",
+            "plain",
+            "--out",
+            str(work / "plain.yaml"),
+        ]
     )
     print("| command | rows | wall | peak memory |\n| --- | --- | --- | --- |")
     for name, (wall, peak, _) in results.items():

@@ -111,11 +111,9 @@ def calibrate(catalog: Catalog, logs: Logs, min_calls: int = MIN_CALLS) -> Calib
             unmatched.append((f"{provider}/{model}" if provider else model, int(n), why))
         else:
             mapping.append((model, provider, off.id, off.speed.prefill_tps))
-    logs.con.execute(
-        "CREATE OR REPLACE TABLE offering_of (model VARCHAR, provider VARCHAR, offering VARCHAR, prefill DOUBLE)"
-    )
+    logs.sql("CREATE OR REPLACE TABLE offering_of (model VARCHAR, provider VARCHAR, offering VARCHAR, prefill DOUBLE)")
     if mapping:
-        logs.con.executemany("INSERT INTO offering_of VALUES (?, ?, ?, ?)", mapping)
+        logs.insert("INSERT INTO offering_of VALUES (?, ?, ?, ?)", mapping)
     logs.sql(_SAMPLES_SQL)
     measured: dict[str, Measured] = {}
     for oid, calls, timed, first_s, last_s, speed_calls in logs.sql(

@@ -74,17 +74,20 @@ def _guard(fn: Callable[[], int | None]) -> None:
     try:
         code = fn() or EXIT_OK
     except InputError as exc:
+        _signalled()
         if _state["debug"]:
             raise
         for line in exc.lines():
             _err(line)
         raise typer.Exit(EXIT_INPUT) from None
     except FetchError as exc:
+        _signalled()
         if _state["debug"]:
             raise
         _err(str(exc))
         raise typer.Exit(EXIT_FETCH) from None
     except PlannerError as exc:
+        _signalled()
         if _state["debug"]:
             raise
         _err(f"error: {exc}")
@@ -92,11 +95,21 @@ def _guard(fn: Callable[[], int | None]) -> None:
     except (typer.Exit, KeyboardInterrupt):
         raise
     except Exception as exc:
+        _signalled()
         if _state["debug"]:
             raise
         _err(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)")
         raise typer.Exit(EXIT_INTERNAL) from None
     raise typer.Exit(code)
+
+
+def _signalled() -> None:
+    """A run stopped by a signal ends with the signal's exit code, even when a library caught the
+    handler's exception and raised its own: DuckDB turns it into an InterruptException ("Query
+    interrupted"), which would otherwise read as unreadable logs (exit 2) or an internal error."""
+    signum = _state.get("signal")
+    if signum:
+        raise Stopped(128 + signum) from None
 
 
 def _version(value: bool) -> None:
@@ -540,7 +553,9 @@ class Stopped(SystemExit):
 
 
 def _stop(signum, frame) -> None:
-    print("stopped", file=sys.stderr)
+    if not _state.get("signal"):
+        print("stopped", file=sys.stderr)
+    _state["signal"] = signum
     raise Stopped(128 + signum)
 
 

@@ -19,6 +19,9 @@ and, for calibration, end_s, first_token_s (DOUBLE, nullable), model and provide
 
 A value that cannot be read is never guessed: the first one is an input error naming the file, the line
 (or span) and the column, what it holds and what was expected.
+
+No text from the user (a path, a column or attribute name, a workload) is ever pasted into SQL: values are
+bound parameters (Logs.bind), column names quoted identifiers (_ident), and messages are worded in Python.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
@@ -97,10 +101,18 @@ OTEL_ATTRS = {
 OTEL_CALL_OPERATIONS = ("chat", "text_completion", "generate_content")
 
 MAX_TOKENS = 1e9  # per call; more is a typo (the schema's limit)
-MEMORY_MB_DEFAULT = 512  # DuckDB's memory limit; PLANNER_LOGS_MEMORY_MB changes it
+# A time is from 1970-01-01 to 9999-12-31 (UTC): the aggregation counts minutes since 1970 (a peak minute
+# before it is no minute), and dates are written as Python writes them (up to year 9999).
+TIME_FIRST, TIME_LAST = "1970-01-01", "9999-12-31"
+END_US = 253_402_300_800_000_000  # 10000-01-01 00:00:00 UTC, microseconds since 1970
+MEMORY_MB_DEFAULT = 512  # DuckDB's memory limit at most, by default; PLANNER_LOGS_MEMORY_MB changes it
+MEMORY_MB_LEAST = 64  # the default on a small machine: a quarter of its memory, but not less
+MEMORY_MB_RANGE = (1, 10_000_000)  # what PLANNER_LOGS_MEMORY_MB may say
+THREADS_MOST = 4  # DuckDB's threads: the cores this process may use, up to this (each thread costs memory)
 SUFFIXES = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".jsonl": "json", ".ndjson": "json", ".json": "json"}
 SUFFIXES |= {".parquet": "parquet", ".pq": "parquet"}
 COMPRESSED = (".gz",)
+FILE_COLUMN = "planner_log_file"  # the column DuckDB adds with each row's file (a log may have its own `filename`)
 
 
 @dataclass(frozen=True)
@@ -118,9 +130,10 @@ class LogOptions:
 
 @dataclass(frozen=True)
 class LogFile:
-    path: str
+    path: str  # as given: what the provenance and the messages name
     sha256: str
     size: int
+    read: str = ""  # what DuckDB reads: the same file, absolute with links resolved (no ~ for it to expand)
 
 
 @dataclass
@@ -141,6 +154,21 @@ class Logs:
     columns: dict[str, str] = field(default_factory=dict)  # planner field -> the column read (csv format)
     details: str = ""  # the query that finds the first problem's column, value and place
     timings: bool = False  # end, first token, model and provider read too (calibration)
+    params: dict[str, Any] = field(default_factory=dict)  # the bound values of the queries, $p0, $p1...
+    checks: list = field(default_factory=list)  # the rules of _load, for the wording of the first problem
+    unnumbered: bool = False  # calls without a task id wait for _number_calls
+
+    def bind(self, value: Any) -> str:
+        """A bound parameter holding `value`: how every value from the user reaches a query."""
+        name = f"p{len(self.params)}"
+        self.params[name] = value
+        return "$" + name
+
+    def run(self, query: str):
+        """Execute a query of this module with the parameters it names."""
+        used = set(_PARAMETER.findall(_QUOTED.sub("", query)))
+        params = {k: v for k, v in self.params.items() if k in used}
+        return self.con.execute(query, params) if params else self.con.execute(query)
 
     def close(self) -> None:
         try:
@@ -158,31 +186,92 @@ class Logs:
         try:
             return self.con.execute(query, params or []).fetchall()
         except Exception as exc:  # DuckDB's errors: an internal failure of a query the planner wrote
-            raise _duckdb_error(exc) from None
+            raise _duckdb_error(exc, self.first_file) from None
+
+    def insert(self, query: str, rows: list[tuple]) -> None:
+        """Rows of the planner's own (a calibration's or replay's table) inserted with bound parameters."""
+        try:
+            self.con.executemany(query, rows)
+        except Exception as exc:
+            raise _duckdb_error(exc, self.first_file) from None
 
     @property
     def first_file(self) -> str:
         return self.files[0].path
 
 
-def _duckdb_error(exc: Exception) -> Exception:
+_QUOTED = re.compile(r'"(?:[^"]|"")*"|\'(?:[^\']|\'\')*\'')  # a quoted identifier or string: no parameter in it
+_PARAMETER = re.compile(r"\$(p\d+)\b")
+
+
+def _duckdb_error(exc: BaseException, file: str) -> BaseException:
+    """DuckDB's out of memory as the input error that names the setting; any other error as it is (an
+    interrupt stays one: the CLI ends a signalled run with the signal's code)."""
     import duckdb
 
     if isinstance(exc, duckdb.OutOfMemoryException):
-        from .errors import PlannerError
-
-        return PlannerError(f"DuckDB ran out of memory ({exc}); raise PLANNER_LOGS_MEMORY_MB (now {memory_mb()} MB)")
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return InputError.single(
+            file,
+            "",
+            f"DuckDB ran out of memory within PLANNER_LOGS_MEMORY_MB={memory_mb()} MB ({first[:200]}); expected "
+            f"more megabytes: set PLANNER_LOGS_MEMORY_MB higher (default {default_memory_mb()} on this machine)",
+        )
     return exc
 
 
 def memory_mb() -> int:
+    """DuckDB's memory limit in MB: PLANNER_LOGS_MEMORY_MB, else the machine's default."""
     raw = os.environ.get("PLANNER_LOGS_MEMORY_MB", "").strip()
+    if not raw:
+        return default_memory_mb()
     try:
-        return int(float(raw)) if raw else MEMORY_MB_DEFAULT
+        value = float(raw)
     except ValueError:
+        value = math.nan
+    least, most = MEMORY_MB_RANGE
+    if not least <= value <= most:  # false for nan
         raise InputError.single(
-            "PLANNER_LOGS_MEMORY_MB", "", f"expected a number of megabytes, found {raw[:40]!r}"
-        ) from None
+            "PLANNER_LOGS_MEMORY_MB",
+            "",
+            f"expected a number of megabytes from {least} to {most:,}, found {raw[:40]!r}",
+        )
+    return int(value)
+
+
+def default_memory_mb() -> int:
+    """A quarter of the memory this process may use, from MEMORY_MB_LEAST to MEMORY_MB_DEFAULT (that when
+    the machine does not say): DuckDB spills what does not fit to disk, and the rest of the run (Python,
+    the planner, DuckDB's own buffers outside the limit) keeps ten million rows under 1 GB at 512."""
+    machine = _machine_mb()
+    if machine is None:
+        return MEMORY_MB_DEFAULT
+    return max(MEMORY_MB_LEAST, min(MEMORY_MB_DEFAULT, machine // 4))
+
+
+def _machine_mb() -> int | None:
+    """The memory this process may use, in MB: the machine's, or its control group's limit when lower."""
+    sizes = []
+    try:
+        sizes.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        pass
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            text = Path(path).read_text().strip()
+        except OSError:
+            continue
+        if text.isdigit():
+            sizes.append(int(text))
+    return min(sizes) // 2**20 if sizes else None
+
+
+def _threads() -> int:
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(THREADS_MOST, cores))
 
 
 def parse_map(items: list[str]) -> dict[str, str]:
@@ -198,8 +287,20 @@ def parse_map(items: list[str]) -> dict[str, str]:
             )
         if fld in out:
             raise InputError.single("--map", "", f"field '{fld}' mapped twice ({out[fld]} and {col})")
+        check_name(col, "--map")
         out[fld] = col
     return out
+
+
+def check_name(name: str, option: str) -> None:
+    """A column or attribute name given on the command line: any text but a NUL character (which no
+    quoted identifier can hold) or one that is not Unicode (an undecodable byte of the command line)."""
+    if "\x00" in name:
+        raise InputError.single(option, "", f"{name!r}: a column name cannot hold a NUL character")
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError.single(option, "", f"{name!r}: expected a name in UTF-8") from None
 
 
 def open_logs(paths: list[Path], options: LogOptions, timings: bool = False) -> Logs:
@@ -214,7 +315,12 @@ def open_logs(paths: list[Path], options: LogOptions, timings: bool = False) -> 
         raise InputError.single("--map", "", "only for --format csv: litellm and otel logs have documented columns")
     if not paths:
         raise InputError.single("LOGS", "", "no log file given")
+    for name, option in ((options.group_by, "--group-by"), (options.task_by, "--task-by")):
+        if name is not None:
+            check_name(name, option)
+    memory_mb()  # a bad setting is found before the files are hashed
     files = [_log_file(Path(p)) for p in paths]
+    _once(files)
     kind = _kind(files, options.fmt)
     default = _default_workload(options.workload, files[0].path)
     folder = tempfile.mkdtemp(prefix="planner-logs-")
@@ -223,8 +329,13 @@ def open_logs(paths: list[Path], options: LogOptions, timings: bool = False) -> 
         con = _connect(folder)
         logs = Logs(con, folder, files, kind, options, {}, {}, 0, "", "", default, timings=timings)
         reader = {"litellm": _read_litellm, "otel": _read_otel, "csv": _read_csv}[options.fmt]
-        reader(logs)
-        _check(logs)
+        try:
+            reader(logs)
+            _check(logs)
+            if logs.unnumbered:
+                _number_calls(logs)
+        except Exception as exc:  # DuckDB's errors left, out of memory among them
+            raise _duckdb_error(exc, logs.first_file) from None
         return logs
     except BaseException:
         if con is not None:
@@ -237,15 +348,28 @@ def _log_file(path: Path) -> LogFile:
     """A log is a regular file (never a FIFO or device, which could block): its size and sha256, for the
     provenance the outputs carry. Logs have no size limit: DuckDB streams them."""
     st = regular_file(path, "a log file")
-    if any(c in str(path) for c in "*?["):
+    # DuckDB expands a leading ~ to $HOME and reads a name with a scheme (s3://, http://) from the
+    # network, while the hash below reads the file as the operating system names it: so DuckDB is given
+    # that same file as an absolute path, its links resolved, which it takes as it is
+    read = os.path.realpath(path)
+    if any(c in str(path) or c in read for c in "*?["):
         raise InputError.single(
             str(path), "", "a log file's name may not contain * ? or [ (DuckDB reads them as patterns)"
         )
     digest = hashlib.sha256()
-    with open(path, "rb") as fh:
+    with open(read, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
-    return LogFile(str(path), digest.hexdigest(), st.st_size)
+    return LogFile(str(path), digest.hexdigest(), st.st_size, read)
+
+
+def _once(files: list[LogFile]) -> None:
+    """Each file read once: two names of one file would count its calls twice."""
+    seen: dict[str, str] = {}
+    for f in files:
+        if f.read in seen:
+            raise InputError.single(f.path, "", f"the same file as {seen[f.read]}; name each log file once")
+        seen[f.read] = f.path
 
 
 def _kind(files: list[LogFile], fmt: str) -> str:
@@ -295,45 +419,45 @@ def workload_id(name: str) -> str:
 def _connect(folder: str):
     import duckdb
 
-    con = duckdb.connect(os.path.join(folder, "logs.duckdb"))
+    config = {
+        "memory_limit": f"{memory_mb()}MB",
+        "temp_directory": os.path.join(folder, "spill"),  # spilled there; removed with the folder
+        "preserve_insertion_order": False,  # no query here depends on it (but _number_calls'); it costs memory
+        "threads": _threads(),
+    }
+    con = duckdb.connect(os.path.join(folder, "logs.duckdb"), config=config)
     con.execute("SET TimeZone = 'UTC'")
-    con.execute(f"SET memory_limit = '{memory_mb()}MB'")
-    con.execute(f"SET temp_directory = '{_text(os.path.join(folder, 'spill'))}'")
-    con.execute("SET preserve_insertion_order = false")  # no query here depends on it; it costs memory
     return con
 
 
-def _text(s: str) -> str:
-    """A string inside a SQL literal."""
-    return s.replace("'", "''")
-
-
 def _ident(name: str) -> str:
+    """A column name as a quoted identifier (a name holding a double quote has it doubled)."""
     return '"' + name.replace('"', '""') + '"'
-
-
-def _lit(s: str) -> str:
-    return "'" + _text(s) + "'"
 
 
 def _raw(logs: Logs, json_columns: dict[str, str] | None = None) -> tuple[str, dict[str, str]]:
     """The files as one relation (a SQL FROM item) and its columns with their types."""
-    paths = "[" + ", ".join(_lit(f.path) for f in logs.files) + "]"
+    paths = logs.bind([f.read for f in logs.files])
     if logs.kind == "csv":
-        rel = f"read_csv({paths}, header = true, all_varchar = true, union_by_name = true, filename = true)"
+        rel = f"read_csv({paths}, header = true, all_varchar = true, union_by_name = true, filename = '{FILE_COLUMN}')"
     elif logs.kind == "parquet":
-        rel = f"read_parquet({paths}, union_by_name = true, filename = true)"
+        rel = f"read_parquet({paths}, union_by_name = true, filename = '{FILE_COLUMN}')"
     else:
-        cols = ", ".join(f"{_lit(k)}: {_lit(v)}" for k, v in (json_columns or {}).items())
-        rel = f"read_json({paths}, columns = {{{cols}}}, format = 'auto', filename = true)"
+        cols = logs.bind(dict(json_columns or {}))
+        rel = f"read_json({paths}, columns = {cols}, format = 'auto', filename = '{FILE_COLUMN}')"
     try:
-        described = logs.con.execute(f"DESCRIBE SELECT * FROM {rel}").fetchall()
+        described = logs.run(f"DESCRIBE SELECT * FROM {rel}").fetchall()
     except Exception as exc:
         raise _unreadable(logs, exc) from None
     return rel, {row[0]: row[1] for row in described}
 
 
-def _unreadable(logs: Logs, exc: Exception) -> InputError:
+def _unreadable(logs: Logs, exc: Exception) -> BaseException:
+    """A file DuckDB could not read, as one line; out of memory and an interrupt are not that."""
+    import duckdb
+
+    if isinstance(exc, (duckdb.OutOfMemoryException, duckdb.InterruptException)):
+        return _duckdb_error(exc, logs.first_file)
     what = {"csv": "CSV", "json": "JSON (one object a line, or an array)", "parquet": "Parquet"}[logs.kind]
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return InputError.single(logs.first_file, "", f"cannot be read as {what}: {first[:300]}")
@@ -352,12 +476,9 @@ def _timestamp_us(expr: str) -> str:
     return f"epoch_us(TRY_CAST({expr} AS TIMESTAMPTZ))"
 
 
-RAW_COLUMNS = ("start_raw", "end_raw", "first_raw", "input_raw", "gen_raw", "reasoning_raw", "cached_raw", "task_raw")
-
-
-def _shown(raw: str) -> str:
+def _shown(value: str | None) -> str:
     """A raw value in a message: quoted as JSON, cut to 60 characters."""
-    return f"CAST(to_json(left({raw}, 60)) AS VARCHAR)"
+    return json.dumps((value or "")[:60], ensure_ascii=False)
 
 
 TIME_EXPECTED = "expected a date and time such as 2025-01-15 10:23:45.123 (ISO 8601; UTC unless an offset is given)"
@@ -368,7 +489,7 @@ TIME_EXPECTED = "expected a date and time such as 2025-01-15 10:23:45.123 (ISO 8
 
 def _read_csv(logs: Logs) -> None:
     rel, types = _raw(logs)
-    columns = [c for c in types if c != "filename"]
+    columns = [c for c in types if c != FILE_COLUMN]
     found = dict(logs.options.mapping)
     for fld, col in found.items():
         if col not in types:
@@ -403,8 +524,9 @@ def _read_csv(logs: Logs) -> None:
         logs.task_rule = f"calls with the same '{task_col}' are one task (a call without one is a task of its own)"
     logs.group_rule = f"by the column '{logs.options.group_by}'" if logs.options.group_by else "none: one workload"
     src = f"""
-        SELECT filename, {text("time")} AS start_raw, {text("end")} AS end_raw, {text("first_token")} AS first_raw,
-               {text("input")} AS input_raw, {text("output")} AS gen_raw, {text("reasoning")} AS reasoning_raw,
+        SELECT {FILE_COLUMN} AS filename, {text("time")} AS start_raw, {text("end")} AS end_raw,
+               {text("first_token")} AS first_raw, {text("input")} AS input_raw, {text("output")} AS gen_raw,
+               {text("reasoning")} AS reasoning_raw,
                {text("cached_input")} AS cached_raw, {group} AS group_raw, {task} AS task_raw,
                {text("model")} AS model, CAST(NULL AS VARCHAR) AS provider, CAST(NULL AS VARCHAR) AS skip,
                CAST(NULL AS VARCHAR) AS where_raw
@@ -441,7 +563,7 @@ def _read_litellm(logs: Logs) -> None:
             logs.first_file,
             missing[0],
             f"no column '{missing[0]}': a LiteLLM spend log (LiteLLM_SpendLogs) has request_id, startTime, "
-            f"prompt_tokens and completion_tokens; the columns are: {_listed(c for c in types if c != 'filename')}",
+            f"prompt_tokens and completion_tokens; the columns are: {_listed(c for c in types if c != FILE_COLUMN)}",
         )
     text = lambda c: _as_text(c, types) if c in present else "CAST(NULL AS VARCHAR)"
     # metadata is a JSON object, or (as the proxy's own payload has it) a JSON string holding one; every
@@ -452,7 +574,7 @@ def _read_litellm(logs: Logs) -> None:
         unwrapped = f"TRY_CAST(TRY_CAST({mt} AS JSON) ->> '$' AS JSON)"
         usage = (
             f"json_extract_string(CASE WHEN starts_with({mt}, '\"') THEN {unwrapped} "
-            f"ELSE TRY_CAST({mt} AS JSON) END, [{', '.join(_lit(p) for p in paths)}])"
+            f"ELSE TRY_CAST({mt} AS JSON) END, {logs.bind(list(paths))})"
         )
     else:
         usage = f"[{', '.join('CAST(NULL AS VARCHAR)' for _ in paths)}]"
@@ -487,7 +609,7 @@ def _read_litellm(logs: Logs) -> None:
                CASE WHEN lower(status) = 'failure' THEN 'failed calls (status failure)' END AS skip,
                request_id AS where_raw
         FROM (
-            SELECT filename, {text("startTime")} AS start_raw, {text("endTime")} AS end_raw,
+            SELECT {FILE_COLUMN} AS filename, {text("startTime")} AS start_raw, {text("endTime")} AS end_raw,
                    {text("completionStartTime")} AS first_raw, {text("prompt_tokens")} AS input_raw,
                    {text("completion_tokens")} AS gen_raw, {group} AS group_raw, {task} AS task0,
                    {text("request_id")} AS request_id, NULLIF(TRIM({text("model")}), '') AS model,
@@ -517,7 +639,7 @@ def _read_otel(logs: Logs) -> None:
     resource_spans = f"STRUCT(resource STRUCT(attributes {attrs}), scopeSpans STRUCT(spans {span}[])[])[]"
     rel, _ = _raw(logs, {"resourceSpans": resource_spans})
     try:
-        lines, without = logs.con.execute(
+        lines, without = logs.run(
             f"SELECT count(*), count(*) FILTER (WHERE resourceSpans IS NULL) FROM {rel}"
         ).fetchone()
     except Exception as exc:
@@ -530,7 +652,7 @@ def _read_otel(logs: Logs) -> None:
         )
 
     def attr(keys: tuple[str, ...], where: str = "sp.attributes") -> str:
-        one = lambda k: f"list_filter({where}, a -> a.key = {_lit(k)})[1].value"
+        one = lambda k: f"list_filter({where}, a -> a.key = {logs.bind(k)})[1].value"
         parts = [
             f"COALESCE({one(k)}.stringValue, {one(k)}.intValue, {one(k)}.doubleValue, {one(k)}.boolValue)" for k in keys
         ]
@@ -558,10 +680,12 @@ def _read_otel(logs: Logs) -> None:
         logs.task_rule = f"the spans with the same '{task_by}' are one task (a span without one is a task of its own)"
     operation = attr(OTEL_ATTRS["operation"])
     model = attr(OTEL_ATTRS["model"])
-    ops = ", ".join(_lit(o) for o in OTEL_CALL_OPERATIONS)
+    ops = logs.bind(list(OTEL_CALL_OPERATIONS))
     provider = attr(OTEL_ATTRS["provider"])
     src = f"""
-        WITH r AS (SELECT filename, UNNEST(resourceSpans) AS rs FROM {rel} WHERE resourceSpans IS NOT NULL),
+        WITH r AS (
+            SELECT {FILE_COLUMN} AS filename, UNNEST(resourceSpans) AS rs FROM {rel} WHERE resourceSpans IS NOT NULL
+        ),
         s AS (SELECT filename, rs.resource.attributes AS rattrs, UNNEST(rs.scopeSpans) AS ss FROM r),
         p AS (SELECT filename, rattrs, UNNEST(ss.spans) AS sp FROM s)
         SELECT filename, sp.startTimeUnixNano AS start_raw, sp.endTimeUnixNano AS end_raw,
@@ -570,7 +694,7 @@ def _read_otel(logs: Logs) -> None:
                {attr(OTEL_ATTRS["cached"])} AS cached_raw, {group} AS group_raw,
                COALESCE(NULLIF({task}, ''), sp.spanId) AS task_raw, {model} AS model, {provider} AS provider,
                CASE
-                 WHEN {model} IS NULL OR ({operation} IS NOT NULL AND {operation} NOT IN ({ops}))
+                 WHEN {model} IS NULL OR ({operation} IS NOT NULL AND NOT list_contains({ops}, {operation}))
                    THEN 'spans that are not model calls (no gen_ai.request.model, or an operation such as invoke_agent)'
                  WHEN sp.status.code IN ('2', 'STATUS_CODE_ERROR') THEN 'model calls that failed (status ERROR)'
                  WHEN {attr(OTEL_ATTRS["input"])} IS NULL OR {attr(OTEL_ATTRS["output"])} IS NULL
@@ -595,7 +719,7 @@ def _non_null_columns(logs: Logs, rel: str, columns: list[str]) -> set[str]:
     """The JSON keys that some row has (read with fixed columns, an absent key is null in every row)."""
     counts = ", ".join(f"count({_ident(c)})" for c in columns)
     try:
-        got = logs.con.execute(f"SELECT {counts} FROM {rel}").fetchone()
+        got = logs.run(f"SELECT {counts} FROM {rel}").fetchone()
     except Exception as exc:
         raise _unreadable(logs, exc) from None
     return {c for c, n in zip(columns, got) if n}
@@ -603,11 +727,11 @@ def _non_null_columns(logs: Logs, rel: str, columns: list[str]) -> set[str]:
 
 def _named_column(logs: Logs, types: dict[str, str], name: str, option: str, present=None) -> str:
     present = set(types) if present is None else present
-    if name not in present or name == "filename":
+    if name not in present or name == FILE_COLUMN:
         raise InputError.single(
             logs.first_file,
             option,
-            f"no column '{name}'; the columns are: {_listed(c for c in present if c != 'filename')}",
+            f"no column '{name}'; the columns are: {_listed(c for c in present if c != FILE_COLUMN)}",
         )
     return _as_text(name, types)
 
@@ -645,8 +769,11 @@ def _load(logs: Logs, src: str, names: dict[str, str], time_parse, rank_tasks=Fa
     def whole(value: str) -> str:  # a token count: a whole number from 0 to MAX_TOKENS (false for NaN and null)
         return f"COALESCE({value} BETWEEN 0 AND {MAX_TOKENS:g} AND {value} = floor({value}), false)"
 
+    def out_of_range(parsed: str) -> str:
+        return f"({parsed} < 0 OR {parsed} >= {END_US})"
+
     bad = [
-        "start_us IS NULL",
+        f"start_us IS NULL OR {out_of_range('start_us')}",
         f"NOT {whole('input_f')}",
         f"NOT {whole('gen_f')}",
         f"(reasoning_raw IS NOT NULL AND NOT {whole('reasoning_f')})",
@@ -655,34 +782,47 @@ def _load(logs: Logs, src: str, names: dict[str, str], time_parse, rank_tasks=Fa
         "cached_f > input_f",
     ]
     if timings:
-        bad += ["(end_raw IS NOT NULL AND end_us IS NULL)", "(first_raw IS NOT NULL AND first_us IS NULL)"]
+        bad += [
+            f"(end_raw IS NOT NULL AND (end_us IS NULL OR {out_of_range('end_us')}))",
+            f"(first_raw IS NOT NULL AND (first_us IS NULL OR {out_of_range('first_us')}))",
+        ]
     if not rank_tasks:
         bad.append("task_raw IS NULL OR task_raw = ''")
 
-    checks: list[tuple[str, str, str]] = []  # (condition, message, raw column): the wording, for the first bad row
+    # (condition, raw column, wording): the rules in order; the first that a bad row breaks is worded in
+    # Python (_located), from the figures the details query returns, so no name is ever part of the SQL
+    checks: list[tuple[str, str, Any]] = []
 
     def need_time(raw: str, name: str, required: bool) -> None:
         blank = f"{raw} IS NULL"
         if required:
-            checks.append((blank, f"'{name}: missing; {TIME_EXPECTED}'", raw))
+            checks.append((blank, raw, lambda v: (name, f"missing; {TIME_EXPECTED}")))
         parsed = {"start_raw": "start_us", "end_raw": "end_us", "first_raw": "first_us"}[raw]
         expected = TIME_EXPECTED if raw != "first_raw" or not first_is_offset else "expected a number of seconds"
+        what = _what(raw, first_is_offset)
         checks.append(
-            (
-                f"NOT {blank} AND {parsed} IS NULL",
-                f"'{name}: ' || {_shown(raw)} || ' is not {_what(raw, first_is_offset)}; {expected}'",
-                raw,
-            )
+            (f"NOT {blank} AND {parsed} IS NULL", raw, lambda v: (name, f"{_shown(v.value)} is not {what}; {expected}"))
         )
+        for test, side in ((f"{parsed} < 0", f"before {TIME_FIRST}"), (f"{parsed} >= {END_US}", f"after {TIME_LAST}")):
+            checks.append(
+                (
+                    test,
+                    raw,
+                    lambda v, side=side: (
+                        name,
+                        f"{_shown(v.value)} is {side} (UTC); expected a date and time from {TIME_FIRST} to {TIME_LAST}",
+                    ),
+                )
+            )
 
     def need_tokens(raw: str, value: str, name: str, required: bool) -> None:
         if required:
-            checks.append((f"{raw} IS NULL", f"'{name}: missing; expected a whole number of tokens'", raw))
+            checks.append((f"{raw} IS NULL", raw, lambda v: (name, "missing; expected a whole number of tokens")))
         checks.append(
             (
                 f"{raw} IS NOT NULL AND NOT {whole(value)}",
-                f"'{name}: ' || {_shown(raw)} || ' is not a whole number of tokens from 0 to 1e9'",
                 raw,
+                lambda v: (name, f"{_shown(v.value)} is not a whole number of tokens from 0 to 1e9"),
             )
         )
 
@@ -697,38 +837,43 @@ def _load(logs: Logs, src: str, names: dict[str, str], time_parse, rank_tasks=Fa
     checks.append(
         (
             "COALESCE(reasoning_f, 0) > gen_f",
-            f"'{names['reasoning']}: ' || CAST(reasoning_f AS BIGINT) || ' reasoning tokens, more than the ' || "
-            f"CAST(gen_f AS BIGINT) || ' output tokens ({names['gen']}) they are part of'",
             "reasoning_raw",
+            lambda v: (
+                names["reasoning"],
+                f"{v.reasoning:.0f} reasoning tokens, more than the {v.gen:.0f} output tokens ({names['gen']}) "
+                "they are part of",
+            ),
         )
     )
     checks.append(
         (
             "COALESCE(cached_f, 0) > input_f",
-            f"'{names['cached']}: ' || CAST(cached_f AS BIGINT) || ' cached tokens, more than the ' || "
-            f"CAST(input_f AS BIGINT) || ' input tokens ({names['input']}) they are part of'",
             "cached_raw",
+            lambda v: (
+                names["cached"],
+                f"{v.cached:.0f} cached tokens, more than the {v.input:.0f} input tokens ({names['input']}) "
+                "they are part of",
+            ),
         )
     )
     if not rank_tasks:
         checks.append(
             (
                 "task_raw IS NULL OR task_raw = ''",
-                f"'{names['task']}: missing; every call needs one (it names the task of a call that has no other)'",
                 "task_raw",
+                lambda v: (
+                    names["task"],
+                    "missing; every call needs one (it names the task of a call that has no other)",
+                ),
             )
         )
-    problem = "CASE " + " ".join(f"WHEN {c} THEN {m}" for c, m, _ in checks) + " END"
-    problem_column = "CASE " + " ".join(f"WHEN {c} THEN {_lit(col)}" for c, _, col in checks) + " END"
-    default = _lit(logs.default_workload)
-    if rank_tasks:  # calls without a task id: numbered in the order of their figures (ties are equal calls)
-        task = (
-            "COALESCE(NULLIF(task_raw, ''), 'call-' || CAST(row_number() OVER "
-            "(ORDER BY start_us, input_f, gen_f, reasoning_f, cached_f, group_raw, model) AS VARCHAR))"
-        )
-    else:
-        task = "task_raw"
-    raw_value = " ".join(f"WHEN problem_column = '{c}' THEN {c}" for c in RAW_COLUMNS)
+    logs.checks = checks
+    problem = "CASE " + " ".join(f"WHEN {c} THEN {k}" for k, (c, _, _) in enumerate(checks)) + " END"
+    raw_value = " ".join(f"WHEN {k} THEN {col}" for k, (_, col, _) in enumerate(checks))
+    default = logs.bind(logs.default_workload)
+    # calls without a task id are numbered later (_number_calls) by the figures kept for it here
+    ranks = ", reasoning_f AS rank_reasoning, cached_f AS rank_cached, group_raw AS rank_group, model AS rank_model"
+    logs.unnumbered = rank_tasks
     parsed = f"""
         WITH src AS ({src}),
         parsed AS (
@@ -743,33 +888,62 @@ def _load(logs: Logs, src: str, names: dict[str, str], time_parse, rank_tasks=Fa
     sql = f"""
         CREATE TABLE calls_table AS {parsed}
         SELECT {"CAST(NULL AS VARCHAR)" if one_file else "filename"} AS filename, skip, bad,
-               COALESCE(NULLIF(TRIM(group_raw), ''), {default}) AS workload, md5_number({task}) AS task_id,
+               COALESCE(NULLIF(TRIM(group_raw), ''), {default}) AS workload,
+               md5_number({"NULLIF(task_raw, '')" if rank_tasks else "task_raw"}) AS task_id,
                start_us, end_us, first_us,
                {"model" if timings else "CAST(NULL AS VARCHAR)"} AS model,
                {"provider" if timings else "CAST(NULL AS VARCHAR)"} AS provider,
                TRY_CAST(input_f AS BIGINT) AS input_tokens,
                TRY_CAST(gen_f - COALESCE(reasoning_f, 0) AS BIGINT) AS output_tokens,
                TRY_CAST(COALESCE(reasoning_f, 0) AS BIGINT) AS reasoning_tokens,
-               TRY_CAST(COALESCE(cached_f, 0) AS BIGINT) AS cached_tokens
+               TRY_CAST(COALESCE(cached_f, 0) AS BIGINT) AS cached_tokens{ranks if rank_tasks else ""}
         FROM flagged"""
     try:
-        logs.con.execute(sql)
+        logs.run(sql)
     except Exception as exc:
         raise _unreadable(logs, exc) from None
     logs.details = f"""{parsed}
-        SELECT filename, problem, problem_column, CASE {raw_value} END AS problem_value,
-               COALESCE(where_raw, '') AS problem_where
-        FROM (
-            SELECT *, {problem} AS problem, {problem_column} AS problem_column
-            FROM (SELECT * FROM flagged WHERE bad LIMIT 1)
-        )"""
-    logs.con.execute(
-        """CREATE VIEW calls AS
-           SELECT workload, task_id, start_us / 1e6 AS start_s, start_us // 60000000 AS start_minute,
-                  input_tokens, output_tokens, reasoning_tokens, cached_tokens,
-                  end_us / 1e6 AS end_s, first_us / 1e6 AS first_token_s, model, provider
-           FROM calls_table WHERE skip IS NULL"""
-    )
+        SELECT filename, problem, CASE problem {raw_value} END AS problem_value, reasoning_f, gen_f, cached_f,
+               input_f, COALESCE(where_raw, '') AS problem_where
+        FROM (SELECT *, {problem} AS problem FROM (SELECT * FROM flagged WHERE bad LIMIT 1))"""
+    logs.con.execute(CALLS_VIEW)
+
+
+CALLS_VIEW = """CREATE OR REPLACE VIEW calls AS
+    SELECT workload, task_id, start_us / 1e6 AS start_s, start_us // 60000000 AS start_minute,
+           input_tokens, output_tokens, reasoning_tokens, cached_tokens,
+           end_us / 1e6 AS end_s, first_us / 1e6 AS first_token_s, model, provider
+    FROM calls_table WHERE skip IS NULL"""
+
+RANK_ORDER = (
+    "start_us, input_tokens, output_tokens + reasoning_tokens, rank_reasoning, rank_cached, rank_group, rank_model"
+)
+
+
+def _number_calls(logs: Logs) -> None:
+    """A call without a task id (a CSV's) is the task `call-N`, N its rank in (start, input, output,
+    reasoning, cached, group, model) order; ties are equal calls, so which of them gets which number
+    changes nothing.
+
+    The rank is a sort that spills to disk, numbered as it streams out (row_number() OVER () in the
+    order the sorted rows arrive, which preserve_insertion_order keeps); a window ordered over the whole
+    table held every row in memory and ran out of it at ten million rows."""
+    con = logs.con
+    if not con.execute("SELECT count(*) FROM calls_table WHERE task_id IS NULL").fetchone()[0]:
+        return
+    con.execute("SET preserve_insertion_order = true")
+    try:
+        con.execute(
+            f"""CREATE TABLE calls_numbered AS
+                SELECT * EXCLUDE (task_id, rank_reasoning, rank_cached, rank_group, rank_model, n),
+                       COALESCE(task_id, md5_number('call-' || CAST(n AS VARCHAR))) AS task_id
+                FROM (SELECT *, row_number() OVER () AS n FROM (SELECT * FROM calls_table ORDER BY {RANK_ORDER}))"""
+        )
+    finally:
+        con.execute("SET preserve_insertion_order = false")
+    con.execute("DROP TABLE calls_table")
+    con.execute("ALTER TABLE calls_numbered RENAME TO calls_table")
+    con.execute(CALLS_VIEW)
 
 
 def _what(raw: str, first_is_offset: bool) -> str:
@@ -780,10 +954,13 @@ def _check(logs: Logs) -> None:
     """The first call with a problem is an input error (file, line or span, column, what and what was
     expected); otherwise the counts the provenance reports."""
     if logs.con.execute("SELECT count(*) FROM calls_table WHERE bad").fetchone()[0]:
-        filename, problem, column, value, where = logs.con.execute(logs.details).fetchone()  # the files again
-        raise _located(logs, filename, problem, column, value, where)
+        try:
+            found = Found(*logs.run(logs.details).fetchone())  # the files again
+        except Exception as exc:
+            raise _unreadable(logs, exc) from None
+        raise _located(logs, found)
     for filename, n in logs.con.execute("SELECT filename, count(*) FROM calls_table GROUP BY filename").fetchall():
-        logs.rows[filename or logs.first_file] = n
+        logs.rows[_given(logs, filename)] = n
     for why, n in logs.con.execute(
         "SELECT skip, count(*) FROM calls_table WHERE skip IS NOT NULL GROUP BY skip ORDER BY skip"
     ).fetchall():
@@ -794,21 +971,43 @@ def _check(logs: Logs) -> None:
         raise InputError.single(logs.first_file, "", f"no model calls to read ({why})")
 
 
-def _located(logs: Logs, filename: str, problem: str, column: str, value: str | None, where: str | None) -> InputError:
+def _given(logs: Logs, read: str | None) -> str:
+    """The name the user gave the file DuckDB read as `read` (None: the only file)."""
+    return next((f.path for f in logs.files if f.read == read), logs.first_file)
+
+
+@dataclass(frozen=True)
+class Found:
+    """The first bad row: its file, the rule it breaks (an index into Logs.checks), the raw value of that
+    rule's column, its token figures, and where it is (a request or span id)."""
+
+    filename: str | None
+    check: int
+    value: str | None
+    reasoning: float | None
+    gen: float | None
+    cached: float | None
+    input: float | None
+    where: str | None
+
+
+def _located(logs: Logs, found: Found) -> InputError:
     """The problem with where it is: the line of a CSV or JSON lines file (found by reading the file
     again up to it), or the span."""
-    line = None
-    name = problem.split(":", 1)[0]
+    _, column, wording = logs.checks[found.check]
+    name, text = wording(found)
+    filename, where = _given(logs, found.filename), found.where
+    read = found.filename or logs.files[0].read
     if logs.options.fmt == "otel":
-        return InputError.single(filename, name, f"{where}: {problem.split(': ', 1)[1]}")
+        return InputError.single(filename, name, f"{where}: {text}")
+    line = None
     try:
         if logs.kind == "csv":
-            line = _csv_line(filename, logs.columns.get(_CSV_FIELD.get(column, ""), name), value)
+            line = _csv_line(read, logs.columns.get(_CSV_FIELD.get(column, ""), name), found.value)
         elif logs.kind == "json" and where:
-            line = _json_line(filename, where)
+            line = _json_line(read, where)
     except (OSError, UnicodeDecodeError, csv.Error):
         line = None
-    text = problem.split(": ", 1)[1] if ": " in problem else problem
     if line is None and where and logs.options.fmt == "litellm":
         text = f"request {where}: {text}"
     return InputError.single(filename, name, text, line)

@@ -200,14 +200,13 @@ def replay(plan: Plan, logs: Logs) -> Replay:
                     )
                 )
         replays[w.id] = WorkloadReplay(w.id, sorted(names[w.id]), w, routes)
-    con = logs.con
-    con.execute(
+    logs.sql(
         "CREATE OR REPLACE TABLE routes (workload VARCHAR, wid VARCHAR, k INTEGER, lo DOUBLE, hi DOUBLE, "
         "ttft DOUBLE, prefill DOUBLE, tps DOUBLE, factor DOUBLE, thinking DOUBLE, p_in DOUBLE, p_cached DOUBLE, "
         "p_out DOUBLE, tool DOUBLE, streaming BOOLEAN, budget DOUBLE)"
     )
     if routes_rows:
-        con.executemany("INSERT INTO routes VALUES (" + ", ".join("?" * 16) + ")", routes_rows)
+        logs.insert("INSERT INTO routes VALUES (" + ", ".join("?" * 16) + ")", routes_rows)
     logs.sql(_REPLAY_SQL)
     for wid, k, tasks, calls, cost, within in logs.sql(
         "SELECT wid, k, count(*), sum(n), sum(cost), count(*) FILTER (WHERE within) FROM replayed "
