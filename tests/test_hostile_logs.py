@@ -18,6 +18,7 @@ import yaml
 from conftest import DATA, ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import EXPLORE, examples
 from typer.testing import CliRunner
 
 from planner.cli import app
@@ -26,7 +27,6 @@ from planner.fmt import visible
 
 runner = CliRunner()
 LOGS = DATA / "logs"
-EXPLORE = int(os.environ.get("PLANNER_EXPLORE", "0"))
 SECRET = "TOPSECRET-4c1d"
 
 
@@ -275,7 +275,7 @@ NAME_TEXT = st.text(
 
 
 @settings(
-    max_examples=EXPLORE or 30,
+    max_examples=examples(120),
     derandomize=not EXPLORE,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
@@ -283,7 +283,7 @@ NAME_TEXT = st.text(
 @given(names=st.lists(NAME_TEXT, min_size=4, max_size=4), bad=st.booleans())
 def test_from_logs_column_names_fuzzed(tmp_path, names, bad):
     """Any four column names (time, input, output and the group): exit 0 or 2, never 1; no traceback; exit
-    2 is one line. Set PLANNER_EXPLORE=N for N fresh examples."""
+    2 is one line. 30 examples in make test, 120 in make test-deep; PLANNER_EXPLORE=N for N fresh ones."""
     logs = tmp_path / "fuzz.csv"
     with open(logs, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
