@@ -619,7 +619,7 @@ def replay(
     options = LogOptions(fmt, parse_map(maps), group_by, task_by, workload)
     with timed("read logs"), open_logs(paths, options) as logs:
         with timed("replay"):
-            result = run_replay(plan, logs)
+            result = run_replay(plan, logs, str(plan_path))
         n = len(logs.files)
         source = f"{n} log file{'s' if n > 1 else ''} ({fmt}): " + ", ".join(f.path for f in logs.files[:3])
         source += f" and {n - 3} more" if n > 3 else ""

@@ -1,0 +1,228 @@
+"""Hostile plan files read back (issue 25): a plan edited by hand, or made to attack, is read by
+replay, export, compare and solve --from with the plan's own rules (planner.plan); whatever breaks
+them is exit 2 with one line naming the plan file and the field path, with nothing written; nothing
+from a plan or its file name reaches an export unescaped; the plans the planner writes read back."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import DATA, ROOT
+from typer.testing import CliRunner
+
+from planner.cli import app
+from planner.plan import read_plan
+
+runner = CliRunner()
+LOGS = DATA / "logs"
+SPEND_LOGS = LOGS / "litellm_spend_logs.csv"
+EXPLORE = int(os.environ.get("PLANNER_EXPLORE", "0"))
+BUDGETS = {
+    "support-chat": {"latency": {"budget_s": 6, "within_budget_share": 0.9}},
+    "triage-agent": {"latency": {"budget_s": 2.5, "within_budget_share": 0.5}},
+}
+
+
+def run(*args):
+    return runner.invoke(app, [str(a) for a in args], env={"COLUMNS": "100"})
+
+
+@pytest.fixture(scope="module")
+def logged_plan(tmp_path_factory) -> dict:
+    """A plan solved from the test logs (with budgets written in): its data. triage-agent is split
+    between two routes; every allocation carries the speeds replay times tasks with."""
+    tmp = tmp_path_factory.mktemp("logged")
+    wl = tmp / "w.yaml"
+    result = run(
+        "workloads", "from-logs", SPEND_LOGS, "--format", "litellm", "--out", wl, "--catalog", LOGS / "catalog.yaml"
+    )
+    assert result.exit_code == 0, result.output
+    data = yaml.safe_load(wl.read_text())
+    for w in data["workloads"]:
+        w.update(BUDGETS.get(w["id"], {}))
+    wl.write_text(yaml.safe_dump(data, sort_keys=False))
+    result = run("solve", wl, "--out", tmp / "plans")
+    assert result.exit_code == 0, result.output
+    plan = json.loads((tmp / "plans" / "w.plan.json").read_text())
+    assert [len(w["allocations"]) for w in plan["workloads"]] == [1, 1, 2]
+    return plan
+
+
+def write_plan(path: Path, data: dict) -> Path:
+    path.write_text(json.dumps(data))  # json writes NaN and Infinity as Python's json reads them
+    return path
+
+
+def one_line(result, file, words: str) -> str:
+    """Exit 2, one line on stderr starting with the file and holding `words`, no traceback."""
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2, (result.exit_code, result.output)
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(str(file)) and words in lines[0], lines[0]
+    assert "Traceback" not in result.output
+    return lines[0]
+
+
+def replay(plan_path: Path, out: Path):
+    return run("replay", plan_path, SPEND_LOGS, "--format", "litellm", "--out", out)
+
+
+def _set(*path_value):
+    *path, value = path_value
+
+    def edit(d):
+        node = d
+        for p in path[:-1]:
+            node = node[p]
+        node[path[-1]] = value
+
+    return edit
+
+
+def _all_shares_zero(d):
+    for a in d["workloads"][2]["allocations"]:
+        a["share"] = 0.0
+
+
+def _workload_twice(d):
+    d["workloads"].append(copy.deepcopy(d["workloads"][2]))
+
+
+def _allocation_twice(d):
+    w = d["workloads"][1]
+    w["allocations"] = [w["allocations"][0], copy.deepcopy(w["allocations"][0])]
+    for a in w["allocations"]:
+        a["share"] = 0.5
+
+
+def _offering_twice(d):
+    d["offerings"].append(copy.deepcopy(d["offerings"][0]))
+
+
+# (mutation, the field path the error names, words of the message)
+HAND_EDITS = {
+    "output_tps 0": (_set("workloads", 2, "allocations", 0, "output_tps", 0), "workloads[2].allocations[0].output_tps"),
+    "negative speed": (
+        _set("workloads", 2, "allocations", 1, "output_tps", -80.0),
+        "workloads[2].allocations[1].output_tps",
+    ),
+    "negative first token": (
+        _set("workloads", 1, "allocations", 0, "ttft_s", -0.5),
+        "workloads[1].allocations[0].ttft_s",
+    ),
+    "prefill 0": (_set("workloads", 1, "allocations", 0, "prefill_tps", 0), "workloads[1].allocations[0].prefill_tps"),
+    "negative thinking": (
+        _set("workloads", 1, "allocations", 0, "thinking_tokens", -1),
+        "workloads[1].allocations[0].thinking_tokens",
+    ),
+    "negative reasoning factor": (
+        _set("workloads", 1, "allocations", 0, "reasoning_factor", -2),
+        "workloads[1].allocations[0].reasoning_factor",
+    ),
+    "budget -1": (_set("workloads", 2, "budget_s", -1), "workloads[2].budget_s"),
+    "budget 0": (_set("workloads", 2, "budget_s", 0), "workloads[2].budget_s"),
+    "NaN tasks": (_set("workloads", 2, "tasks", math.nan), "workloads[2].tasks"),
+    "infinite tasks": (_set("workloads", 0, "tasks", math.inf), "workloads[0].tasks"),
+    "negative tasks": (_set("workloads", 0, "tasks", -5), "workloads[0].tasks"),
+    "huge tasks": (_set("workloads", 0, "tasks", 1e300), "workloads[0].tasks"),
+    "NaN cost": (_set("workloads", 0, "cost", math.nan), "workloads[0].cost"),
+    "all-zero shares": (_all_shares_zero, "workloads[2].allocations"),
+    "a share above 1": (_set("workloads", 1, "allocations", 0, "share", 1.5), "workloads[1].allocations[0].share"),
+    "shares short of 1": (_set("workloads", 2, "allocations", 0, "share", 0.25), "workloads[2].allocations"),
+    "a workload twice": (_workload_twice, "workloads"),
+    "an option twice": (_allocation_twice, "workloads[1].allocations"),
+    "an offering twice": (_offering_twice, "offerings"),
+    "a negative price": (
+        _set("catalog_index", "mini@openai", "price_output", -1.0),
+        "catalog_index.mini@openai.price_output",
+    ),
+    "an infinite price": (
+        _set("catalog_index", "mini@openai", "price_input", math.inf),
+        "catalog_index.mini@openai.price_input",
+    ),
+    "a required share of 0": (
+        _set("workloads", 2, "within_budget_share_required", 0),
+        "workloads[2].within_budget_share_required",
+    ),
+    "zero turns": (_set("workloads", 2, "turns", 0), "workloads[2].turns"),
+    "an unknown status": (_set("status", "fine"), "status"),
+    "an unknown period": (_set("period", "fortnight"), "period"),
+    "a price tier not sold": (
+        _set("workloads", 1, "allocations", 0, "price_tier", "spot"),
+        "workloads[1].allocations[0].price_tier",
+    ),
+}
+
+
+@pytest.mark.parametrize("edit", list(HAND_EDITS))
+def test_replay_refuses_a_hand_edited_plan_naming_the_field(logged_plan, tmp_path, edit):
+    """Before: exit 1 (a traceback's worth) for a speed of 0, a budget of -1, NaN tasks or shares of 0;
+    exit 0 with negative latencies "within budget" for a negative speed; a workload listed twice
+    replayed twice. Now every one is exit 2 naming the plan file and the field, nothing written."""
+    mutate, where = HAND_EDITS[edit]
+    data = copy.deepcopy(logged_plan)
+    mutate(data)
+    path = write_plan(tmp_path / "edited.plan.json", data)
+    one_line(replay(path, tmp_path / "out"), path, f": {where}: ")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_key_twice_in_one_object_is_refused(logged_plan, tmp_path):
+    """json keeps the last of two equal keys silently: a second `budget_s` would win unseen."""
+    text = json.dumps(logged_plan).replace('"budget_s": 2.5', '"budget_s": 2.5, "budget_s": 250', 1)
+    path = tmp_path / "twice.plan.json"
+    path.write_text(text)
+    one_line(replay(path, tmp_path / "out"), path, "the key 'budget_s' appears twice in one object")
+
+
+def test_every_command_that_reads_a_plan_reads_it_with_the_same_rules(logged_plan, tmp_path):
+    data = copy.deepcopy(logged_plan)
+    data["workloads"][2]["allocations"][1]["output_tps"] = -2000.0
+    bad = write_plan(tmp_path / "bad.plan.json", data)
+    good = write_plan(tmp_path / "good.plan.json", logged_plan)
+    where = ": workloads[2].allocations[1].output_tps: should be greater than 0, found -2000.0"
+    one_line(run("export", bad, "--to", "litellm", "--allow-unknown", "--out", tmp_path / "c.yaml"), bad, where)
+    one_line(run("export", bad, "--to", "openrouter", "--allow-unknown", "--out", tmp_path / "c.json"), bad, where)
+    one_line(run("compare", good, bad, "--out", tmp_path / "cmp"), bad, where)
+    workloads = ROOT / "tests" / "data" / "tiny-workloads.yaml"
+    one_line(run("solve", workloads, "--from", bad, "--out", tmp_path / "s"), bad, where)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.plan.json", "good.plan.json"]
+
+
+def test_replay_names_the_plan_file_when_a_route_has_no_speed(logged_plan, tmp_path):
+    """A plan of an older planner has no speeds: 'solve it again', naming the plan file (it named the
+    workloads file the plan was solved from)."""
+    data = copy.deepcopy(logged_plan)
+    data["workloads"][2]["allocations"][1]["output_tps"] = None
+    path = write_plan(tmp_path / "old.plan.json", data)
+    one_line(replay(path, tmp_path / "out"), path, ": workloads[2].allocations[1]: the plan has no speed")
+
+
+# ----------------------------------------------------------------------------- the planner's own plans
+
+
+def test_the_plans_the_planner_writes_read_back(tmp_path, tiny_workloads, tiny_catalog):
+    """The rules hold for every golden plan (solves, what-ifs), an infeasible plan, and a plan solved
+    --from another (its switching section)."""
+    golden = sorted((ROOT / "tests" / "golden" / "out").rglob("*.plan.json"))
+    assert len(golden) >= 10
+    for path in golden:
+        read_plan(path)
+    (tmp_path / "tiny-catalog.yaml").write_text(yaml.safe_dump(tiny_catalog))
+    tiny_workloads["catalog"] = "tiny-catalog.yaml"
+    (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(tiny_workloads))
+    assert run("solve", tmp_path / "tiny.yaml", "--out", tmp_path / "a").exit_code == 0
+    result = run("solve", tmp_path / "tiny.yaml", "--from", tmp_path / "a" / "tiny.plan.json", "--out", tmp_path / "b")
+    assert result.exit_code == 0, result.output
+    assert read_plan(tmp_path / "b" / "tiny.plan.json").switching is not None
+    for w in tiny_workloads["workloads"]:
+        w["latency"] = {"budget_s": 1e-6}
+    (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(tiny_workloads))
+    assert run("solve", tmp_path / "tiny.yaml", "--out", tmp_path / "c").exit_code == 3
+    assert read_plan(tmp_path / "c" / "tiny.plan.json").status == "infeasible"
