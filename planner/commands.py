@@ -35,7 +35,7 @@ def solve(
         inputs = load_inputs(workloads, catalog)
         if previous is not None:
             inputs = with_previous(inputs, previous, switch_cost)
-    stem = file_stem(inputs.name, str(workloads))  # the outputs are checked before the solve
+    stem = _plan_stem(inputs, workloads)  # the outputs are checked before the solve
     out = Path(out)
     paths = {"plan": out / f"{stem}.plan.json", "report": out / f"{stem}.html"}
     check_targets(paths.values(), out)
@@ -45,6 +45,26 @@ def solve(
         write_all({paths["plan"]: plan.to_json(), paths["report"]: render_plan_report(plan)})
     print_plan(plan, fmt, paths)
     return EXIT_INFEASIBLE if plan.status == "infeasible" else EXIT_OK
+
+
+def _plan_stem(inputs, workloads: Path) -> str:
+    """The plan's name as a file name. A name taken from the workloads file's own name (the file sets no
+    `name:`) must pass the rule a `name:` passes (schema.OfferingId), as the plan read back is held to it."""
+    if inputs.workloads.name is None:
+        from pydantic import TypeAdapter, ValidationError
+
+        from .schema import OfferingId
+
+        try:
+            TypeAdapter(OfferingId).validate_python(inputs.name)
+        except ValidationError:
+            raise InputError.single(
+                str(workloads),
+                "name",
+                f"{inputs.name[:60]!r}, the file's name before its first dot, cannot name an output file or a "
+                "plan; expected 1 to 200 letters, digits and . _ - @ / : (or set name: in the file)",
+            ) from None
+    return file_stem(inputs.name, str(workloads))
 
 
 def _check_switching(previous: Path | None, switch_cost: float | None, time_limit: float | None) -> None:
@@ -134,7 +154,7 @@ def whatif(
     _check_scenario_names(scenarios)
     applied = [(sc, apply_scenario(inputs, sc, file)) for sc, file in scenarios]  # every error before any solve
     out = Path(out)
-    stem = file_stem(inputs.name, str(workloads))
+    stem = _plan_stem(inputs, workloads)
     paths = [out / f"{stem}.{file_stem(sc.name)}.plan.json" for sc, _ in applied]  # (names checked above)
     report = out / f"{stem}.whatif.html"
     check_targets([*paths, report], out)
@@ -200,9 +220,7 @@ def frontier(workloads: Path, catalog: Path | None, workload: str | None, points
 
     inputs = load_inputs(workloads, catalog)
     out = Path(out)
-    stem = file_stem(inputs.name, str(workloads)) + (
-        f".{file_stem(workload, str(workloads), '--workload')}" if workload else ""
-    )
+    stem = _plan_stem(inputs, workloads) + (f".{file_stem(workload, str(workloads), '--workload')}" if workload else "")
     html, csv_path = out / f"{stem}.frontier.html", out / f"{stem}.frontier.csv"
     check_targets([html, csv_path], out)
     bar, step = progress(2 * points + 1, "frontier")  # and today's solve

@@ -5,9 +5,10 @@ ignore unknown keys on reading, so a newer plan file still loads.
 
 A plan file read back (replay, export, compare, solve --from) may have been edited by hand, so the
 models carry its rules (SPEC "Plans read back and importers"): every number finite, the figures
-copied from an input in that input's ranges (speeds, times, tasks, budgets, prices, shares), a
-workload's shares adding up to 1, ids unique. The planner's own plans are built as trusted records
-(see `trusted`) and meet them: tests/test_hostile_plans.py reads back the golden plans and others.
+copied from an input in that input's ranges (speeds, times, tasks, budgets, prices, shares), the
+names and ids under the rule of the workloads file's (schema.OfferingId), a workload's shares adding
+up to 1, ids unique. The planner's own plans are built as trusted records (see `trusted`) and meet
+them: tests/test_hostile_plans.py reads back the golden plans and others.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .errors import InputError
 from .files import read_input
-from .schema import Period, _check_unique
+from .schema import Name, OfferingId, Period, _check_unique
 
 PLAN_VERSION = 1
 SHARE_SUM_TOLERANCE = 1e-6  # a workload's shares add up to 1 within this (the planner writes them to 12 places)
@@ -103,8 +104,8 @@ class LatencySummary(PlanModel):
 
 
 class Allocation(PlanModel):
-    offering: str
-    mode: str
+    offering: OfferingId
+    mode: OfferingId
     share: Share
     tasks: Tasks
     cost_per_task: Cost
@@ -127,8 +128,8 @@ class Allocation(PlanModel):
     thinking_tokens: ThinkingTokens | None = None  # measured thinking per call; None: none measured
     reasoning_factor: Factor = 1.0
     price_tier: Tier | None = optional()  # batch, flex or priority; absent: the list price (SPEC v1.6)
-    reserved: str | None = optional()  # the commitment whose reserved capacity serves this share
-    discounted: str | None = optional()  # the signed committed-spend contract whose discount its cost has
+    reserved: OfferingId | None = optional()  # the commitment whose reserved capacity serves this share
+    discounted: OfferingId | None = optional()  # the signed committed-spend contract whose discount its cost has
 
     @property
     def option(self) -> str:
@@ -145,8 +146,8 @@ class Allocation(PlanModel):
 
 
 class Rejection(PlanModel):
-    offering: str
-    mode: str
+    offering: OfferingId
+    mode: OfferingId
     reasons: list[str]
     cost_per_task: float | None = None
     latency_s: float | None = None
@@ -154,8 +155,8 @@ class Rejection(PlanModel):
 
 
 class NearMiss(PlanModel):
-    offering: str
-    mode: str
+    offering: OfferingId
+    mode: OfferingId
     latency_s: float
     capability: float | None
     cost_per_task: float
@@ -170,14 +171,14 @@ class Diagnosis(PlanModel):
 class BreakEven(PlanModel):
     """How far an offering's prices (input and output together) would have to move for w."""
 
-    offering: str
-    mode: str
+    offering: OfferingId
+    mode: OfferingId
     used: bool
     cost_per_task: float
     break_even_cost_per_task: float | None  # None: no price change wins it
     price_change: float | None  # fraction: -0.2 = a 20% cut wins it; +0.1 = used until +10%
     price_tier: Tier | None = optional()  # batch, flex or priority; absent: the list price (SPEC v1.6)
-    reserved: str | None = optional()  # inside this commitment's reservation
+    reserved: OfferingId | None = optional()  # inside this commitment's reservation
 
     @property
     def option(self) -> str:
@@ -243,7 +244,7 @@ class PercentileInfo(PlanModel):
 
 
 class WorkloadPlan(PlanModel):
-    id: str
+    id: OfferingId
     status: Literal["ok", "infeasible"]
     description: str | None = None
     tasks: Tasks
@@ -285,7 +286,7 @@ class WorkloadPlan(PlanModel):
 
 
 class OfferingUse(PlanModel):
-    id: str
+    id: OfferingId
     vendor: str = ""
     host: str = ""
     tier: str = ""
@@ -506,7 +507,7 @@ class MetricInfo(PlanModel):
 class Plan(PlanModel):
     plan_version: int = PLAN_VERSION
     status: Literal["optimal", "feasible", "infeasible"]
-    name: str
+    name: OfferingId  # names output files: the rule of a workloads file's `name`
     period: Period
     currency: str
     inputs: InputFiles
@@ -520,14 +521,14 @@ class Plan(PlanModel):
     diagnosis: list[str] = []
     baselines: list[Baseline] = []
     resilience: list[VendorOutage] = []
-    thresholds: dict[str, Budget | None] = {}
+    thresholds: dict[Name, Budget | None] = {}
     assumptions: list[str] = []
     sources: dict[str, str] = {}
-    offering_info: dict[str, OfferingInfo] = {}
+    offering_info: dict[OfferingId, OfferingInfo] = {}
     metrics: dict[str, MetricInfo] = {}  # the catalog's metrics declarations
     share_of: str = "tokens"  # what the company share caps measure (policy.share_of)
     risks: list[Risk] = []  # ranked, most serious first (insight.risks)
-    catalog_index: dict[str, CatalogEntry] = {}  # every offering of the catalog, by id
+    catalog_index: dict[OfferingId, CatalogEntry] = {}  # every offering of the catalog, by id
     overlays: list[OverlayInfo] = []  # the contract overlays applied to the catalog, in order
     commitments: list[CommitmentUse] | None = optional()  # the catalog's commitments (SPEC v1.6)
     switching: SwitchInfo | None = optional()  # with solve --from

@@ -226,3 +226,67 @@ def test_the_plans_the_planner_writes_read_back(tmp_path, tiny_workloads, tiny_c
     (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(tiny_workloads))
     assert run("solve", tmp_path / "tiny.yaml", "--out", tmp_path / "c").exit_code == 3
     assert read_plan(tmp_path / "c" / "tiny.plan.json").status == "infeasible"
+
+
+def test_a_name_taken_from_the_file_name_follows_the_rule_of_a_name_in_the_file(tmp_path, tiny_workloads, tiny_catalog):
+    """A workloads file without `name:` names its plan after its file name: that name is held to the
+    rule of `name:` before the solve, so that the plan written reads back (it was written before)."""
+    (tmp_path / "tiny-catalog.yaml").write_text(yaml.safe_dump(tiny_catalog))
+    tiny_workloads["catalog"] = "tiny-catalog.yaml"
+    tiny_workloads.pop("name", None)
+    path = tmp_path / "my plan <v2>.yaml"
+    path.write_text(yaml.safe_dump(tiny_workloads))
+    for command in (["solve", path], ["whatif", path, "--set", "policy.budget=100"], ["frontier", path]):
+        line = one_line(run(*command, "--out", tmp_path / "out"), path, ": name: 'my plan <v2>', the file's name")
+        assert "set name: in the file" in line
+    assert not (tmp_path / "out").exists()
+    tiny_workloads["name"] = "my-plan-v2"
+    path.write_text(yaml.safe_dump(tiny_workloads))
+    assert run("solve", path, "--out", tmp_path / "out").exit_code == 0
+    read_plan(tmp_path / "out" / "my-plan-v2.plan.json")
+
+
+# ----------------------------------------------------------------------------- names
+
+
+@pytest.mark.parametrize(
+    "field, value, where",
+    [
+        (("name",), "<script>alert(1)</script>", "name"),
+        (("name",), "x" * 300, "name"),
+        (("name",), "a\nb", "name"),
+        (("workloads", 2, "id"), "<img src=x onerror=alert(1)>", "workloads[2].id"),
+        (("workloads", 2, "allocations", 0, "offering"), "mini@openai\n#", "workloads[2].allocations[0].offering"),
+        (("workloads", 2, "allocations", 0, "mode"), "default'\"", "workloads[2].allocations[0].mode"),
+        (("offerings", 0, "id"), "a b", "offerings[0].id"),
+        (
+            ("catalog_index",),
+            {"mini@openai": {"price_input": 1, "price_output": 1}, "x\ny": {"price_input": 1, "price_output": 1}},
+            "catalog_index.x\\ny.[key]",
+        ),
+    ],
+)
+def test_names_read_back_follow_the_rule_of_names_read_from_yaml(logged_plan, tmp_path, field, value, where):
+    """A plan's name, workload ids and option ids name output files and reach exports and reports:
+    they follow the rule of a workloads file's ids (letters, digits and . _ - @ / :, 1 to 200
+    characters). Before: '<script>alert(1)</script>' named the replay's files, and every one of these
+    was exported."""
+    data = copy.deepcopy(logged_plan)
+    _set(*field, value)(data)
+    path = write_plan(tmp_path / "named.plan.json", data)
+    for args in (
+        ["replay", path, SPEND_LOGS, "--format", "litellm", "--out", tmp_path / "out"],
+        ["compare", path, path, "--out", tmp_path / "out"],
+        ["export", path, "--to", "litellm", "--allow-unknown", "--out", tmp_path / "out.yaml"],
+        ["export", path, "--to", "openrouter", "--allow-unknown", "--out", tmp_path / "out.json"],
+    ):
+        one_line(run(*args), path, f": {where}: ")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["named.plan.json"]
+
+
+def test_a_name_that_passes_the_rule_but_cannot_name_a_file_is_still_refused(logged_plan, tmp_path):
+    """'../x' is a name by the rule ('.' and '/' are allowed): as a file name it is hidden ('.._x'), so
+    the output file rule refuses it, as before."""
+    path = write_plan(tmp_path / "dots.plan.json", {**logged_plan, "name": "../x"})
+    one_line(replay(path, tmp_path / "out"), path, ": name: '../x' cannot name an output file")
+    assert not (tmp_path / "out").exists()
