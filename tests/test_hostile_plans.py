@@ -9,11 +9,14 @@ import copy
 import json
 import math
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 from conftest import DATA, ROOT
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from planner.cli import app
@@ -335,3 +338,114 @@ def test_free_text_in_a_plan_stays_a_value_in_both_exports(logged_plan, tmp_path
     doc = json.loads(out.read_text())
     models = {r["model"] for routes in doc["workloads"].values() for r in routes.values()}
     assert hostile in models
+
+
+# ----------------------------------------------------------------------------- fuzz
+
+HOSTILE_NUMBERS = [math.nan, math.inf, -math.inf, -1.0, 0.0, 0, -1e-300, 1e300, 10**30, 10**400, True, "1"]
+HOSTILE_TEXT = ["", "\n", "a\nb: c", "#", "'\"", "<script>x</script>", "../x", "x" * 300, "\u2028", "é", None, 3]
+
+
+def _places(node, prefix=()):
+    yield prefix, node
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _places(v, prefix + (k,))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _places(v, prefix + (i,))
+
+
+def _routing(path: tuple) -> bool:
+    """A place in a workload's own figures, its allocations, or the catalog's prices."""
+    if path[0] == "catalog_index":
+        return True
+    return path[0] == "workloads" and (len(path) <= 3 or path[2] == "allocations")
+
+
+@st.composite
+def mutated_plans(draw, base: dict):
+    data = copy.deepcopy(base)
+    for _ in range(draw(st.integers(1, 3))):
+        places = [(p, v) for p, v in _places(data) if p]
+        if not draw(st.booleans()):  # half the time, what replay and the exports compute with: routes and prices
+            places = [(p, v) for p, v in places if _routing(p)] or places
+        where, value = draw(st.sampled_from(places))
+        parent = data
+        for part in where[:-1]:
+            parent = parent[part]
+        key = where[-1]
+        if isinstance(value, list) and value and draw(st.booleans()):
+            k = draw(st.integers(0, len(value) - 1))
+            action = draw(st.sampled_from(["duplicate", "delete"]))
+            if action == "duplicate":
+                value.insert(k, copy.deepcopy(value[k]))
+            else:
+                del value[k]
+        elif isinstance(value, bool) or isinstance(value, (int, float)):
+            parent[key] = draw(st.sampled_from(HOSTILE_NUMBERS))
+        elif isinstance(value, str):
+            parent[key] = draw(st.sampled_from(HOSTILE_TEXT))
+        elif draw(st.booleans()):
+            parent[key] = draw(st.sampled_from(HOSTILE_NUMBERS + HOSTILE_TEXT))
+        elif isinstance(parent, dict):
+            del parent[key]
+        else:
+            parent.pop(key)
+    return data
+
+
+def _sane_replay(doc: dict) -> None:
+    """What a replay that ran may say: every logged task counted once, latencies and costs finite and
+    not negative, shares within budget in [0, 1]."""
+    counted = sum(w["tasks"] for w in doc["workloads"]) + sum(doc["not_in_plan"].values())
+    assert counted + sum(doc["no_route"].values()) == doc["tasks"], "tasks replayed twice, or lost"
+    for w in doc["workloads"]:
+        for part in (w, *w["routes"]):
+            for x in (*part["latency_s"].values(), part["cost_logged"], part.get("cost_per_period_replay")):
+                assert x is None or (math.isfinite(x) and x >= 0), (w["id"], part["latency_s"], x)
+            share = part["within_budget_share_replay"]
+            assert share is None or 0 <= share <= 1, (w["id"], share)
+
+
+def _sane_export(text: str) -> None:
+    config = yaml.safe_load(text)
+    assert set(config) <= {"model_list", "router_settings"}, set(config)
+    for d in config["model_list"]:
+        weight = d["litellm_params"].get("weight")
+        assert weight is None or 0 <= weight <= 1, weight
+
+
+@settings(
+    max_examples=EXPLORE or 30,
+    derandomize=not EXPLORE,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(data=st.data())
+def test_mutated_plans_are_replayed_and_exported_or_refused_on_one_line(logged_plan, tmp_path, data):
+    """A real plan with one to three things changed (numbers to NaN, infinity, negative, zero, huge or
+    another type; text to line breaks, markup, paths, long or no text; list items repeated or dropped;
+    keys dropped): replay and export refuse it on one line (exit 2) or run with figures that make sense
+    (exit 0); never an internal error."""
+    plan = data.draw(mutated_plans(logged_plan))
+    case = tmp_path / f"case-{os.urandom(4).hex()}"
+    case.mkdir()
+    path = case / "m.plan.json"
+    path.write_text(json.dumps(plan))
+    for args in (
+        ["replay", path, SPEND_LOGS, "--format", "litellm", "--out", case / "r"],
+        ["export", path, "--to", "litellm", "--allow-unknown"],
+    ):
+        result = run(*args)
+        assert result.exit_code in (0, 2), (args[0], result.exit_code, result.output, result.exception)
+        assert "Traceback" not in result.output and "internal error" not in result.output
+        if result.exit_code == 2:
+            lines = result.stderr.strip().splitlines()
+            assert len(lines) == 1 and lines[0].startswith(str(path)), lines
+        elif args[0] == "replay":
+            (written,) = (case / "r").glob("*.replay.json")
+            _sane_replay(json.loads(written.read_text()))
+        else:
+            _sane_export(result.stdout)
+    shutil.rmtree(case)
