@@ -211,12 +211,17 @@ def test_replay_names_the_plan_file_when_a_route_has_no_speed(logged_plan, tmp_p
 
 
 def test_the_plans_the_planner_writes_read_back(tmp_path, tiny_workloads, tiny_catalog):
-    """The rules hold for every golden plan (solves, what-ifs), an infeasible plan, and a plan solved
-    --from another (its switching section)."""
+    """The rules hold for every golden plan (solves, what-ifs), an infeasible plan, a plan solved --from
+    another (its switching section), and a plan as --time-limit writes it when it stops short of proving
+    the optimum (its status and solver fields, as SPEC "Integer plans and --time-limit" gives them)."""
     golden = sorted((ROOT / "tests" / "golden" / "out").rglob("*.plan.json"))
     assert len(golden) >= 10
     for path in golden:
         read_plan(path)
+    data = json.loads(golden[0].read_text())
+    data["status"] = "feasible"
+    data["solver"].update({"status": "Time limit", "gap": None, "time_limit": 5.0, "integer": True})
+    assert read_plan(write_plan(tmp_path / "stopped.plan.json", data)).status == "feasible"
     (tmp_path / "tiny-catalog.yaml").write_text(yaml.safe_dump(tiny_catalog))
     tiny_workloads["catalog"] = "tiny-catalog.yaml"
     (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(tiny_workloads))
