@@ -41,6 +41,13 @@ the offerings; the price sources refine or add to them:
 A price of 0 for input and output in litellm or OpenRouter is a free tier: left out unless
 `free_tiers`, then imported with tier `free` when it publishes a rate limit (its capacity).
 
+Nothing is dropped silently: every entry of a source that is no offering (litellm's entries of other
+modes and its sample entry included) is listed in the left-out list with its reason. A figure a source
+gives that is not a number in its range leaves its entry out, listed, and is never read as absent: a
+context length that is not a number of tokens from 1 to 10^10 is never "no limit", a rate limit that is
+not above 0 never "unlimited", a cached-input price that is not a number from 0 never "none", an
+OpenRouter discount outside 0..1 never clamped. (Absent figures stay absent: no limit, no cached price.)
+
 Companies. A host name is normalised to the company that bills and serves it (lower case,
 qualifiers removed, runs of other characters made one "-", product names mapped to their company:
 Amazon Bedrock is `amazon`, Microsoft Azure `microsoft`, Google AI Studio and Vertex `google`,
@@ -216,6 +223,7 @@ TIERS = (("batch", "_batches"), ("flex", "_flex"), ("priority", "_priority"))
 # A long-context price key: `input_cost_per_token_above_272k_tokens`, a tier's with its suffix.
 LONG_KEY = re.compile(r"(?:input|output)_cost_per_token_above_(\d+)([km])_tokens((?:_batches|_flex|_priority)?)")
 MAX_PRICE = 1e6  # per 1M tokens: the catalog schema's limit
+MAX_CONTEXT = 10**10  # tokens: the catalog schema's limit of a context window
 
 
 def normalize_model(name: str) -> str:
@@ -372,6 +380,7 @@ class AARow:
     per_model: bool = False  # from the Artificial Analysis API: one figure per model, for no named host
     tps_pct: dict[int, float] | None = None  # output speed at the other measured percentiles
     ttft_pct: dict[int, float] | None = None  # time to first token likewise
+    left_out: str | None = None  # why the row is no offering, found on reading it (a context that is no number)
 
 
 @dataclass
@@ -424,16 +433,53 @@ def _num(text) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _count(text) -> int | None:
-    """A positive whole count such as a context window, or None."""
-    value = _num(text)
-    return int(value) if value is not None and 0 < value <= 1e12 else None
+def _given(raw) -> bool:
+    """Whether a source gives a value (a CSV's empty cell and JSON's null give none)."""
+    return raw is not None and not (isinstance(raw, str) and not raw.strip())
 
 
-def _limit(text) -> float | None:
-    """A published rate limit: a positive finite number, or None."""
-    value = _num(text)
-    return value if value is not None and value > 0 else None
+def _shown(raw) -> str:
+    """A value as a left-out reason quotes it: a number as a number (-1, 1e+30, inf), else its repr, cut."""
+    if not isinstance(raw, bool):
+        try:
+            return f"{float(raw):g}"
+        except (TypeError, ValueError, OverflowError):
+            pass
+    return repr(raw)[:40]
+
+
+def _context(raw) -> tuple[int | None, str | None]:
+    """A context length: (None, None) when not given (no limit known); (tokens, None) for a finite number
+    above 0 up to the schema's 10^10; else (None, the reason its entry is left out): a value that is no
+    number of tokens is never read as no limit."""
+    if not _given(raw):
+        return None, None
+    value = _num(raw)
+    if value is None or not 0 < value <= MAX_CONTEXT:
+        return None, f"context length {_shown(raw)} is not a positive number of tokens up to 10^10"
+    return int(value), None
+
+
+def _rate(raw, name: str, unit: str) -> tuple[float | None, str | None]:
+    """A published rate limit (litellm's rpm, tpm): (None, None) when not given (unlimited); the limit
+    when a finite number above 0; else (None, the reason its entry is left out), never read as unlimited."""
+    if not _given(raw):
+        return None, None
+    value = _num(raw)
+    if value is None or value <= 0:
+        return None, f"{name} {_shown(raw)} is not a positive number of {unit} a minute"
+    return value, None
+
+
+def _cached(raw) -> tuple[float | None, str | None]:
+    """A per-token cached-input price as per 1M: (None, None) when not given (billed at the input price);
+    the price when a finite number from 0; else (None, the reason its entry is left out)."""
+    if not _given(raw):
+        return None, None
+    value = _num(raw)
+    if value is None or value < 0:
+        return None, f"no usable cached-input price (found {repr(raw)[:40]})"
+    return value * 1e6, None
 
 
 def _why_no_price(*values) -> str:
@@ -517,7 +563,9 @@ def read_litellm(path: Path, left: list | None = None) -> list[Price]:
         raise InputError.single(str(path), "", "expected litellm's price table: a JSON object of model entries")
     out = []
     for key, v in data.items():
-        if not isinstance(v, dict) or v.get("mode") != "chat" or key == "sample_spec":
+        why = _not_chat(key, v)
+        if why:
+            left.append(("litellm", str(key), why))
             continue
         raw_in, raw_out = v.get("input_cost_per_token"), v.get("output_cost_per_token")
         pin, pout = _num(raw_in), _num(raw_out)
@@ -526,8 +574,15 @@ def read_litellm(path: Path, left: list | None = None) -> list[Price]:
             continue
         provider = str(v.get("litellm_provider") or "")
         provider = LITELLM_PROVIDER_ALIASES.get(provider, provider)
-        cached = _num(v.get("cache_read_input_token_cost"))
-        write = _num(v.get("cache_creation_input_token_cost"))
+        cached, no_cached = _cached(v.get("cache_read_input_token_cost"))
+        context, no_context = _context(v.get("max_input_tokens"))
+        rpm, no_rpm = _rate(v.get("rpm"), "rpm", "requests")
+        tpm, no_tpm = _rate(v.get("tpm"), "tpm", "tokens")
+        why = no_cached or no_context or no_rpm or no_tpm
+        if why:
+            left.append(("litellm", str(key), why))
+            continue
+        write = _num(v.get("cache_creation_input_token_cost"))  # read only to spot a scrape's swapped prices
         out.append(
             Price(
                 key,
@@ -535,16 +590,30 @@ def read_litellm(path: Path, left: list | None = None) -> list[Price]:
                 key,
                 pin * 1e6,
                 pout * 1e6,
-                None if cached is None or cached < 0 else cached * 1e6,
-                _count(v.get("max_input_tokens")),
-                _limit(v.get("rpm")),
-                _limit(v.get("tpm")),
+                cached,
+                context,
+                rpm,
+                tpm,
                 None if write is None or write <= 0 else write * 1e6,
                 _long_context(v, "", str(key), left),
                 _tiers(v, str(key), left),
             )
         )
     return out
+
+
+def _not_chat(key, v) -> str | None:
+    """Why a litellm entry is no chat model's price (None: it is one): every entry is read or listed."""
+    if key == "sample_spec":
+        return "litellm's sample entry, which documents the fields: not a model"
+    if not isinstance(v, dict):
+        return f"not a model entry (found a {type(v).__name__})"
+    mode = v.get("mode")
+    if mode is None:
+        return "no mode: not known to be a chat model"
+    if mode != "chat":
+        return f"mode {repr(mode)[:40]}, not chat: the planner prices chat calls"
+    return None
 
 
 def read_openrouter(path: Path, left: list | None = None, data=None) -> list[Price]:
@@ -568,18 +637,12 @@ def read_openrouter(path: Path, left: list | None = None, data=None) -> list[Pri
         if pin is None or pout is None or pin < 0 or pout < 0:
             left.append(("openrouter", mid, _why_no_price(pricing.get("prompt"), pricing.get("completion"))))
             continue
-        cached = _num(pricing.get("input_cache_read"))
-        out.append(
-            Price(
-                mid,
-                "openrouter",
-                mid,
-                pin * 1e6,
-                pout * 1e6,
-                None if cached is None or cached < 0 else cached * 1e6,
-                _count(m.get("context_length")),
-            )
-        )
+        cached, no_cached = _cached(pricing.get("input_cache_read"))
+        context, no_context = _context(m.get("context_length"))
+        if no_cached or no_context:
+            left.append(("openrouter", mid, no_cached or no_context))
+            continue
+        out.append(Price(mid, "openrouter", mid, pin * 1e6, pout * 1e6, cached, context))
     return out
 
 
@@ -779,7 +842,9 @@ def _aa_row(r: dict, cols: _Columns, host: str, model: str, line: int) -> AARow:
         x = _num(r.get(col))
         if x is not None:
             caps[metric] = round(100 * x if x <= 1 else x, 4)
-    ctx = _count(r.get("context_window_if_different_to_model")) or _count(r.get("model_context_window_tokens"))
+    ctx, no_ctx = _context(r.get("context_window_if_different_to_model"))
+    if ctx is None and no_ctx is None:
+        ctx, no_ctx = _context(r.get("model_context_window_tokens"))
     reasoning = _flag(r.get(cols.reasoning)) if cols.reasoning else None
     if reasoning is None:
         reasoning = _thinks(split_effort(model)[1])
@@ -804,17 +869,28 @@ def _aa_row(r: dict, cols: _Columns, host: str, model: str, line: int) -> AARow:
         _thinking(r, cols),
         write,
         estimated,
+        left_out=no_ctx,
     )
 
 
 def _percentiles(r: dict, columns: tuple[str, ...], median: float | None, what: str, row: AARow, left: list):
     """A row's figure at the other measured percentiles, when every one is a number that, with the
     median at 50, does not fall as the percentile rises; else none (the figure is judged at its median),
-    and a row whose percentiles are there but out of order is listed in `left`."""
+    and a row whose percentiles are there but incomplete, not numbers from 0 or out of order is listed
+    in `left` (a row with none measured is not)."""
     if not columns or median is None:
         return None
-    values = [_num(r.get(c)) for c in columns]
-    if any(v is None or v < 0 for v in values):
+    raw = [r.get(c) for c in columns]
+    if not any(_given(x) for x in raw):  # not measured for this row
+        return None
+    values = [_num(x) for x in raw]
+    why = None
+    if not all(_given(x) for x in raw):
+        why = f"{what} percentiles incomplete"
+    elif any(v is None or v < 0 for v in values):
+        why = f"{what} percentiles not all numbers from 0 (found {', '.join(_shown(x) for x in raw)})"
+    if why:
+        left.append(("aa", f"{row.host} / {row.model}", f"{why} (line {row.line}): judged at the median"))
         return None
     ordered = values[:2] + [median] + values[2:]
     if any(b < a for a, b in zip(ordered, ordered[1:])) or (what == "output speed" and ordered[0] <= 0):
@@ -967,6 +1043,9 @@ def _resolve(
     label = f"{row.host} / {row.model}"
     if row.deleted:
         left.append(("aa", label, "marked deleted in the source"))
+        return None
+    if row.left_out:
+        left.append(("aa", label, row.left_out))
         return None
     company, variant = endpoint(row.host)
     price = prices.get((host_key(row.host) or "", normalize_model(row.model)))
@@ -1557,7 +1636,15 @@ def _endpoint_offering(
     if pin is None or pout is None or pin < 0 or pout < 0:
         left.append(("openrouter", label, _why_no_price(pricing.get("prompt"), pricing.get("completion"))))
         return None
-    discount = min(max(_num(pricing.get("discount")) or 0.0, 0.0), 1.0)
+    discount = _num(pricing.get("discount")) if _given(pricing.get("discount")) else 0.0
+    if discount is None or not 0 <= discount <= 1:
+        left.append(("openrouter", label, f"discount {_shown(pricing.get('discount'))} is not a fraction from 0 to 1"))
+        return None
+    cached, no_cached = _cached(pricing.get("input_cache_read"))
+    context, no_context = _context(ep.get("context_length"))
+    if no_cached or no_context:
+        left.append(("openrouter", label, no_cached or no_context))
+        return None
     p_in, p_out = pin * 1e6 * (1 - discount), pout * 1e6 * (1 - discount)
     if p_in == 0 and p_out == 0:
         left.append(("openrouter", label, _free_reason(None, False)))
@@ -1585,15 +1672,13 @@ def _endpoint_offering(
     out["tier"] = _tier(tps, variant)
     out["capability"] = dict(default.caps)
     out["price"] = {"input": round(p_in, 6), "output": round(p_out, 6)}
-    cached = _num(pricing.get("input_cache_read"))
-    if cached is not None and cached >= 0:
-        out["price"]["cached_input"] = round(cached * 1e6 * (1 - discount), 6)
+    if cached is not None:
+        out["price"]["cached_input"] = round(cached * (1 - discount), 6)
     out["speed"] = _speed(tps, ttft)
     estimated = []
     if default.tokens:
         out["thinking"] = {"tokens": math.ceil(default.tokens)}
         estimated.append("thinking.tokens")
-    context = _count(ep.get("context_length"))
     if context:
         out["context_window"] = context
     modes = []

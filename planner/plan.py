@@ -2,24 +2,53 @@
 
 Reports, exports and comparisons read only this object, never solver internals. The models
 ignore unknown keys on reading, so a newer plan file still loads.
+
+A plan file read back (replay, export, compare, solve --from) may have been edited by hand, so the
+models carry its rules (SPEC "Plans read back and importers"): every number finite, the figures
+copied from an input in that input's ranges (speeds, times, tasks, budgets, prices, shares), the
+names and ids under the rule of the workloads file's (schema.OfferingId), a workload's shares adding
+up to 1, ids unique. The planner's own plans are built as trusted records (see `trusted`) and meet
+them: tests/test_hostile_plans.py reads back the golden plans and others.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import InputError
 from .files import read_input
+from .schema import Name, OfferingId, Period, _check_unique
 
 PLAN_VERSION = 1
+SHARE_SUM_TOLERANCE = 1e-6  # a workload's shares add up to 1 within this (the planner writes them to 12 places)
+
+# The ranges of a plan's figures: where one is an input's copied into the plan, the input schema's
+# plausibility limits (SPEC "Input rules made explicit"); elsewhere finite, and not negative where the
+# quantity cannot be (PlanModel refuses NaN and infinity everywhere).
+Share = Annotated[float, Field(ge=0, le=1)]
+Fraction = Annotated[float, Field(ge=0, le=1 + SHARE_SUM_TOLERANCE)]  # a share summed or averaged: rounding aside
+Required = Annotated[float, Field(gt=0, le=1)]  # a share that must be within budget, (0, 1]
+Tasks = Annotated[float, Field(ge=0, le=1e13)]  # per period
+Budget = Annotated[float, Field(gt=0, le=1e7)]  # s
+Seconds = Annotated[float, Field(ge=0)]
+OutputTps = Annotated[float, Field(gt=0, le=1e7)]
+TtftS = Annotated[float, Field(ge=0, le=1e5)]
+PrefillTps = Annotated[float, Field(gt=0, le=1e9)]
+ThinkingTokens = Annotated[float, Field(ge=0, le=1e12)]  # per call: up to 10^5 s of thinking at 10^7 tokens/s
+Factor = Annotated[float, Field(ge=0, le=1e3)]  # a mode's reasoning_factor
+Count = Annotated[float, Field(ge=0)]  # tokens, tasks a minute, capacity used
+Price = Annotated[float, Field(ge=0, le=1e6)]  # per 1M tokens
+Cost = Annotated[float, Field(ge=0)]
+Whole = Annotated[int, Field(ge=0)]
+Tier = Literal["batch", "flex", "priority"]
 
 
 class PlanModel(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False)
 
 
 def _absent(value: Any) -> bool:
@@ -61,46 +90,46 @@ class InputFiles(PlanModel):
 class SolverInfo(PlanModel):
     name: str
     status: str
-    seconds: float
-    variables: int
-    constraints: int
+    seconds: Seconds
+    variables: Whole
+    constraints: Whole
     integer: bool
     gap: float | None = optional()  # an integer plan stopped by --time-limit: its relative gap (None: unknown)
     time_limit: float | None = optional()  # the --time-limit it ran under, s
 
 
 class LatencySummary(PlanModel):
-    mean: float
-    max: float
+    mean: Seconds
+    max: Seconds
 
 
 class Allocation(PlanModel):
-    offering: str
-    mode: str
-    share: float
-    tasks: float
-    cost_per_task: float
-    cost: float
-    latency_s: float
+    offering: OfferingId
+    mode: OfferingId
+    share: Share
+    tasks: Tasks
+    cost_per_task: Cost
+    cost: Cost
+    latency_s: Seconds
     capability: float | None
     vendor: str
     host: str
     tier: str
     model: str = ""
     within_budget: bool = True
-    input_tokens: float | None = None  # per task, cached and uncached (what the price bridge reprices)
-    output_tokens: float | None = None  # per task, reasoning included (billed as output)
-    within_budget_share: float | None = optional()  # with sample tasks: the share of them within budget
+    input_tokens: Count | None = None  # per task, cached and uncached (what the price bridge reprices)
+    output_tokens: Count | None = None  # per task, reasoning included (billed as output)
+    within_budget_share: Fraction | None = optional()  # with sample tasks: the share of them within budget
     # the option's speed and thinking (its mode's when the mode has its own), so that `planner replay`
     # can time logged tasks on it with SPEC 3's formula without the catalog (v1.5)
-    output_tps: float | None = None
-    ttft_s: float | None = None
-    prefill_tps: float | None = None  # None: folded into ttft_s
-    thinking_tokens: float | None = None  # measured thinking per call; None: none measured
-    reasoning_factor: float = 1.0
-    price_tier: str | None = optional()  # batch, flex or priority; absent: the list price (SPEC v1.6)
-    reserved: str | None = optional()  # the commitment whose reserved capacity serves this share
-    discounted: str | None = optional()  # the signed committed-spend contract whose discount its cost has
+    output_tps: OutputTps | None = None
+    ttft_s: TtftS | None = None
+    prefill_tps: PrefillTps | None = None  # None: folded into ttft_s
+    thinking_tokens: ThinkingTokens | None = None  # measured thinking per call; None: none measured
+    reasoning_factor: Factor = 1.0
+    price_tier: Tier | None = optional()  # batch, flex or priority; absent: the list price (SPEC v1.6)
+    reserved: OfferingId | None = optional()  # the commitment whose reserved capacity serves this share
+    discounted: OfferingId | None = optional()  # the signed committed-spend contract whose discount its cost has
 
     @property
     def option(self) -> str:
@@ -117,8 +146,8 @@ class Allocation(PlanModel):
 
 
 class Rejection(PlanModel):
-    offering: str
-    mode: str
+    offering: OfferingId
+    mode: OfferingId
     reasons: list[str]
     cost_per_task: float | None = None
     latency_s: float | None = None
@@ -126,8 +155,8 @@ class Rejection(PlanModel):
 
 
 class NearMiss(PlanModel):
-    offering: str
-    mode: str
+    offering: OfferingId
+    mode: OfferingId
     latency_s: float
     capability: float | None
     cost_per_task: float
@@ -142,14 +171,14 @@ class Diagnosis(PlanModel):
 class BreakEven(PlanModel):
     """How far an offering's prices (input and output together) would have to move for w."""
 
-    offering: str
-    mode: str
+    offering: OfferingId
+    mode: OfferingId
     used: bool
     cost_per_task: float
     break_even_cost_per_task: float | None  # None: no price change wins it
     price_change: float | None  # fraction: -0.2 = a 20% cut wins it; +0.1 = used until +10%
-    price_tier: str | None = optional()  # batch, flex or priority; absent: the list price (SPEC v1.6)
-    reserved: str | None = optional()  # inside this commitment's reservation
+    price_tier: Tier | None = optional()  # batch, flex or priority; absent: the list price (SPEC v1.6)
+    reserved: OfferingId | None = optional()  # inside this commitment's reservation
 
     @property
     def option(self) -> str:
@@ -215,54 +244,64 @@ class PercentileInfo(PlanModel):
 
 
 class WorkloadPlan(PlanModel):
-    id: str
-    status: str
+    id: OfferingId
+    status: Literal["ok", "infeasible"]
     description: str | None = None
-    tasks: float
-    turns: int = 1
-    budget_s: float | None
+    tasks: Tasks
+    turns: Annotated[int, Field(ge=1, le=10000)] = 1
+    budget_s: Budget | None
     threshold: str | None
     metric: str = "overall"
     capability_min: float | None = None
-    cost: float
-    cost_per_task: float | None
+    cost: Cost
+    cost_per_task: Cost | None
     latency_s: LatencySummary | None
-    within_budget_share: float | None
-    within_budget_share_required: float = 1.0
+    within_budget_share: Fraction | None
+    within_budget_share_required: Required = 1.0
     capability_mean: float | None
-    peak_tasks_per_minute: float = 0.0
+    peak_tasks_per_minute: Count = 0.0
     peak_assumed: bool = False
-    eligible: int = 0
+    eligible: Whole = 0
     allocations: list[Allocation]
     rejected: list[Rejection]
-    rejected_far: int = 0  # cheaper options left out of `rejected`: they miss by a mile (SPEC v1.3)
-    cached_input_share: float = 0.0
+    rejected_far: Whole = 0  # cheaper options left out of `rejected`: they miss by a mile (SPEC v1.3)
+    cached_input_share: Share = 0.0
     break_even: list[BreakEven] = []
-    tool_latency_s: float = 0.0
+    tool_latency_s: Annotated[float, Field(ge=0, le=1e6)] = 0.0
     streaming: bool = False
     compounding: Compounding | None = None
     diagnosis: Diagnosis | None = None
     distribution: DistributionInfo | None = optional()  # the sample tasks its budget was judged on
     percentile: PercentileInfo | None = optional()  # the speeds' percentile its options were judged at
 
+    @field_validator("allocations")
+    @classmethod
+    def _one_split(cls, allocations: list[Allocation]) -> list[Allocation]:
+        """Each option once, and the shares of a routed workload adding up to 1: every task takes one route."""
+        _check_unique([a.option for a in allocations], "option")
+        total = sum(a.share for a in allocations)
+        if allocations and abs(total - 1.0) > SHARE_SUM_TOLERANCE:
+            raise ValueError(f"the shares add up to {total:.9g}; expected 1 (every task takes one route)")
+        return allocations
+
 
 class OfferingUse(PlanModel):
-    id: str
+    id: OfferingId
     vendor: str = ""
     host: str = ""
     tier: str = ""
     spend: float
-    tasks: float
-    peak_tpm: float
-    tokens_per_minute: float | None
-    peak_rpm: float = 0.0
-    requests_per_minute: float | None = None
-    utilization: float | None
+    tasks: Count
+    peak_tpm: Count
+    tokens_per_minute: Count | None
+    peak_rpm: Count = 0.0
+    requests_per_minute: Count | None = None
+    utilization: Count | None
     source: str | None = None
-    price_input: float | None = None  # per 1M tokens
-    price_output: float | None = None
-    output_tps: float | None = None
-    ttft_s: float | None = None
+    price_input: Price | None = None  # per 1M tokens
+    price_output: Price | None = None
+    output_tps: OutputTps | None = None
+    ttft_s: TtftS | None = None
     capability: dict[str, float] = {}  # the offering's scores (default mode), per metric
 
 
@@ -380,11 +419,11 @@ class CatalogEntry(PlanModel):
     """An offering of the catalog the plan was solved against: what a comparison reprices with and
     what it tells added and removed offerings and capacity changes by."""
 
-    price_input: float
-    price_output: float
-    price_cached_input: float | None = None  # None: billed at the input price
-    tokens_per_minute: float | None = None
-    requests_per_minute: float | None = None
+    price_input: Price
+    price_output: Price
+    price_cached_input: Price | None = None  # None: billed at the input price
+    tokens_per_minute: Count | None = None
+    requests_per_minute: Count | None = None
 
 
 ESTIMATE_AFFECTS = {  # a catalog field that is an estimate, and the plan figures it enters
@@ -448,8 +487,8 @@ class OfferingInfo(PlanModel):
     vendor: str
     host: str
     tier: str
-    price_input: float
-    price_output: float
+    price_input: Price
+    price_output: Price
     gateway: dict[str, str] = {}
     estimated: list[str] = []  # the catalog's fields of this offering that are estimates
     overlay: dict[str, str] = {}  # field path (or "added") -> the overlay that set it
@@ -467,9 +506,9 @@ class MetricInfo(PlanModel):
 
 class Plan(PlanModel):
     plan_version: int = PLAN_VERSION
-    status: str
-    name: str
-    period: str
+    status: Literal["optimal", "feasible", "infeasible"]
+    name: OfferingId  # names output files: the rule of a workloads file's `name`
+    period: Period
     currency: str
     inputs: InputFiles
     solver: SolverInfo
@@ -482,17 +521,29 @@ class Plan(PlanModel):
     diagnosis: list[str] = []
     baselines: list[Baseline] = []
     resilience: list[VendorOutage] = []
-    thresholds: dict[str, float | None] = {}
+    thresholds: dict[Name, Budget | None] = {}
     assumptions: list[str] = []
     sources: dict[str, str] = {}
-    offering_info: dict[str, OfferingInfo] = {}
+    offering_info: dict[OfferingId, OfferingInfo] = {}
     metrics: dict[str, MetricInfo] = {}  # the catalog's metrics declarations
     share_of: str = "tokens"  # what the company share caps measure (policy.share_of)
     risks: list[Risk] = []  # ranked, most serious first (insight.risks)
-    catalog_index: dict[str, CatalogEntry] = {}  # every offering of the catalog, by id
+    catalog_index: dict[OfferingId, CatalogEntry] = {}  # every offering of the catalog, by id
     overlays: list[OverlayInfo] = []  # the contract overlays applied to the catalog, in order
     commitments: list[CommitmentUse] | None = optional()  # the catalog's commitments (SPEC v1.6)
     switching: SwitchInfo | None = optional()  # with solve --from
+
+    @field_validator("workloads")
+    @classmethod
+    def _unique_workloads(cls, workloads: list[WorkloadPlan]) -> list[WorkloadPlan]:
+        _check_unique([w.id for w in workloads], "workload id")
+        return workloads
+
+    @field_validator("offerings")
+    @classmethod
+    def _unique_offerings(cls, offerings: list[OfferingUse]) -> list[OfferingUse]:
+        _check_unique([o.id for o in offerings], "offering id")
+        return offerings
 
     def to_json(self) -> str:
         """The plan file's text: pydantic's serializer (Rust), 2-space indent, stable field order (without
@@ -504,12 +555,16 @@ class Plan(PlanModel):
 
 
 def read_plan(path: str | Path) -> Plan:
+    """A plan file read back: JSON without repeated keys, then the Plan's rules (the module's doc).
+    Any problem is an input error naming the file and the field path (`workloads[3].allocations[0].share`)."""
     path = Path(path)
     text = read_input(path, "a plan file")
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_no_repeated_keys)
     except json.JSONDecodeError as exc:
         raise InputError.single(str(path), "", f"not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+    except _RepeatedKey as exc:
+        raise InputError.single(str(path), "", f"the key {_shown(exc.key)} appears twice in one object") from None
     except RecursionError:
         raise InputError.single(str(path), "", "not a plan file: nested too deeply") from None
     if not isinstance(data, dict) or "plan_version" not in data:
@@ -521,6 +576,28 @@ def read_plan(path: str | Path) -> Plan:
     try:
         return Plan.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
-        raise InputError.single(str(path), loc, err["msg"]) from None
+        from .load import _problem  # the messages of the YAML inputs' errors
+
+        raise InputError(str(path), [_problem(Plan, data, err, {}) for err in exc.errors()]) from None
+
+
+class _RepeatedKey(Exception):
+    def __init__(self, key: str):
+        self.key = key
+
+
+def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refused when a key repeats (json keeps the last one silently)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key)
+            seen.add(key)
+    return out
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -142,8 +142,8 @@ def bounds(allocations: list[Allocation]) -> list[tuple[Allocation, float, float
     return out
 
 
-def replay(plan: Plan, logs: Logs) -> Replay:
-    """Route and time every logged task (see the module's rules)."""
+def replay(plan: Plan, logs: Logs, plan_file: str = "the plan") -> Replay:
+    """Route and time every logged task (see the module's rules); plan_file names the plan in errors."""
     by_id = {w.id: w for w in plan.workloads}
     logged = logs.sql(
         "SELECT workload, count(DISTINCT task_id), count(*) FROM calls GROUP BY workload ORDER BY workload"
@@ -162,7 +162,7 @@ def replay(plan: Plan, logs: Logs) -> Replay:
     routes_rows = []
     replays: dict[str, WorkloadReplay] = {}
     catalog = plan.catalog_index
-    for w in plan.workloads:
+    for i, w in enumerate(plan.workloads):
         if w.id not in counts or not w.allocations:
             continue
         routes = []
@@ -172,8 +172,8 @@ def replay(plan: Plan, logs: Logs) -> Replay:
                 from .errors import InputError
 
                 raise InputError.single(
-                    plan.inputs.workloads_file,
-                    f"workloads[{w.id}].allocations",
+                    plan_file,
+                    f"workloads[{i}].allocations[{w.allocations.index(a)}]",
                     f"the plan has no speed or price for {a.offering} ({a.mode}); solve it again with this planner",
                 )
             promised = a.within_budget_share if a.within_budget_share is not None else float(a.within_budget)

@@ -51,7 +51,7 @@ def test_a_newer_plan_files_unknown_keys_are_ignored(tmp_path, tiny_workloads, t
         ('{"hello": 1}', "plan_version", "not a planner plan file (no plan_version)"),
         ("[1, 2]", "plan_version", "not a planner plan file"),
         ('{"plan_version": 2}', "plan_version", "unsupported plan version 2, expected 1"),
-        ('{"plan_version": 1, "status": "optimal"}', "name", "Field required"),
+        ('{"plan_version": 1, "status": "optimal"}', "name", "required field is missing"),
     ],
 )
 def test_read_plan_errors_name_the_file_and_field(tmp_path, content, where, words):
