@@ -155,9 +155,9 @@ def phases(ws_path: Path, solver: str = "auto") -> dict:
     import contextlib
     import io
 
-    from planner import commands
-    from planner.load import load_inputs
-    from planner.pairs import build_pairs
+    from planner.cli import commands
+    from planner.model.load import load_inputs
+    from planner.optimize.pairs import build_pairs
 
     with stage_timings() as timings:
         t0 = time.perf_counter()
@@ -220,8 +220,8 @@ def direct_scipy(ws_path: Path) -> dict:
     import scipy.sparse as sp
     from scipy.optimize import linprog
 
-    from planner.load import load_inputs
-    from planner.pairs import build_pairs
+    from planner.model.load import load_inputs
+    from planner.optimize.pairs import build_pairs
 
     inputs = load_inputs(ws_path)
     pairs = build_pairs(inputs.workloads, inputs.catalog)
@@ -326,12 +326,12 @@ def sweeps(ws_path: Path, solver: str) -> dict:
     number of a round. The batch writes a plan file per scenario; it is also set against one solve
     that writes its plan file (like for like). Then the `planner whatif` command with 20 scenario
     files beside the `planner solve` command."""
-    from planner.files import write_atomic
-    from planner.frontier import frontier
-    from planner.load import load_inputs, load_scenario
-    from planner.scenarios import apply_scenario
-    from planner.solve import solve_base, solve_inputs
-    from planner.whatif import solve_scenarios
+    from planner.core.files import write_atomic
+    from planner.model.load import load_inputs, load_scenario
+    from planner.model.scenarios import apply_scenario
+    from planner.pipeline.frontier import frontier
+    from planner.pipeline.solve import solve_base, solve_inputs
+    from planner.pipeline.whatif import solve_scenarios
 
     inputs = load_inputs(ws_path)
     files = scenario_files(len({o.vendor for o in inputs.catalog.offerings}))
@@ -418,7 +418,7 @@ def sweeps(ws_path: Path, solver: str) -> dict:
 def main() -> None:
     import gc
 
-    gc.set_threshold(100_000, 50, 100)  # as the planner command sets it (planner/cli.py)
+    gc.set_threshold(100_000, 50, 100)  # as the planner command sets it (planner/cli/app.py)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="1000x200,3000x300", help="comma-separated WxM")
     parser.add_argument("--solver", default="auto", choices=["auto", "cbc", "highs"])

@@ -39,8 +39,8 @@ from bench import OUT, ROOT, generate, stage_timings
 
 def augment(ws_path: Path, cat_path: Path, seed: int = 19) -> tuple[Path, Path, Path]:
     """The generated instance with tiers, commitments and switch costs; and its previous plan."""
-    from planner.load import load_inputs
-    from planner.solve import solve_inputs
+    from planner.model.load import load_inputs
+    from planner.pipeline.solve import solve_inputs
 
     rng = np.random.default_rng(seed)
     before = solve_inputs(load_inputs(ws_path), "highs", review=False, resilience=False)
@@ -124,9 +124,9 @@ def augment(ws_path: Path, cat_path: Path, seed: int = 19) -> tuple[Path, Path, 
 
 def in_process(ws_path: Path, prev: Path, time_limit: float | None = None) -> dict:
     """The solve stage and the plan, in this process (planner -v's stage times)."""
-    from planner.commands import with_previous
-    from planner.load import load_inputs
-    from planner.solve import solve_inputs
+    from planner.cli.commands import with_previous
+    from planner.model.load import load_inputs
+    from planner.pipeline.solve import solve_inputs
 
     with stage_timings() as timings:
         inputs = with_previous(load_inputs(ws_path), prev, None)

@@ -1,5 +1,5 @@
 """`python -m planner`: the same command line as `planner`."""
 
-from .cli import main
+from planner.cli.app import main
 
 main()

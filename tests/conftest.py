@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 import yaml
 
-from planner.distribution import Distribution
-from planner.load import Inputs, check_workloads, validate
-from planner.pairs import build_pairs
-from planner.prune import candidates
-from planner.schema import Catalog, WorkloadSet
-from planner.solve import solve_inputs
-from planner.warm import WarmStart
+from planner.model.distribution import Distribution
+from planner.model.load import Inputs, check_workloads, validate
+from planner.model.schema import Catalog, WorkloadSet
+from planner.optimize.pairs import build_pairs
+from planner.optimize.prune import candidates
+from planner.pipeline.solve import solve_inputs
+from planner.pipeline.warm import WarmStart
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).parent.parent

@@ -163,7 +163,7 @@ def generate(dest: Path) -> None:
     """Run every command of the corpus, writing into dest (one folder per command group)."""
     from typer.testing import CliRunner
 
-    from planner.cli import app
+    from planner.cli.app import app
 
     runner = CliRunner()
     here = os.getcwd()

@@ -1,4 +1,4 @@
-"""The plan's records (planner.assemble): exact costs for the reported shares, and the diagnosis of a
+"""The plan's records (planner.plan.assemble): exact costs for the reported shares, and the diagnosis of a
 workload no option can carry."""
 
 import pytest

@@ -1,14 +1,14 @@
-"""The two solvers behind one interface (planner.backends): choosing one, what a model does in each,
+"""The two solvers behind one interface (planner.optimize.backends): choosing one, what a model does in each,
 and HiGHS's retry with presolve when its simplex stops short."""
 
 import numpy as np
 import pytest
 from conftest import catalog_of, make_inputs, offering, workload, workloads_of
 
-from planner.backends import NAMES, HighsModel, PulpModel, highs_model, make_model, pick_solver, run_settled
-from planner.errors import InputError
-from planner.lp import build_problem
-from planner.pairs import build_pairs
+from planner.core.errors import InputError
+from planner.optimize.backends import NAMES, HighsModel, PulpModel, highs_model, make_model, pick_solver, run_settled
+from planner.optimize.lp import build_problem
+from planner.optimize.pairs import build_pairs
 
 
 def cheap_and_dear():

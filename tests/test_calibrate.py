@@ -11,9 +11,9 @@ import yaml
 from conftest import DATA
 from typer.testing import CliRunner
 
-from planner.calibrate import match
-from planner.cli import app
-from planner.load import load_catalog
+from planner.cli.app import app
+from planner.market.calibrate import match
+from planner.model.load import load_catalog
 
 runner = CliRunner()
 LOGS = DATA / "logs"

@@ -1,4 +1,4 @@
-"""Two catalogs compared offering by offering (planner.catalog_diff and `planner catalog diff`)."""
+"""Two catalogs compared offering by offering (planner.market.diff and `planner catalog diff`)."""
 
 import json
 import re
@@ -10,10 +10,10 @@ import yaml
 from conftest import ROOT, catalog_of, make_inputs, offering, rescaled, workload, workloads_of
 from typer.testing import CliRunner
 
-from planner.catalog_diff import diff_catalogs
-from planner.cli import app
-from planner.load import load_catalog
-from planner.schema import Catalog
+from planner.cli.app import app
+from planner.market.diff import diff_catalogs
+from planner.model.load import load_catalog
+from planner.model.schema import Catalog
 
 runner = CliRunner()
 Q3 = ROOT / "catalogs" / "2026-q3.yaml"

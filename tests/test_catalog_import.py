@@ -1,4 +1,4 @@
-"""Catalog import (planner.catalog_import and `planner catalog import`): on fixtures cut from the real
+"""Catalog import (planner.market.catalog_import and `planner catalog import`): on fixtures cut from the real
 source files, and on the whole files in catalogs/sources (built twice: byte for byte the same)."""
 
 import csv
@@ -12,8 +12,9 @@ import yaml
 from conftest import DATA, ROOT
 from typer.testing import CliRunner
 
-from planner.catalog_diff import diff_catalogs
-from planner.catalog_import import (
+from planner.cli.app import app
+from planner.core.errors import InputError
+from planner.market.catalog_import import (
     _named,
     build_catalog,
     endpoint,
@@ -25,10 +26,9 @@ from planner.catalog_import import (
     read_litellm,
     split_effort,
 )
-from planner.cli import app
-from planner.errors import InputError
-from planner.load import load_catalog, validate
-from planner.schema import Catalog
+from planner.market.diff import diff_catalogs
+from planner.model.load import load_catalog, validate
+from planner.model.schema import Catalog
 
 runner = CliRunner()
 SMALL = DATA / "sources"

@@ -10,11 +10,11 @@ import pytest
 from conftest import ROOT
 from typer.testing import CliRunner
 
-from planner.cli import app
-from planner.fmt import count, figure, option, seconds
-from planner.load import load_catalog
-from planner.pairs import build_options
-from planner.terminal import console, wrap_at_separators
+from planner.cli.app import app
+from planner.core.fmt import count, figure, option, seconds
+from planner.model.load import load_catalog
+from planner.optimize.pairs import build_options
+from planner.outputs.terminal import console, wrap_at_separators
 
 runner = CliRunner()
 REAL = ROOT / "catalogs" / "aa-2026-06.yaml"

@@ -11,9 +11,9 @@ import pytest
 from conftest import ROOT
 from typer.testing import CliRunner
 
-from planner.cli import app
-from planner.plan import VendorSpend, read_plan
-from planner.report import charts
+from planner.cli.app import app
+from planner.outputs.report import charts
+from planner.plan.model import VendorSpend, read_plan
 
 SVG = "{http://www.w3.org/2000/svg}"
 SCIENTIFIC = re.compile(r"\d[eE][+-]?\d")

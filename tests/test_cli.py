@@ -12,7 +12,7 @@ import yaml
 from conftest import DATA, ROOT
 from typer.testing import CliRunner
 
-from planner.cli import app
+from planner.cli.app import app
 
 runner = CliRunner()
 

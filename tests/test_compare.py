@@ -1,4 +1,4 @@
-"""Two plans side by side (planner.compare): cost, routing and price changes, which workloads a
+"""Two plans side by side (planner.review.compare): cost, routing and price changes, which workloads a
 report shows, and `planner compare`."""
 
 import io
@@ -10,12 +10,12 @@ import pytest
 from conftest import ROOT, catalog_of, offering, rescaled, solve_dicts, two_vendors, workload, workloads_of
 from typer.testing import CliRunner
 
-from planner.cli import app
-from planner.compare import Comparison, compare_plans
-from planner.load import load_catalog
-from planner.scenarios import apply_scenario
-from planner.schema import Scenario
-from planner.solve import solve_inputs
+from planner.cli.app import app
+from planner.model.load import load_catalog
+from planner.model.scenarios import apply_scenario
+from planner.model.schema import Scenario
+from planner.pipeline.solve import solve_inputs
+from planner.review.compare import Comparison, compare_plans
 
 runner = CliRunner()
 SUPPORT = ROOT / "workloads" / "support.yaml"

@@ -9,10 +9,10 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from planner.cli import app
-from planner.load import load_inputs
-from planner.pairs import build_pairs
-from planner.solve import solve_inputs
+from planner.cli.app import app
+from planner.model.load import load_inputs
+from planner.optimize.pairs import build_pairs
+from planner.pipeline.solve import solve_inputs
 
 runner = CliRunner()
 
@@ -245,7 +245,7 @@ def test_bad_switching_flags_are_one_line(tmp_path):
 def test_the_cost_bridge_adds_up_with_contracts(tmp_path):
     """The same workload before and after a reservation: $1,000 at list, then 2 units ($600) and 20% of the
     tasks at list ($200): -$200, all of it in the contracts part (the fee +$600, the workload -$800)."""
-    from planner.compare import compare_plans
+    from planner.review.compare import compare_plans
 
     offer = {**OFFER, "price": {"input": 0, "output": 10}}
     wl = [{"id": "w", "tasks": 100000, "peak_tasks_per_minute": 2.5, "tokens": {"input": 0, "output": 1000}}]

@@ -18,9 +18,9 @@ from reference import MINUTES
 from reference_contracts import check_plan, covers, is_reserved, pairs, reference_decisions
 from strategies import EXPLORE, examples
 
-from planner.commands import with_previous
-from planner.load import load_inputs
-from planner.solve import solve_inputs
+from planner.cli.commands import with_previous
+from planner.model.load import load_inputs
+from planner.pipeline.solve import solve_inputs
 
 VENDORS = ["v0", "v1"]
 # Switches for chasing a planner bug: True gives each offering a reservation covers a capacity limit that

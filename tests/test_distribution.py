@@ -1,4 +1,4 @@
-"""Traffic as a distribution (planner.distribution, SPEC "Traffic as a distribution"): a workload's
+"""Traffic as a distribution (planner.model.distribution, SPEC "Traffic as a distribution"): a workload's
 budget judged on a weighted sample of its tasks, read from a CSV file beside the workloads file.
 
 The hand-computed case: three offerings at 100, 250 and 1,000 tokens/s, no first-token time, and four
@@ -33,12 +33,12 @@ import pytest
 import yaml
 from conftest import ROOT, plan_bytes, planner_log
 
-from planner.distribution import MAX_ROWS, Distribution, read_distribution
-from planner.frontier import frontier
-from planner.load import load_inputs
-from planner.scenarios import apply_scenario, scenario_from_sets
-from planner.solve import solve_base, solve_inputs
-from planner.tables import explain_rows
+from planner.model.distribution import MAX_ROWS, Distribution, read_distribution
+from planner.model.load import load_inputs
+from planner.model.scenarios import apply_scenario, scenario_from_sets
+from planner.outputs.tables import explain_rows
+from planner.pipeline.frontier import frontier
+from planner.pipeline.solve import solve_base, solve_inputs
 
 HEADER = "weight,calls,input,output,reasoning,cached_input"
 TASKS = f"""# four sample tasks, written by hand for a test
@@ -301,8 +301,8 @@ def test_a_distribution_without_a_budget_changes_nothing_but_the_plan_records_it
 
 
 def test_a_distribution_read_without_loading_is_an_error():
-    from planner.pairs import build_workloads
-    from planner.schema import Catalog, WorkloadSet
+    from planner.model.schema import Catalog, WorkloadSet
+    from planner.optimize.pairs import build_workloads
 
     ws = WorkloadSet.model_validate(
         {"workloads": [{"id": "w", "tasks": 1.0, "tokens": {"input": 1.0, "output": 1.0}, "distribution": "x.csv"}]}
@@ -312,7 +312,7 @@ def test_a_distribution_read_without_loading_is_an_error():
 
 
 def test_compare_names_the_distribution_and_the_percentile_among_a_reroutes_reasons(tmp_path):
-    from planner.compare import compare_plans
+    from planner.review.compare import compare_plans
 
     path = hand(tmp_path, share=1.0)
     with_samples = solve_inputs(load_inputs(path), "highs")

@@ -18,7 +18,7 @@ from pytest_httpserver import HTTPServer
 from typer.testing import CliRunner
 from werkzeug import Response
 
-from planner.cli import app
+from planner.cli.app import app
 
 runner = CliRunner()
 FIX = DATA / "fetch"

@@ -1,4 +1,4 @@
-"""Writing outputs (planner.files): each file staged beside its target and renamed into place, so none
+"""Writing outputs (planner.core.files): each file staged beside its target and renamed into place, so none
 is ever half-written."""
 
 import os
@@ -6,8 +6,8 @@ import stat
 
 import pytest
 
-from planner.errors import InputError
-from planner.files import Outputs, discard, file_stem, stage, write_all
+from planner.core.errors import InputError
+from planner.core.files import Outputs, discard, file_stem, stage, write_all
 
 
 def test_file_stem_makes_a_name_one_path_component():
@@ -110,7 +110,7 @@ def test_from_logs_writes_its_workloads_file_and_distribution_files_whole_or_not
     from conftest import DATA
     from typer.testing import CliRunner
 
-    from planner.cli import app
+    from planner.cli.app import app
 
     source = DATA / "logs" / "litellm_spend_logs.csv"
     out = tmp_path / ("w" * 230 + ".yaml")

@@ -1,10 +1,10 @@
-"""Numbers as people read them (planner.fmt), which the terminal, the tables and the report share."""
+"""Numbers as people read them (planner.core.fmt), which the terminal, the tables and the report share."""
 
 import json
 
 import pytest
 
-from planner.fmt import cell, count, figure, money, money_change, number, percent, seconds, short, signed_percent
+from planner.core.fmt import cell, count, figure, money, money_change, number, percent, seconds, short, signed_percent
 
 
 @pytest.mark.parametrize(
@@ -92,7 +92,7 @@ def test_a_money_change_has_its_sign_and_noise_is_no_change():
 
 def test_machine_outputs_write_numbers_plain():
     """CSV cells and JSON rows (not plan files): no exponent, no float noise, money to the cent."""
-    from planner.fmt import csv_safe, json_text, plain
+    from planner.core.fmt import csv_safe, json_text, plain
 
     assert [plain(x) for x in (3479.9999999999995, 7.8e-05, 33123.456, 0.30000000000000004, 1.2e6, -5.5, 0.0)] == [
         "3480",

@@ -1,4 +1,4 @@
-"""Cost frontiers (planner.frontier): the minimum cost as a latency budget or a capability floor sweeps,
+"""Cost frontiers (planner.pipeline.frontier): the minimum cost as a latency budget or a capability floor sweeps,
 with and without sweep-safe pruning, and `planner frontier`."""
 
 import csv
@@ -14,13 +14,13 @@ from hypothesis import strategies as st
 from strategies import EXPLORE, examples, portfolios, sampled_portfolios, with_fallback
 from typer.testing import CliRunner
 
-from planner.cli import app
-from planner.errors import InputError
-from planner.frontier import Frontier, FrontierPoint, frontier
-from planner.load import load_inputs, validate
-from planner.report import render_frontier_report
-from planner.schema import RelativeFloor, WorkloadSet, floor_value
-from planner.solve import solve_inputs
+from planner.cli.app import app
+from planner.core.errors import InputError
+from planner.model.load import load_inputs, validate
+from planner.model.schema import RelativeFloor, WorkloadSet, floor_value
+from planner.outputs.report import render_frontier_report
+from planner.pipeline.frontier import Frontier, FrontierPoint, frontier
+from planner.pipeline.solve import solve_inputs
 
 runner = CliRunner()
 SUPPORT = ROOT / "workloads" / "support.yaml"

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from strategies import EXPLORE, examples
 from typer.testing import CliRunner
 
-from planner.cli import app
+from planner.cli.app import app
 
 runner = CliRunner()
 WEIRD = st.sampled_from(
@@ -152,8 +152,8 @@ TOKENS = st.sampled_from(
 def test_random_yaml_text_is_data_or_an_input_error(tokens):
     """The guarded parser on random YAML-ish text (anchors, aliases, merges, tags, flows): data, or an
     InputError, and never anything else."""
-    from planner.errors import InputError
-    from planner.load import parse_yaml
+    from planner.core.errors import InputError
+    from planner.model.load import parse_yaml
 
     try:
         parse_yaml("".join(tokens), "random.yaml")

@@ -1,4 +1,4 @@
-"""Exports that deploy (planner.gateway, planner.gateway_ids and `planner export`, SPEC "Exports that
+"""Exports that deploy (planner.outputs.gateway, planner.market.gateway_ids and `planner export`, SPEC "Exports that
 deploy"): every field checked against the documented schema of the gateway's config or API, written
 down below with its source, and every id, provider slug and effort against the gateways' own lists."""
 
@@ -11,10 +11,10 @@ import yaml
 from conftest import ROOT
 from typer.testing import CliRunner
 
-from planner.cli import app
-from planner.gateway import Resolver, label, preferences, sort_for, to_litellm, to_openrouter
-from planner.gateway_ids import LITELLM_EFFORTS, OPENROUTER_EFFORTS, load_sources, mode_intent
-from planner.plan import OfferingInfo, Plan, read_plan
+from planner.cli.app import app
+from planner.market.gateway_ids import LITELLM_EFFORTS, OPENROUTER_EFFORTS, load_sources, mode_intent
+from planner.outputs.gateway import Resolver, label, preferences, sort_for, to_litellm, to_openrouter
+from planner.plan.model import OfferingInfo, Plan, read_plan
 
 runner = CliRunner()
 SOURCES = ROOT / "catalogs" / "sources"

@@ -16,7 +16,7 @@ import yaml
 from conftest import DATA, ROOT
 from typer.testing import CliRunner
 
-from planner.cli import app
+from planner.cli.app import app
 
 runner = CliRunner()
 

@@ -13,8 +13,8 @@ import pytest
 from conftest import DATA
 from typer.testing import CliRunner
 
-from planner.catalog_import import build_catalog
-from planner.cli import app
+from planner.cli.app import app
+from planner.market.catalog_import import build_catalog
 
 runner = CliRunner()
 SMALL = DATA / "sources"

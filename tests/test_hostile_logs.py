@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 from strategies import EXPLORE, examples
 from typer.testing import CliRunner
 
-from planner.cli import app
-from planner.errors import PATH_MAX
-from planner.fmt import visible
+from planner.cli.app import app
+from planner.core.errors import PATH_MAX
+from planner.core.fmt import visible
 
 runner = CliRunner()
 LOGS = DATA / "logs"
@@ -403,8 +403,8 @@ def test_out_of_memory_after_reading_is_the_same_line(monkeypatch):
     setting (it was a PlannerError there, exit 1)."""
     import duckdb
 
-    from planner.errors import InputError
-    from planner.logs import LogFile, LogOptions, Logs
+    from planner.core.errors import InputError
+    from planner.traffic.logs import LogFile, LogOptions, Logs
 
     class Full:
         def execute(self, *args):
@@ -432,7 +432,7 @@ def test_a_bad_memory_setting_is_one_line(tmp_path, monkeypatch, value):
 
 
 def test_the_default_memory_is_sized_from_the_machine(monkeypatch):
-    from planner import logs
+    from planner.traffic import logs
 
     monkeypatch.delenv("PLANNER_LOGS_MEMORY_MB", raising=False)
     monkeypatch.setattr(logs, "_machine_mb", lambda: 24_000)
@@ -447,7 +447,7 @@ def test_calls_without_task_ids_are_numbered_in_order_within_little_memory(tmp_p
     """`call-N`, N the call's rank in (start, input, output, reasoning, cached, group, model) order, made
     by a sort that spills rather than a window over the whole table: the same numbers as the window gives,
     ties (equal calls) taking the same set of numbers."""
-    from planner.logs import LogOptions, open_logs
+    from planner.traffic.logs import LogOptions, open_logs
 
     logs = tmp_path / "ties.csv"
     _generated_csv(logs, 200_000, with_ties=True)

@@ -1,5 +1,5 @@
 """Hostile plan files read back (issue 25): a plan edited by hand, or made to attack, is read by
-replay, export, compare and solve --from with the plan's own rules (planner.plan); whatever breaks
+replay, export, compare and solve --from with the plan's own rules (planner.plan.model); whatever breaks
 them is exit 2 with one line naming the plan file and the field path, with nothing written; nothing
 from a plan or its file name reaches an export unescaped; the plans the planner writes read back."""
 
@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from strategies import EXPLORE, examples
 from typer.testing import CliRunner
 
-from planner.cli import app
-from planner.plan import read_plan
+from planner.cli.app import app
+from planner.plan.model import read_plan
 
 runner = CliRunner()
 LOGS = DATA / "logs"

@@ -11,13 +11,13 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-import planner.insight
-import planner.solve
-from planner.cli import app
-from planner.load import load_inputs
-from planner.solve import solve_inputs
-from planner.solver import solve_lp
-from planner.timing import OutOfTime, deadline, no_deadline, run_limit
+import planner.pipeline.solve
+import planner.review.insight
+from planner.cli.app import app
+from planner.core.timing import OutOfTime, deadline, no_deadline, run_limit
+from planner.model.load import load_inputs
+from planner.optimize.solver import solve_lp
+from planner.pipeline.solve import solve_inputs
 
 runner = CliRunner()
 
@@ -116,9 +116,9 @@ def test_a_solve_after_the_deadline_is_out_of_time_and_one_before_it_is_limited_
 
 @pytest.fixture
 def tiny_lp(tmp_path):
-    from planner.lp import build_problem
-    from planner.pairs import build_pairs
-    from planner.prune import candidates
+    from planner.optimize.lp import build_problem
+    from planner.optimize.pairs import build_pairs
+    from planner.optimize.prune import candidates
 
     inputs = load_inputs(write(tmp_path, PTU, [{"id": "x", "tasks": 1000, "tokens": TOK}]))
     pairs = build_pairs(inputs.workloads, inputs.catalog)
@@ -153,7 +153,7 @@ def test_a_review_cut_short_by_the_time_limit_says_so_and_the_command_stays_with
     """The review's re-solves (here the outage table, slowed past the limit) share --time-limit: the
     plan is written, at its cost, with the parts not computed named in its assumptions."""
     path = write(tmp_path, PTU, [{"id": "x", "tasks": 100_000, "tokens": TOK, "max_options": 1}])
-    _slow(monkeypatch, planner.insight, "resilience", 1.5)
+    _slow(monkeypatch, planner.review.insight, "resilience", 1.5)
     full = solve_inputs(load_inputs(path))
     started = time.monotonic()
     result = run("solve", path, "--time-limit", 1, "--out", tmp_path / "out")
@@ -169,7 +169,7 @@ def test_a_review_cut_short_by_the_time_limit_says_so_and_the_command_stays_with
 
 def test_an_infeasible_plan_whose_relaxation_outlasts_the_time_limit_is_one_line(tmp_path, monkeypatch):
     path = write(tmp_path, PTU, [{"id": "x", "tasks": 100_000, "tokens": TOK, "max_options": 1}], {"budget": 1})
-    _slow(monkeypatch, planner.solve, "relax_lp", 0.3)
+    _slow(monkeypatch, planner.pipeline.solve, "relax_lp", 0.3)
     result = run("solve", path, "--time-limit", 0.2, "--out", tmp_path / "out")
     lines = result.stderr.strip().splitlines()
     assert result.exit_code == 2 and len(lines) == 1, result.output

@@ -1,10 +1,10 @@
-"""What a vendor review reads off a plan (planner.insight): break-even prices, from the duals and by
+"""What a vendor review reads off a plan (planner.review.insight): break-even prices, from the duals and by
 re-solving, and the vendor outage table."""
 
 import pytest
 from conftest import catalog_of, make_inputs, offering, solve_dicts, workload, workloads_of
 
-from planner.solve import solve_inputs
+from planner.pipeline.solve import solve_inputs
 
 
 def per_task(price_in, price_out):

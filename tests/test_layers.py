@@ -1,19 +1,19 @@
-"""The import contract: the package's layers only point down, and no modules import each other in a
-circle. Every import counts, including those inside functions (the CLI imports commands lazily).
+"""The import contract: one package per layer, imports only point down, and no modules import each
+other in a circle. Every import counts, including those inside functions (the CLI imports commands
+lazily). The layers are the folders of planner/, bottom up:
 
-    base      errors, fmt, files, arrays, timing       no planner imports but each other
-    schema    schema, distribution, edits, load, scenarios, catalog_import, catalog_diff, rescale, schemas
-              (JSON Schemas), fetch, logs (request logs into DuckDB), traffic (workloads files from
-              their aggregates), calibrate (catalog speeds measured from logs)
-    pairs     pairs, prune                             the workload x option table (SPEC 3)
-    lp        lp                                       the linear program (SPEC 4)
-    solver    backends, solver, resolve                HiGHS and CBC, the passes, re-solves
-    plan      plan, assemble                           the Plan (SPEC 5) and its assembly
-    insight   insight, compare, risks                  what a review reads off a plan
-    pipeline  warm, solve, whatif, frontier, replay    files to plans: one, a batch, a sweep; plans on logged traffic
-    outputs   tables, terminal, gateway(_ids), report  JSON/CSV, the terminal, HTML, exports
-    commands  commands                                 each command's work
-    cli       cli, __main__                            the command line
+    core      errors, fmt, files, timing, arrays            imports nothing else of planner
+    model     the input files as typed objects              schema, load, edits, scenarios, distribution, schemas/
+    traffic   request logs in DuckDB, their aggregation     logs, aggregate, sql/
+    market    catalogs from public sources                  catalog_import, fetch, diff, calibrate, gateway_ids
+    optimize  SPEC 3 and 4, the solvers                     pairs, prune, lp, backends, solver, resolve
+    plan      the Plan (SPEC 5) and its assembly            model, assemble
+    review    what a review reads off a plan                insight, compare, risks
+    pipeline  files to plans                                solve, warm, whatif, frontier, replay
+    outputs   what people read                              tables, terminal, report/, gateway
+    cli       the command line                              app, commands
+
+`planner/__init__.py` (the public API, imported lazily) and `planner/__main__.py` stand above them all.
 """
 
 from __future__ import annotations
@@ -22,113 +22,91 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "planner"
-
-LAYERS = [
-    ("base", {"errors", "fmt", "files", "arrays", "timing"}),
-    (
-        "schema",
-        {
-            "schema",
-            "distribution",
-            "edits",
-            "load",
-            "scenarios",
-            "catalog_import",
-            "catalog_diff",
-            "rescale",
-            "schemas",
-            "fetch",
-            "logs",
-            "traffic",
-            "calibrate",
-        },
-    ),
-    ("pairs", {"pairs", "prune"}),
-    ("lp", {"lp"}),
-    ("solver", {"backends", "solver", "resolve"}),
-    ("plan", {"plan", "assemble"}),
-    ("insight", {"insight", "compare", "risks"}),
-    ("pipeline", {"warm", "solve", "whatif", "frontier", "replay"}),
-    ("outputs", {"tables", "terminal", "gateway", "gateway_ids", "report"}),
-    ("commands", {"commands"}),
-    ("cli", {"cli", "__main__"}),
-]
-LEVEL = {module: k for k, (_, modules) in enumerate(LAYERS) for module in modules}
+LAYERS = ["core", "model", "traffic", "market", "optimize", "plan", "review", "pipeline", "outputs", "cli"]
+LEVEL = {name: k for k, name in enumerate(LAYERS)}
+TOP = {"__init__", "__main__"}  # planner/__init__.py and __main__.py: above every layer
 
 
 def _module(path: Path) -> str:
-    """A file's module as the contract names it (the report package is one module)."""
+    """A file's dotted module below planner ("optimize.lp", "outputs.report.render", "__init__")."""
     rel = path.relative_to(PACKAGE).with_suffix("")
-    return rel.parts[0] if rel.parts[0] != "__init__" else "planner"
+    parts = rel.parts[:-1] if rel.parts[-1] == "__init__" and len(rel.parts) > 1 else rel.parts
+    return ".".join(parts)
 
 
-def _is_module(name: str) -> bool:
-    """A module or subpackage of planner (not a name such as __version__ taken from its __init__)."""
-    return (PACKAGE / f"{name}.py").exists() or (PACKAGE / name / "__init__.py").exists()
-
-
-def _imports(path: Path) -> set[str]:
-    """The planner modules a file imports (as the contract names them)."""
-    return _imports_of(path.read_text(), path)
+def _layer(module: str) -> str:
+    return module.split(".")[0]
 
 
 def _imports_of(source: str, path: Path) -> set[str]:
+    """The planner modules a file's source imports, dotted below planner ("core.fmt")."""
     tree = ast.parse(source, str(path))
-    package = path.relative_to(PACKAGE).parent.parts  # () for planner/, ("report",) for planner/report/
+    package = list(path.relative_to(PACKAGE).parent.parts)
     out = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             if node.level:  # relative: resolve against the file's package
-                base = list(package[: len(package) - (node.level - 1)] if node.level > 1 else package)
-                target = base + (node.module.split(".") if node.module else [])
-                if not target:  # `from . import x` inside planner/: x is the module
-                    names = ["planner." + a.name for a in node.names]
-                else:
-                    names = ["planner." + ".".join(target)] + (
-                        [] if node.module else ["planner." + ".".join(target + [a.name]) for a in node.names]
-                    )
-            elif node.module == "planner":  # from planner import x: x is the module
-                names = ["planner." + a.name for a in node.names]
+                base = package[: len(package) - (node.level - 1)] if node.level > 1 else package
+                module = ".".join(["planner", *base, *([node.module] if node.module else [])])
             else:
-                names = [node.module or ""]
+                module = node.module or ""
+            inner = [f"{module}.{a.name}" for a in node.names]  # `from planner.optimize import lp`: the module lp
+            names = [n for n in inner if n.startswith("planner.") and _exists(n.split(".")[1:])] or [module]
         else:
             continue
         for name in names:
             parts = name.split(".")
-            if parts[0] == "planner" and len(parts) > 1 and _is_module(parts[1]):
-                out.add(parts[1])
+            if parts[0] != "planner" or len(parts) < 2:
+                continue
+            while len(parts) > 1 and not _exists(parts[1:]):
+                parts = parts[:-1]  # from planner.core.fmt import money: the module is core.fmt
+            if len(parts) > 1:
+                out.add(".".join(parts[1:]))
     return out
+
+
+def _exists(parts: list[str]) -> bool:
+    where = PACKAGE.joinpath(*parts)
+    return where.with_suffix(".py").is_file() or (where / "__init__.py").is_file()
 
 
 def _graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         module = _module(path)
-        if module == "planner":
-            continue
-        graph.setdefault(module, set()).update(m for m in _imports(path) if m != module)
+        graph.setdefault(module, set()).update(m for m in _imports_of(path.read_text(), path) if m != module)
     return graph
 
 
-def test_every_module_has_a_layer():
-    missing = sorted(set(_graph()) - set(LEVEL))
-    assert not missing, f"modules with no layer in tests/test_layers.py: {missing}"
+def test_every_module_lives_in_a_layer_package():
+    loose = sorted(m for m in _graph() if _layer(m) not in LEVEL and m not in TOP)
+    assert not loose, f"modules outside the layer packages (tests/test_layers.py names them): {loose}"
+    folders = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file())
+    assert folders == sorted(LAYERS), folders
+
+
+def test_each_package_says_what_it_owns():
+    for name in LAYERS:
+        doc = ast.get_docstring(ast.parse((PACKAGE / name / "__init__.py").read_text()))
+        assert doc and len(doc.splitlines()) <= 3, f"planner/{name}/__init__.py: a docstring of up to three lines"
 
 
 def test_imports_only_point_down():
     graph = _graph()
     upward = [
-        f"{a} ({LAYERS[LEVEL[a]][0]}) imports {b} ({LAYERS[LEVEL[b]][0]})"
+        f"{a} imports {b}"
         for a, deps in sorted(graph.items())
+        if a not in TOP
         for b in sorted(deps)
-        if LEVEL[b] > LEVEL[a]
+        if b not in TOP and LEVEL[_layer(b)] > LEVEL[_layer(a)]
     ]
     assert not upward, "\n".join(upward)
 
 
 def test_no_import_cycles():
+    """Between modules (a package's __init__ that hands names on counts as its own module)."""
     graph = _graph()
     state: dict[str, int] = {}  # 1: on the current path, 2: done
     cycles = []
@@ -143,7 +121,7 @@ def test_no_import_cycles():
         state[node] = 2
 
     for node in sorted(graph):
-        if node not in state:
+        if node not in state and node not in TOP:
             visit(node, [node])
     assert not cycles, "\n".join(cycles)
 
@@ -151,11 +129,10 @@ def test_no_import_cycles():
 def test_the_contract_sees_imports():
     """The checker itself: it finds relative, lazy and package imports."""
     graph = _graph()
-    assert {"commands"} <= graph["cli"]  # imported inside a function
-    assert {"lp", "backends"} <= graph["solver"]
-    assert {"fmt", "plan"} <= graph["report"]  # from ..fmt / ..plan inside planner/report/
-    assert "report" in graph["commands"]
-    source = "from planner import lp\nimport planner.pairs\nfrom planner.plan import Plan\nfrom . import fmt\n"
-    probe = PACKAGE / "solve.py"  # any file of the top package: relative imports resolve against planner/
-    tree_imports = _imports_of(source, probe)
-    assert tree_imports == {"lp", "pairs", "plan", "fmt"}
+    assert "cli.commands" in graph["cli.app"]  # imported inside a function
+    assert {"optimize.lp", "optimize.backends"} <= graph["optimize.solver"]
+    assert {"core.fmt", "plan.model"} <= graph["outputs.report.render"]
+    source = "from planner.optimize import lp\nimport planner.optimize.pairs\nfrom planner.plan.model import Plan\n"
+    source += "from ..core import fmt\nfrom .prune import candidates\n"
+    probe = PACKAGE / "optimize" / "solver.py"
+    assert _imports_of(source, probe) == {"optimize.lp", "optimize.pairs", "plan.model", "core.fmt", "optimize.prune"}

@@ -15,8 +15,8 @@ import yaml
 from conftest import DATA, ROOT
 from typer.testing import CliRunner
 
-from planner.cli import app
-from planner.logs import LogOptions, open_logs
+from planner.cli.app import app
+from planner.traffic.logs import LogOptions, open_logs
 
 runner = CliRunner()
 LOGS = DATA / "logs"

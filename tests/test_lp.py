@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 from conftest import ROOT, catalog_of, make_inputs, offering, solve_dicts, workload, workloads_of
 
-from planner.load import load_inputs
-from planner.lp import LinearProgram, Row, build_problem, check_rows, clean_shares
-from planner.pairs import build_pairs
+from planner.model.load import load_inputs
+from planner.optimize.lp import LinearProgram, Row, build_problem, check_rows, clean_shares
+from planner.optimize.pairs import build_pairs
 
 T = 1000.0  # tasks per period in every case; 1,000 input + 1,000 output tokens per task
 

@@ -13,12 +13,12 @@ import pytest
 from conftest import ROOT, make_inputs
 from typer.testing import CliRunner
 
-from planner.cli import app
-from planner.fmt import option
-from planner.load import load_inputs
-from planner.pairs import build_pairs
-from planner.scenarios import apply_scenario, without_vendor
-from planner.solve import solve_inputs
+from planner.cli.app import app
+from planner.core.fmt import option
+from planner.model.load import load_inputs
+from planner.model.scenarios import apply_scenario, without_vendor
+from planner.optimize.pairs import build_pairs
+from planner.pipeline.solve import solve_inputs
 
 runner = CliRunner()
 REAL = ROOT / "workloads" / "real-support.yaml"
@@ -210,7 +210,7 @@ def test_every_estimate_is_marked(real):
 
 
 def test_the_report_marks_figures_that_rest_on_an_estimate(real, tmp_path):
-    from planner.report import render_plan_report
+    from planner.outputs.report import render_plan_report
 
     _, plan = real
     html = render_plan_report(plan)
@@ -224,8 +224,8 @@ def _at_percentile(inputs, percentile):
     """The inputs with every budgeted workload judged at `percentile` (None: as the file says)."""
     import dataclasses
 
-    from planner.load import validate
-    from planner.schema import WorkloadSet
+    from planner.model.load import validate
+    from planner.model.schema import WorkloadSet
 
     data = inputs.workloads.model_dump(mode="json")
     for wl in data["workloads"]:
@@ -266,8 +266,8 @@ def test_the_real_plan_is_the_same_with_or_without_percentiles_when_no_workload_
     against the catalog stripped of them gives the same plan, byte for byte."""
     import dataclasses
 
-    from planner.load import validate
-    from planner.schema import Catalog
+    from planner.model.load import validate
+    from planner.model.schema import Catalog
 
     inputs, plan = real
     data = inputs.catalog.model_dump(mode="json")

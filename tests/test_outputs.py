@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT
 from typer.testing import CliRunner
 
-from planner.cli import app
+from planner.cli.app import app
 
 runner = CliRunner()
 WIDE = {"COLUMNS": "100"}

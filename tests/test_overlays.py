@@ -8,11 +8,11 @@ import yaml
 from conftest import ROOT, catalog_of, offering, workload, workloads_of
 from typer.testing import CliRunner
 
-from planner.cli import app
-from planner.compare import compare_plans
-from planner.errors import InputError
-from planner.load import load_inputs
-from planner.solve import solve_inputs
+from planner.cli.app import app
+from planner.core.errors import InputError
+from planner.model.load import load_inputs
+from planner.pipeline.solve import solve_inputs
+from planner.review.compare import compare_plans
 
 runner = CliRunner()
 CONTRACT = ROOT / "workloads" / "real-support-contract.yaml"

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from planner import schemas
+from planner.model import schemas
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -58,10 +58,10 @@ def test_the_wheel_installs_in_a_fresh_environment_and_solves(tmp_path):
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", tmp_path / "dist", src], src)
     (wheel,) = (tmp_path / "dist").glob("planner-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert {"planner/py.typed", "planner/__main__.py", "planner/report/templates/plan.html.j2"} <= names
-    assert {"planner/sql/aggregate.sql", "planner/report/templates/replay.html.j2"} <= names
+    assert {"planner/py.typed", "planner/__main__.py", "planner/outputs/report/templates/plan.html.j2"} <= names
+    assert {"planner/traffic/sql/aggregate.sql", "planner/outputs/report/templates/replay.html.j2"} <= names
     for kind in schemas.KINDS:
-        data = zipfile.ZipFile(wheel).read(f"planner/schemas/{schemas.file_name(kind)}")
+        data = zipfile.ZipFile(wheel).read(f"planner/model/schemas/{schemas.file_name(kind)}")
         assert data == (ROOT / "schemas" / schemas.file_name(kind)).read_bytes()
 
     # a fresh environment with the wheel alone; then this environment's dependencies on its path
@@ -83,7 +83,7 @@ def test_the_wheel_installs_in_a_fresh_environment_and_solves(tmp_path):
     where = _run([python, "-c", "import planner; print(planner.__file__)"], work).stdout.strip()
     assert Path(where).is_relative_to(venv), where  # the wheel's copy, not the checkout's
     assert _run([python, "-m", "planner", "--version"], work).stdout.strip().endswith("0.1.0")
-    _run([python, "-m", "planner.schemas", "--check"], work)  # the installed schemas are the models'
+    _run([python, "-m", "planner.model.schemas", "--check"], work)  # the installed schemas are the models'
     done = _run([venv / "bin" / "planner", "solve", "workloads/support.yaml", "--out", "out"], work)
     assert "support" in done.stdout
     plan = json.loads((work / "out" / "support.plan.json").read_text())

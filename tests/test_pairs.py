@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from conftest import catalog_of, make_inputs, offering, workload, workloads_of
 
-from planner.pairs import build_pairs
+from planner.optimize.pairs import build_pairs
 
 
 def table(ws, cat):
@@ -208,7 +208,7 @@ def test_missing_metric_is_a_reason():
 def test_a_relative_floor_counts_the_modes_that_run_the_named_model():
     """A mode without a `model` of its own runs its offering's model: {like: m0} takes the highest
     score of m0 in any mode (hypothesis found the planner reading only the default mode's 40)."""
-    from planner.schema import Catalog, RelativeFloor, floor_value
+    from planner.model.schema import Catalog, RelativeFloor, floor_value
 
     cat = Catalog.model_validate(
         catalog_of(offering("o0", capability=40) | {"model": "m0", "modes": [{"name": "high", "capability": 41}]})
@@ -244,7 +244,7 @@ def at(percentile, **extra):
 
 
 def test_percentile_speeds_are_interpolated_between_the_measured_points():
-    from planner.pairs import at_percentile
+    from planner.optimize.pairs import at_percentile
 
     points = [((5.0, 25.0, 50.0, 75.0, 95.0), (100.0, 200.0, 300.0, 400.0, 600.0)), None]
     median = np.array([300.0, 42.0])
@@ -296,7 +296,7 @@ def test_a_mode_is_judged_at_its_own_speeds_percentiles():
 
 def test_sample_tasks_are_each_judged_at_the_percentile_speeds(tmp_path):
     """A distribution and a percentile together: each sample task at the percentile's speeds."""
-    from planner.distribution import Distribution
+    from planner.model.distribution import Distribution
 
     cat = catalog_of(offering("measured", speed=MEASURED))
     ws = workloads_of(
@@ -311,7 +311,7 @@ def test_sample_tasks_are_each_judged_at_the_percentile_speeds(tmp_path):
 
 
 def test_percentiles_out_of_order_or_at_the_median_are_refused():
-    from planner.errors import InputError
+    from planner.core.errors import InputError
 
     bad = {**MEASURED, "percentiles": {"output_tps": {5: 350.0}}}  # the 5th above the median 300
     with pytest.raises(InputError, match=r"the median \(300\) is below the 5th percentile \(350\)"):
@@ -324,7 +324,7 @@ def test_percentiles_out_of_order_or_at_the_median_are_refused():
 
 
 def test_a_percentile_without_a_budget_is_an_input_error():
-    from planner.errors import InputError
+    from planner.core.errors import InputError
 
     for latency in ({"percentile": 90}, {"threshold": "background", "percentile": 90}):
         with pytest.raises(InputError, match="a percentile needs a latency budget"):

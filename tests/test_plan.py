@@ -1,4 +1,4 @@
-"""The Plan and its file (planner.plan): plans built as trusted records equal their validated JSON
+"""The Plan and its file (planner.plan.model): plans built as trusted records equal their validated JSON
 round trip, and read_plan's errors name the file and the field."""
 
 import json
@@ -6,10 +6,10 @@ import json
 import pytest
 from conftest import ROOT, solve_dicts
 
-from planner.errors import InputError
-from planner.load import load_inputs
-from planner.plan import PLAN_VERSION, InputFiles, Plan, read_plan
-from planner.solve import solve_inputs
+from planner.core.errors import InputError
+from planner.model.load import load_inputs
+from planner.pipeline.solve import solve_inputs
+from planner.plan.model import PLAN_VERSION, InputFiles, Plan, read_plan
 
 
 @pytest.mark.parametrize("name", ["support", "coding-agent", "real-support"])

@@ -16,7 +16,7 @@ from strategies import EXPLORE, SETTINGS, examples, portfolios, sampled_portfoli
 
 def agrees_with_reference(ws, cat, solver="cbc", samples=None):
     """The planner's status and optimum equal the independent solve's; the plan passes the checker."""
-    from planner.plan import Plan
+    from planner.plan.model import Plan
 
     expected = reference_optimum(ws, cat, samples)
     plan = solve_dicts(ws, cat, solver, samples=samples)

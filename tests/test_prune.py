@@ -1,4 +1,4 @@
-"""Pruning (planner.prune): an eligible option that another beats on every count never carries share,
+"""Pruning (planner.optimize.prune): an eligible option that another beats on every count never carries share,
 so it is left out of the LP; whatever is left out, the optimum stays the same."""
 
 import pytest
@@ -6,8 +6,8 @@ from conftest import catalog_of, make_inputs, offering, solve_dicts, workload, w
 from hypothesis import given
 from strategies import SETTINGS, portfolios, sampled_portfolios, with_fallback
 
-from planner.pairs import build_pairs
-from planner.prune import candidates
+from planner.optimize.pairs import build_pairs
+from planner.optimize.prune import candidates
 
 
 def kept(ws: dict, cat: dict) -> list[str]:

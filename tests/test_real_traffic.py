@@ -7,7 +7,7 @@ import pytest
 from conftest import ROOT
 from typer.testing import CliRunner
 
-from planner.cli import app
+from planner.cli.app import app
 
 runner = CliRunner()
 TRACE = "traces/azure_llm_trace_conv_2023-11.csv"

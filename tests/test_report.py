@@ -13,7 +13,7 @@ import yaml
 from conftest import ROOT
 from typer.testing import CliRunner
 
-from planner.cli import app
+from planner.cli.app import app
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 EVIL = '<script>alert("x")</script> & <b>bold</b>'
@@ -47,8 +47,8 @@ def test_report_is_self_contained_and_escaped(demo):
 
 
 def test_report_is_deterministic(demo):
-    from planner.plan import read_plan
-    from planner.report import render_plan_report
+    from planner.outputs.report import render_plan_report
+    from planner.plan.model import read_plan
 
     plan = read_plan(demo.with_name("support.plan.json"))
     assert render_plan_report(plan) == render_plan_report(plan)

@@ -1,4 +1,4 @@
-"""Re-solves (planner.resolve): one LP kept in HiGHS while options are switched on and off, solved whole
+"""Re-solves (planner.optimize.resolve): one LP kept in HiGHS while options are switched on and off, solved whole
 (Resolver) or by sifting (SiftedResolver), as frontier points and vendor outages are; and an LP solved
 by sifting from a guess of its optimal columns (solve_sifted), as a what-if scenario is."""
 
@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from strategies import EXPLORE, examples, portfolios, with_fallback
 
-from planner.lp import build_problem, clean_shares
-from planner.pairs import build_pairs
-from planner.resolve import Resolver, SiftedResolver, solve_sifted
-from planner.solver import solve_lp
+from planner.optimize.lp import build_problem, clean_shares
+from planner.optimize.pairs import build_pairs
+from planner.optimize.resolve import Resolver, SiftedResolver, solve_sifted
+from planner.optimize.solver import solve_lp
 
 FELL_BACK = "re-solve: point solved over the whole LP"
 

@@ -10,10 +10,10 @@ import pytest
 from conftest import ROOT, catalog_of, offering, solve_dicts, workload, workloads_of
 from typer.testing import CliRunner
 
-from planner.cli import app
-from planner.compare import compare_plans, labels
-from planner.load import load_inputs
-from planner.solve import solve_inputs
+from planner.cli.app import app
+from planner.model.load import load_inputs
+from planner.pipeline.solve import solve_inputs
+from planner.review.compare import compare_plans, labels
 
 runner = CliRunner()
 REAL = ROOT / "workloads" / "real-support.yaml"

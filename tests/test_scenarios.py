@@ -1,13 +1,13 @@
-"""What-if scenarios (planner.scenarios): edits matched by glob, field paths and their errors, --set
+"""What-if scenarios (planner.model.scenarios): edits matched by glob, field paths and their errors, --set
 expressions and vendor outages, applied to validated inputs."""
 
 import pytest
 from conftest import ROOT, make_inputs, offering, two_vendors
 
-from planner.errors import InputError
-from planner.load import load_inputs, load_scenario
-from planner.scenarios import apply_scenario, scenario_from_sets, without_vendor
-from planner.schema import Scenario
+from planner.core.errors import InputError
+from planner.model.load import load_inputs, load_scenario
+from planner.model.scenarios import apply_scenario, scenario_from_sets, without_vendor
+from planner.model.schema import Scenario
 
 SUPPORT = ROOT / "workloads" / "support.yaml"
 
@@ -191,7 +191,7 @@ def test_a_median_speed_edit_takes_its_measured_percentiles_along(field, value, 
 
 
 def test_an_overlay_lists_the_percentiles_a_speed_edit_moved(tmp_path):
-    from planner.load import apply_overlays
+    from planner.model.load import apply_overlays
 
     inputs = _measured_inputs()
     (tmp_path / "o.yaml").write_text(

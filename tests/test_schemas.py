@@ -1,4 +1,4 @@
-"""The JSON Schemas of the input files (planner.schemas): generated from the models, shipped twice (the
+"""The JSON Schemas of the input files (planner.model.schemas): generated from the models, shipped twice (the
 package and the repository's schemas/), named by every shipped YAML file's first line, and agreeing with
 the loader on every shipped file, on the shorthands it accepts and on files it rejects."""
 
@@ -12,14 +12,14 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from planner import schemas
-from planner.errors import InputError
-from planner.load import load_catalog, load_inputs, load_overlay, load_scenario, load_workloads, read_yaml
-from planner.scenarios import apply_scenario
-from planner.schemas.__main__ import main as generate
+from planner.core.errors import InputError
+from planner.model import schemas
+from planner.model.load import load_catalog, load_inputs, load_overlay, load_scenario, load_workloads, read_yaml
+from planner.model.scenarios import apply_scenario
+from planner.model.schemas.__main__ import main as generate
 
 ROOT = Path(__file__).resolve().parent.parent
-FOLDERS = [ROOT / "planner" / "schemas", ROOT / "schemas"]
+FOLDERS = [ROOT / "planner" / "model" / "schemas", ROOT / "schemas"]
 LOADERS = {"catalog": load_catalog, "workloads": load_workloads, "scenario": load_scenario, "overlay": load_overlay}
 MODELINE = re.compile(r"^# yaml-language-server: \$schema=(\S+)\n")
 SHIPPED = sorted(
@@ -64,8 +64,8 @@ def test_the_shipped_schemas_are_the_models(tmp_path):
         for kind in schemas.KINDS:
             path = folder / schemas.file_name(kind)
             assert path.is_file() and path.read_bytes() == schemas.render(kind).encode(), (
-                f"{path.relative_to(ROOT)} differs from the models in planner/schema.py: run `make schemas` "
-                "(or `python -m planner.schemas`) and commit both copies"
+                f"{path.relative_to(ROOT)} differs from the models in planner/model/schema.py: run `make schemas` "
+                "(or `python -m planner.model.schemas`) and commit both copies"
             )
     # the generator writes the same bytes every run, and --check says when a copy is stale
     assert generate(["--out", str(tmp_path)]) == 0

@@ -1,4 +1,4 @@
-"""The pipeline (planner.solve): pairs -> prune -> LP -> run -> check -> plan. The same input gives the
+"""The pipeline (planner.pipeline.solve): pairs -> prune -> LP -> run -> check -> plan. The same input gives the
 same bytes; a solve started from a solved base (a what-if scenario's) gives the plan a cold solve
 gives, whether sifting from the base's routing settles or falls back to the whole LP."""
 
@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from reference import check_plan
 from strategies import EXPLORE, VENDORS, examples, portfolios, with_fallback
 
-from planner.solve import solve_base, solve_inputs
+from planner.pipeline.solve import solve_base, solve_inputs
 
 SETTLED = "solve: sifting from the start's routing settled"
 FELL_BACK = "solve: sifting from the start's routing gave no answer; the whole LP is solved"

@@ -1,14 +1,14 @@
-"""The solver's passes (planner.solver): the cost pass and its latency tie-break, HiGHS and CBC alike,
+"""The solver's passes (planner.optimize.solver): the cost pass and its latency tie-break, HiGHS and CBC alike,
 the max_options integer pass, the smallest relaxation, the duals and reduced costs."""
 
 import numpy as np
 import pytest
 from conftest import catalog_of, make_inputs, offering, solve_dicts, workload, workloads_of
 
-from planner.insight import full_problem, reduced_costs
-from planner.lp import build_problem, clean_shares
-from planner.pairs import build_pairs
-from planner.solver import relax_lp, solve_lp
+from planner.optimize.lp import build_problem, clean_shares
+from planner.optimize.pairs import build_pairs
+from planner.optimize.solver import relax_lp, solve_lp
+from planner.review.insight import full_problem, reduced_costs
 
 T = 1000.0  # tasks per period in every case; 1,000 input + 1,000 output tokens per task
 

@@ -1,4 +1,4 @@
-"""The aggregation (planner/sql/aggregate.sql) and the files made of it: `from-aggregates` on the SQL's
+"""The aggregation (planner/traffic/sql/aggregate.sql) and the files made of it: `from-aggregates` on the SQL's
 result, run here by DuckDB over a calls table built without the planner's readers, writes what
 `from-logs` writes; the distribution's bins merge as documented."""
 
@@ -11,8 +11,8 @@ import pytest
 from conftest import DATA, ROOT
 from typer.testing import CliRunner
 
-from planner.cli import app
-from planner.traffic import Group, aggregate_sql, coarsen
+from planner.cli.app import app
+from planner.traffic.aggregate import Group, aggregate_sql, coarsen
 
 runner = CliRunner()
 LOGS = DATA / "logs"

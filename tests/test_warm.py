@@ -1,4 +1,4 @@
-"""What a solve of variant inputs takes from a solved base (planner.warm), matched by value: the pair
+"""What a solve of variant inputs takes from a solved base (planner.pipeline.warm), matched by value: the pair
 table's columns of the offerings an edit leaves alone, pruning's decisions, the routing to sift from.
 Whatever is reused, the plan is the one solved from the variant's own tables."""
 
@@ -14,13 +14,13 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from strategies import EXPLORE, examples, portfolios, sampled_portfolios, with_fallback
 
-from planner.load import validate
-from planner.lp import build_problem
-from planner.pairs import Pairs, build_options, build_pairs, build_workloads, changed_options
-from planner.prune import candidates
-from planner.schema import Catalog
-from planner.solve import solve_base, solve_inputs
-from planner.warm import WarmStart, routed_pairs
+from planner.model.load import validate
+from planner.model.schema import Catalog
+from planner.optimize.lp import build_problem
+from planner.optimize.pairs import Pairs, build_options, build_pairs, build_workloads, changed_options
+from planner.optimize.prune import candidates
+from planner.pipeline.solve import solve_base, solve_inputs
+from planner.pipeline.warm import WarmStart, routed_pairs
 
 BUILT_AFRESH = "pairs: built afresh (the workloads or the offerings' layout differ from the start's)"
 

@@ -1,4 +1,4 @@
-"""What-if batches (planner.whatif and `planner whatif`): every scenario solved from the base's
+"""What-if batches (planner.pipeline.whatif and `planner whatif`): every scenario solved from the base's
 WarmStart, one or several workers, its plan file the one a cold solve writes, and nothing left
 behind by a run that fails."""
 
@@ -10,13 +10,13 @@ import yaml
 from conftest import ROOT, catalog_of, make_inputs, offering, plan_bytes, workload, workloads_of
 from typer.testing import CliRunner
 
-from planner import whatif
-from planner.cli import app
-from planner.compare import compare_plans
-from planner.plan import Plan
-from planner.scenarios import apply_scenario
-from planner.schema import Scenario
-from planner.solve import solve_base, solve_inputs
+from planner.cli.app import app
+from planner.model.scenarios import apply_scenario
+from planner.model.schema import Scenario
+from planner.pipeline import whatif
+from planner.pipeline.solve import solve_base, solve_inputs
+from planner.plan.model import Plan
+from planner.review.compare import compare_plans
 
 runner = CliRunner()
 SUPPORT = ROOT / "workloads" / "support.yaml"

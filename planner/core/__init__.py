@@ -1,0 +1,2 @@
+"""The ground floor: errors, number and text formatting, files read and written safely, stage timings
+and the command's deadline, small array helpers. Imports nothing else of planner."""

@@ -1,0 +1,241 @@
+"""Writing outputs so that none is ever half-written: each file goes to a hidden temporary file
+beside its target and is renamed into place."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from planner.core.errors import InputError
+
+MAX_MB_DEFAULT = 64  # input files larger than this are refused; PLANNER_MAX_FILE_MB raises the limit
+STEM_MAX_BYTES = 200  # a name in an output file name: with its suffixes, under the usual 255-byte limit
+MAX_MB_MOST = 1_000_000  # the largest limit PLANNER_MAX_FILE_MB may set (a terabyte)
+
+
+def max_input_bytes() -> int:
+    """The largest input file read: PLANNER_MAX_FILE_MB megabytes (default 64)."""
+    raw = os.environ.get("PLANNER_MAX_FILE_MB", "")
+    try:
+        mb = float(raw) if raw.strip() else MAX_MB_DEFAULT
+    except ValueError:
+        mb = float("nan")
+    if not 0 < mb <= MAX_MB_MOST:  # (False for NaN)
+        raise InputError.single(
+            "PLANNER_MAX_FILE_MB",
+            "",
+            f"expected a number of megabytes above 0, up to {MAX_MB_MOST:,}, found {raw[:40]!r}",
+        )
+    return max(1, int(mb * 1024 * 1024))
+
+
+def regular_file(path: str | Path, what: str = "a file") -> os.stat_result:
+    """The file's stat when it is a regular file (never a directory, FIFO or device, which could block
+    or never end); else the input error that says what it is."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise InputError.single(str(path), "", "file not found") from None
+    except OSError as exc:
+        raise InputError.single(str(path), "", f"cannot be read: {exc.strerror}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError.single(str(path), "", f"is a directory, expected {what}")
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError.single(str(path), "", f"is not a regular file (a device, FIFO or socket), expected {what}")
+    return st
+
+
+def read_input(path: str | Path, what: str = "a file") -> str:
+    """An input file's text, read only when it is a regular file within the size limit and UTF-8."""
+    path = Path(path)
+    st = regular_file(path, what)
+    limit = max_input_bytes()
+    too_big = InputError.single(
+        str(path),
+        "",
+        f"is larger than the {limit / 2**20:g} MB limit for input files (set PLANNER_MAX_FILE_MB to raise it)",
+    )
+    if st.st_size > limit:
+        raise too_big
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise InputError.single(str(path), "", f"cannot be read: {exc.strerror}") from None
+    if len(data) > limit:  # it grew while being read
+        raise too_big
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError.single(str(path), "", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def file_stem(name: str, source: str = "", field: str = "name") -> str:
+    """A plan or scenario name made one file-name component ('/' and ':' become '_'); a name that
+    would give an empty, hidden or unprintable file name is an input error naming where it came from."""
+    stem = name.replace("/", "_").replace(":", "_").replace("\\", "_")
+    if len(stem.encode("utf-8")) > STEM_MAX_BYTES:
+        raise InputError.single(
+            source or "name",
+            field,
+            f"{name[:60]!r}... is {len(stem.encode('utf-8'))} bytes, too long to name an output file; "
+            f"expected at most {STEM_MAX_BYTES} bytes",
+        )
+    if not stem or stem.startswith(".") or not stem.isprintable():
+        shown = repr(name[:60])
+        raise InputError.single(
+            source or "name",
+            field,
+            f"{shown} cannot name an output file (empty, hidden or unprintable); expected letters, digits and . _ - @",
+        )
+    return stem
+
+
+def stage(path: str | Path, content: str | bytes, tag: str = "") -> str:
+    """Write content to a hidden temporary file beside `path` (with a new file's permissions) and
+    return its name; os.replace(it, path) then puts it in place at once."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = "wb" if isinstance(content, bytes) else "w"
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{tag}", dir=path.parent)
+    try:
+        os.chmod(tmp, 0o666 & ~umask())
+        with os.fdopen(fd, mode, **({} if mode == "wb" else {"encoding": "utf-8"})) as fh:
+            fh.write(content)
+    except BaseException:
+        discard(tmp)
+        raise
+    return tmp
+
+
+def discard(tmp: str) -> None:
+    """Remove a staged file, if it is still there."""
+    try:
+        os.unlink(tmp)
+    except OSError:
+        pass
+
+
+class Outputs:
+    """A set of outputs (files, or a folder staged whole) written whole or not at all: each is staged
+    beside its target first; `commit` then moves each former target aside, renames the staged one into
+    place, and only when every rename succeeded removes what it moved aside. A failure anywhere (a name
+    too long, a full disk, Ctrl-C) puts every former target back and leaves no staged file and no
+    folder it made. Used as a context manager, leaving the block with an exception discards it all."""
+
+    def __init__(self) -> None:
+        self._staged: list[tuple[Path, str]] = []  # (target, staged file or folder beside it)
+        self._made: list[Path] = []  # folders made for the targets, deepest first
+
+    def __enter__(self) -> Outputs:
+        return self
+
+    def __exit__(self, kind, exc, tb) -> None:
+        if kind is not None:
+            self.discard()
+
+    def folder(self, path: str | Path, target: Path | None = None) -> Path:
+        """Make the folder a target goes in (and its parents), remembered to be removed on failure."""
+        path = Path(path)
+        missing = [p for p in [path, *path.parents] if not p.exists()]
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise _unwritable(target or path, exc) from None
+        self._made += [p for p in missing if p not in self._made]
+        return path
+
+    def add(self, path: str | Path, content: str | bytes, tag: str = "") -> None:
+        """Stage one file's content beside its target."""
+        path = Path(path)
+        self.folder(path.parent, path)
+        try:
+            self._staged.append((path, stage(path, content, tag)))
+        except OSError as exc:
+            raise _unwritable(path, exc) from None
+
+    def adopt(self, path: str | Path, staged: str | Path) -> None:
+        """A file or folder the caller staged beside `path` (a worker's plan, a fetched folder)."""
+        self._staged.append((Path(path), str(staged)))
+
+    def commit(self) -> None:
+        done: list[tuple[Path, str | None, bool]] = []  # (target, folder its former self is in, renamed)
+        path = Path(".")
+        try:
+            for path, tmp in self._staged:
+                old = None
+                if os.path.lexists(path):
+                    old = tempfile.mkdtemp(prefix=f".{path.name[:40]}.old-", dir=path.parent)
+                    os.replace(path, os.path.join(old, "x"))
+                done.append((path, old, False))
+                os.replace(tmp, path)
+                done[-1] = (path, old, True)
+        except BaseException as exc:
+            for target, old, renamed in reversed(done):
+                if renamed:
+                    _remove(str(target))
+                if old is not None:
+                    os.replace(os.path.join(old, "x"), target)
+                    os.rmdir(old)
+            self.discard()
+            if isinstance(exc, OSError):
+                raise _unwritable(path, exc) from None
+            raise
+        for _, old, _ in done:
+            if old is not None:
+                _remove(old)
+        self._staged, self._made = [], []
+
+    def discard(self) -> None:
+        """Remove every staged file and every folder made for the targets (only when empty)."""
+        for _, tmp in self._staged:
+            _remove(tmp)
+        self._staged = []
+        for folder in sorted(self._made, key=lambda p: len(p.parts), reverse=True):
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
+        self._made = []
+
+
+def _remove(path: str) -> None:
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        discard(path)
+
+
+def _unwritable(path: Path, exc: OSError) -> InputError:
+    return InputError.single(str(path), "--out", f"cannot be written: {exc.strerror or exc}")
+
+
+def umask() -> int:
+    """The process's umask (read without changing it for long)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def check_targets(paths, out: Path | None = None) -> None:
+    """Before any work or write: --out is a folder (or can be made one) and no folder stands where an
+    output file goes."""
+    if out is not None and os.path.exists(out) and not os.path.isdir(out):
+        raise InputError.single(str(out), "--out", "exists and is not a folder")
+    for path in paths:
+        if os.path.isdir(path):  # (False for a name the file system cannot hold: staging then says why)
+            raise InputError.single(str(path), "--out", "a folder stands where this file goes; move it or choose --out")
+
+
+def write_all(files: dict[Path, Any]) -> None:
+    """Write several outputs whole or not at all (Outputs): every target checked, every file staged,
+    then each renamed into place."""
+    check_targets(files)
+    with Outputs() as outputs:
+        for path, content in files.items():
+            outputs.add(path, content)
+        outputs.commit()

@@ -1,0 +1,2063 @@
+"""Build catalogs from public data: litellm's price table, OpenRouter's models listing and the
+Artificial Analysis providers table.
+
+A catalog offering needs prices, a measured speed (output tokens/s and time to first token) and
+a capability score. Only Artificial Analysis measures speed and scores models, so its rows are
+the offerings; the price sources refine or add to them:
+
+* **aa** rows (host x model) give the measured figures: median output speed, median time to
+  first token (the input part: thinking is apart), thinking time, context window and scores
+  (capability `overall` is the intelligence index, `gpqa`, `mmlu_pro` and `livecodebench` the
+  benchmark fractions x 100). A row that thinks (`ttft_reasoning_time` > 0) carries `thinking:
+  {seconds}`, rounded up to the millisecond; its tokens (seconds x output speed, billed as
+  output) are an estimate. A reasoning row measured with no thinking time, on a host that does
+  not stream thinking, has it inside its first-token time: the same host's non-reasoning rows'
+  median first-token time is the first token, the rest is thinking (both estimates; left out when
+  the host has no non-reasoning row). Rows of one endpoint and one model that
+  differ only by an effort qualifier ("(Reasoning, High Effort)", "(xhigh)"...) at the same
+  prices are one offering: the row that thinks least is the default, each other row a mode with
+  its own model name, scores, speed and thinking. Rows marked deleted, missing a price, speed,
+  first-token time or intelligence index, priced 0/0 (Artificial Analysis lists 0 for an
+  unpublished price), priced under a tenth of the median of the model's other rows (a
+  placeholder; with at least 3 priced rows), reasoning rows that think under a quarter of the
+  tokens the same model thinks on its other hosts (median over at least 3: the endpoint likely does
+  not run that effort), reasoning models with no measured thinking time, and rows whose input
+  price equals their cache-write price (a scrape that took one for the other) are left out and
+  listed.
+* **litellm** prices replace the table's price for the same host and model (list prices, with
+  cached-input prices; published `rpm`/`tpm` become the offering's capacity), matched by the
+  rule below. Entries with no matching row are left out (no measured speed). An entry's long-context
+  prices (`..._above_272k_tokens`) become `price.long_context`, its batch, flex and priority prices
+  (`..._batches`, `_flex`, `_priority`) `price_tiers`, with no speed: none is measured.
+* **openrouter** models become offerings served through OpenRouter (vendor and host
+  `openrouter`) at OpenRouter's price, with figures that hold at that price whichever provider
+  OpenRouter picks: per effort variant, the slowest figures (lowest output speed, longest first
+  token, longest thinking) and lowest scores among the Artificial Analysis hosts priced at or
+  below OpenRouter's price (within 1%), else among all hosts (the `source` says which). Its
+  effort variants are modes as for a host; `model` is the default variant's Artificial Analysis
+  name, the OpenRouter id is in the offering id and `gateway`. Models with no such row are left
+  out.
+
+A price of 0 for input and output in litellm or OpenRouter is a free tier: left out unless
+`free_tiers`, then imported with tier `free` when it publishes a rate limit (its capacity).
+
+Nothing is dropped silently: every entry of a source that is no offering (litellm's entries of other
+modes and its sample entry included) is listed in the left-out list with its reason. A figure a source
+gives that is not a number in its range leaves its entry out, listed, and is never read as absent: a
+context length that is not a number of tokens from 1 to 10^10 is never "no limit", a rate limit that is
+not above 0 never "unlimited", a cached-input price that is not a number from 0 never "none", an
+OpenRouter discount outside 0..1 never clamped. (Absent figures stay absent: no limit, no cached price.)
+
+Companies. A host name is normalised to the company that bills and serves it (lower case,
+qualifiers removed, runs of other characters made one "-", product names mapped to their company:
+Amazon Bedrock is `amazon`, Microsoft Azure `microsoft`, Google AI Studio and Vertex `google`,
+Kimi `moonshot`); its endpoint variant (FP8, Turbo, Fast, Base, Latency Optimized, AI Studio,
+Vertex...) is kept in the offering id (`gpt-oss-120b@deepinfra-fp8`) and the tier
+(`standard-fp8`). Tier: "fast" when the measured output speed is at least 500 tokens/s, else
+"standard".
+
+Matching rule. Model names match when equal after normalising: lower case; everything up to
+the last "/" dropped; region and vendor prefixes ("us.", "global.", "anthropic.", "meta-"...)
+dropped; parenthesised qualifiers such as "(high)" dropped; date suffixes (-2025-08-07,
+-20250807), OpenRouter's ":free" and the words instruct, chat, latest and maas dropped; "2p6"
+read as "2.6"; every run of spaces, dots, underscores and colons made one "-". Hosts match
+through their company and a fixed table of litellm providers (Fireworks = fireworks_ai,
+Together AI = together_ai, Amazon Bedrock = bedrock, Kimi = moonshot, Google Vertex =
+vertex_ai...); an endpoint variant other than Google's AI Studio and Vertex (FP4, Turbo,
+Fast, Base, Latency Optimized...) is a different endpoint and keeps its own measured price.
+
+Older scrapes lack some of today's columns: the importer reads what is there, derives what it
+can (output speed and first-token time from the long or medium prompt's medians, thinking time
+from the total minus the input time or from e2e_reasoning_time, the intelligence index from the
+estimated one) and lists each missing column with what it did instead.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import io
+import json
+import math
+import re
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from planner.core.errors import InputError
+from planner.core.files import read_input
+from planner.core.fmt import csv_row
+
+KINDS = ("litellm", "openrouter", "aa")
+FAST_TPS = 500.0
+PRICE_TOLERANCE = 0.01  # an aggregator's price covers a host's up to 1% below it
+
+# A host's company (lower case, "-" read as a space) -> its litellm provider. `gateway` reads it too.
+HOST_ALIASES = {
+    "amazon": "bedrock",
+    "amazon bedrock": "bedrock",
+    "google": "gemini",
+    "google vertex": "vertex_ai",
+    "google (vertex)": "vertex_ai",
+    "google ai studio": "gemini",
+    "google (ai studio)": "gemini",
+    "microsoft": "azure_ai",
+    "microsoft azure": "azure_ai",
+    "together ai": "together_ai",
+    "fireworks": "fireworks_ai",
+    "moonshot": "moonshot",
+    "kimi": "moonshot",
+    "lightning ai": "lightning_ai",
+    "alibaba": "dashscope",
+    "alibaba cloud": "dashscope",
+    "ai21 labs": "ai21",
+    "reka ai": "reka",
+    "liquid ai": "liquid_ai",
+    "minimax": "minimax",
+}
+# Endpoint variants that are a company's own product with its own litellm provider.
+VARIANT_PROVIDERS = {("google", "vertex"): "vertex_ai", ("google", "ai-studio"): "gemini"}
+# A normalised host name (qualifiers removed) -> the company: product names to their company.
+COMPANIES = {
+    "amazon-bedrock": "amazon",
+    "aws": "amazon",
+    "aws-bedrock": "amazon",
+    "microsoft-azure": "microsoft",
+    "azure": "microsoft",
+    "azure-ai": "microsoft",
+    "google-cloud": "google",
+    "google-gemini": "google",
+    "gemini": "google",
+    "vertex-ai": "google",
+    "alibaba-cloud": "alibaba",
+    "dashscope": "alibaba",
+    "kimi": "moonshot",
+    "moonshot-ai": "moonshot",
+    "moonshotai": "moonshot",
+    "together": "together-ai",
+    "togetherai": "together-ai",
+    "fireworks-ai": "fireworks",
+    "gmicloud": "gmi",  # OpenRouter's names for companies Artificial Analysis names otherwise
+    "gmi-cloud": "gmi",
+    "friendli": "friendliai",
+}
+# Words that name an endpoint variant when they end a host name ("Nebius Fast", "DeepInfra FP8").
+VARIANT_WORDS = (
+    ("latency", "optimized"),
+    ("ai", "studio"),
+    ("vertex",),
+    ("turbo",),
+    ("fast",),
+    ("base",),
+    ("standard",),
+    ("fp4",),
+    ("fp8",),
+    ("fp16",),
+    ("bf16",),
+    ("int4",),
+    ("int8",),
+    ("mxfp4",),
+    ("mxfp8",),
+    ("nvfp4",),
+)
+# Parts of a parenthesised model-name qualifier that name a reasoning effort, not another model.
+EFFORT_WORDS = {
+    "reasoning",
+    "non-reasoning",
+    "adaptive reasoning",
+    "thinking",
+    "non-thinking",
+    "minimal",
+    "low",
+    "medium",
+    "high",
+    "xhigh",
+    "max",
+    "minimal effort",
+    "low effort",
+    "medium effort",
+    "high effort",
+    "xhigh effort",
+    "max effort",
+}
+LITELLM_PROVIDER_ALIASES = {
+    "bedrock_converse": "bedrock",
+    "vertex_ai-llama_models": "vertex_ai",
+    "vertex_ai-moonshot_models": "vertex_ai",
+    "vertex_ai-language-models": "vertex_ai",
+    "fireworks_ai-embedding-models": "fireworks_ai",
+}
+_PREFIXES = (
+    "us.",
+    "eu.",
+    "apac.",
+    "au.",
+    "jp.",
+    "global.",
+    "us-gov.",
+    "anthropic.",
+    "openai.",
+    "meta.",
+    "moonshotai.",
+    "moonshot.",
+    "mistral.",
+    "deepseek.",
+    "qwen.",
+    "google.",
+)
+# The Artificial Analysis columns read for each figure, first choice first (older scrapes lack some).
+SPEED_COLUMNS = ("median_output_speed", "perf_long_median_output_speed", "perf_medium_median_output_speed")
+TTFT_COLUMNS = ("median_ttft", "ttft_input_time", "perf_long_median_ttft", "perf_medium_median_ttft")
+PERCENTILES = (5, 25, 75, 95)  # measured beside the medians: p05_output_speed ... p95_ttft
+BENCHMARKS = (("model_gpqa", "gpqa"), ("model_mmlu_pro", "mmlu_pro"), ("model_livecodebench", "livecodebench"))
+# Catalog metrics: what each score measures, with the column it is read from.
+METRICS = {
+    "overall": ("Artificial Analysis Intelligence Index", "model_intelligence_index"),
+    "gpqa": ("GPQA Diamond", "model_gpqa"),
+    "mmlu_pro": ("MMLU-Pro", "model_mmlu_pro"),
+    "livecodebench": ("LiveCodeBench", "model_livecodebench"),
+}
+METRIC_ROUNDING = 0.0001  # the importer keeps the table's scores to 4 decimals
+# litellm's key suffix of each price tier, in the order the catalog lists them (SPEC v1.6).
+TIERS = (("batch", "_batches"), ("flex", "_flex"), ("priority", "_priority"))
+# A long-context price key: `input_cost_per_token_above_272k_tokens`, a tier's with its suffix.
+LONG_KEY = re.compile(r"(?:input|output)_cost_per_token_above_(\d+)([km])_tokens((?:_batches|_flex|_priority)?)")
+MAX_PRICE = 1e6  # per 1M tokens: the catalog schema's limit
+MAX_CONTEXT = 10**10  # tokens: the catalog schema's limit of a context window
+
+
+def normalize_model(name: str) -> str:
+    s = name.strip().lower()
+    s = s.rsplit("/", 1)[-1]
+    s = re.sub(r":free$", "", s)
+    changed = True
+    while changed:
+        changed = False
+        for p in _PREFIXES:
+            if s.startswith(p):
+                s, changed = s[len(p) :], True
+    s = re.sub(r"\([^)]*\)", " ", s)
+    s = re.sub(r"(\d)p(\d)", r"\1.\2", s)
+    s = re.sub(r"[-_ ]?(20\d\d-\d\d-\d\d|20\d{6})\b", "", s)
+    s = re.sub(r"[\s._:]+", "-", s)
+    words = [w for w in s.split("-") if w and w not in ("instruct", "chat", "latest", "maas", "it")]
+    if words and words[0] == "meta" and len(words) > 1:
+        words = words[1:]
+    return "-".join(words)
+
+
+def _dashes(text: str) -> str:
+    """Lower case, every run of other characters than letters and digits one "-"."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def endpoint(host: str) -> tuple[str, str]:
+    """An Artificial Analysis host name as (company, variant): "DeepInfra (Turbo, FP4)" is
+    ("deepinfra", "turbo-fp4"), "Nebius Fast" ("nebius", "fast"), "Together.ai" ("together-ai", "")."""
+    text = host.strip()
+    inner = [_dashes(q) for q in re.findall(r"\(([^)]*)\)", text)]
+    words = [w for w in _dashes(re.sub(r"\([^)]*\)", " ", text)).split("-") if w]
+    suffix: list[str] = []
+    found = True
+    while found:
+        found = False
+        for v in VARIANT_WORDS:
+            if len(words) > len(v) and tuple(words[-len(v) :]) == v:
+                suffix = list(v) + suffix
+                words = words[: -len(v)]
+                found = True
+                break
+    base = "-".join(words) or _dashes(text) or "unknown"
+    variant = "-".join([*suffix, *(q for q in inner if q)])
+    return COMPANIES.get(base, base), variant
+
+
+def host_key(host: str) -> str | None:
+    """The litellm provider an Artificial Analysis host name stands for; None for a variant endpoint
+    (FP8, Turbo, Fast...) that keeps its own measured price."""
+    company, variant = endpoint(host)
+    if variant:
+        return VARIANT_PROVIDERS.get((company, variant))
+    return HOST_ALIASES.get(company.replace("-", " "), company.replace("-", "_"))
+
+
+def split_effort(model: str) -> tuple[str, str | None]:
+    """A model name as (base name, effort qualifier): "DeepSeek V4 Flash (Reasoning, High Effort)" is
+    ("DeepSeek V4 Flash", "Reasoning, High Effort"); "GPT-4o (Nov '24)" has no effort qualifier."""
+    for m in reversed(list(re.finditer(r"\(([^()]*)\)", model))):
+        parts = [p.strip().lower() for p in m.group(1).split(",")]
+        if parts and all(p in EFFORT_WORDS for p in parts):
+            base = re.sub(r"\s+", " ", model[: m.start()] + model[m.end() :]).strip()
+            return base or model, m.group(1).strip()
+    return model.strip(), None
+
+
+def _thinks(qualifier: str | None) -> bool:
+    """Whether an effort qualifier names a reasoning variant ("high" does, "Non-reasoning" does not)."""
+    return qualifier is not None and not qualifier.strip().lower().startswith("non-")
+
+
+def slug(text: str) -> str:
+    s = re.sub(r"[^A-Za-z0-9._@/:-]+", "-", text.strip().lower())
+    return re.sub(r"-{2,}", "-", s).strip("-") or "x"
+
+
+@dataclass
+class LongPrice:
+    """litellm's prices of a long call, per 1M tokens: a call whose input is above `above` tokens bills
+    all its tokens at these (the catalog's `long_context`)."""
+
+    above: int
+    input: float
+    output: float
+    cached_input: float | None
+
+    def record(self) -> dict:
+        out: dict = {"above": self.above, "input": round(self.input, 6), "output": round(self.output, 6)}
+        if self.cached_input is not None:
+            out["cached_input"] = round(self.cached_input, 6)
+        return out
+
+
+@dataclass
+class TierPrice:
+    """Another way a litellm entry is sold (batch, flex or priority), per 1M tokens, with its own
+    long-context prices when litellm gives them."""
+
+    name: str
+    input: float
+    output: float
+    cached_input: float | None
+    long_context: LongPrice | None
+
+
+@dataclass
+class Price:
+    key: str
+    provider: str
+    model: str
+    input: float
+    output: float
+    cached_input: float | None
+    context: int | None
+    rpm: float | None = None
+    tpm: float | None = None
+    cache_write: float | None = None
+    long_context: LongPrice | None = None
+    tiers: list[TierPrice] = field(default_factory=list)  # in TIERS' order, those litellm prices
+
+    @property
+    def free(self) -> bool:
+        return self.input == 0 and self.output == 0
+
+    def capacity(self) -> dict | None:
+        cap = {}
+        if self.tpm is not None:
+            cap["tokens_per_minute"] = self.tpm
+        if self.rpm is not None:
+            cap["requests_per_minute"] = self.rpm
+        return cap or None
+
+
+@dataclass
+class AARow:
+    host: str
+    model: str
+    input: float | None
+    output: float | None
+    cache_discount: float | None
+    tps: float | None
+    ttft: float | None
+    context: int | None
+    caps: dict[str, float]
+    deleted: bool
+    line: int
+    creator: str | None = None
+    reasoning: bool = False
+    thinking: float | None = None  # measured thinking time per call, s; None: not measured
+    cache_write: float | None = None
+    estimated: list[str] = field(default_factory=list)  # this row's figures that are estimates
+    per_model: bool = False  # from the Artificial Analysis API: one figure per model, for no named host
+    tps_pct: dict[int, float] | None = None  # output speed at the other measured percentiles
+    ttft_pct: dict[int, float] | None = None  # time to first token likewise
+    left_out: str | None = None  # why the row is no offering, found on reading it (a context that is no number)
+
+
+@dataclass
+class ImportResult:
+    offerings: list[dict]
+    left_out: list[tuple[str, str, str]] = field(default_factory=list)  # (source, name, reason)
+    as_of: str | None = None
+
+    @property
+    def missing_columns(self) -> list[tuple[str, str, str]]:
+        return [r for r in self.left_out if r[0] == "aa" and r[1].startswith("column ")]
+
+
+@dataclass
+class Entry:
+    """An Artificial Analysis row with every figure an offering needs, resolved."""
+
+    row: AARow
+    path: Path
+    company: str
+    variant: str
+    base: str  # the model name without its effort qualifier
+    effort: str  # the effort qualifier as a mode name (a name without one: reasoning or non-reasoning)
+    price: dict
+    price_src: str
+    capacity: dict | None
+    capacity_src: str
+    context: int | None
+    gateway: dict
+    free: bool
+    estimated: list[str]  # "thinking.tokens", "price.cached_input", "capability.overall"
+    tiers: list[dict] = field(default_factory=list)  # the offering's price_tiers: litellm's, else none
+
+    @property
+    def thinks(self) -> float:
+        return self.row.thinking or 0.0
+
+
+def _num(text) -> float | None:
+    """A finite number, or None (missing, not a number, NaN or infinite)."""
+    if text is None or isinstance(text, bool):
+        return None
+    if isinstance(text, (int, float)):
+        value = float(text)
+    else:
+        try:
+            value = float(str(text).strip())
+        except ValueError:
+            return None
+    return value if math.isfinite(value) else None
+
+
+def _given(raw) -> bool:
+    """Whether a source gives a value (a CSV's empty cell and JSON's null give none)."""
+    return raw is not None and not (isinstance(raw, str) and not raw.strip())
+
+
+def _shown(raw) -> str:
+    """A value as a left-out reason quotes it: a number as a number (-1, 1e+30, inf), else its repr, cut."""
+    if not isinstance(raw, bool):
+        try:
+            return f"{float(raw):g}"
+        except (TypeError, ValueError, OverflowError):
+            pass
+    return repr(raw)[:40]
+
+
+def _context(raw) -> tuple[int | None, str | None]:
+    """A context length: (None, None) when not given (no limit known); (tokens, None) for a finite number
+    above 0 up to the schema's 10^10; else (None, the reason its entry is left out): a value that is no
+    number of tokens is never read as no limit."""
+    if not _given(raw):
+        return None, None
+    value = _num(raw)
+    if value is None or not 0 < value <= MAX_CONTEXT:
+        return None, f"context length {_shown(raw)} is not a positive number of tokens up to 10^10"
+    return int(value), None
+
+
+def _rate(raw, name: str, unit: str) -> tuple[float | None, str | None]:
+    """A published rate limit (litellm's rpm, tpm): (None, None) when not given (unlimited); the limit
+    when a finite number above 0; else (None, the reason its entry is left out), never read as unlimited."""
+    if not _given(raw):
+        return None, None
+    value = _num(raw)
+    if value is None or value <= 0:
+        return None, f"{name} {_shown(raw)} is not a positive number of {unit} a minute"
+    return value, None
+
+
+def _cached(raw) -> tuple[float | None, str | None]:
+    """A per-token cached-input price as per 1M: (None, None) when not given (billed at the input price);
+    the price when a finite number from 0; else (None, the reason its entry is left out)."""
+    if not _given(raw):
+        return None, None
+    value = _num(raw)
+    if value is None or value < 0:
+        return None, f"no usable cached-input price (found {repr(raw)[:40]})"
+    return value * 1e6, None
+
+
+def _why_no_price(*values) -> str:
+    shown = ", ".join(repr(v)[:40] for v in values)
+    return f"no usable input and output price (found {shown})"
+
+
+def _per_million(raw) -> float | None:
+    """A per-token price as per 1M tokens, when the schema takes it (a finite number from 0 to 1e6)."""
+    value = _num(raw)
+    return None if value is None or value < 0 or value * 1e6 > MAX_PRICE else value * 1e6
+
+
+def _prices(v: dict, keys: tuple[str, str, str], name: str, left: list) -> tuple[float, float, float | None] | None:
+    """The input, output and cached-input prices (per 1M) under these keys of a litellm entry. None when
+    it gives no input and no output price; None too, listed in `left` as `name` with the reason, when a
+    price given is missing its pair or is not a number from 0 to 1e6 per 1M: such prices are left out
+    whole, never half read."""
+    raw_in, raw_out, raw_cached = (v.get(k) for k in keys)
+    if raw_in is None and raw_out is None:
+        return None
+    pin, pout, cached = _per_million(raw_in), _per_million(raw_out), _per_million(raw_cached)
+    if pin is None or pout is None:
+        why = _why_no_price(raw_in, raw_out)
+        given = raw_in is not None and raw_out is not None
+    elif raw_cached is not None and cached is None:
+        why, given = f"no usable cached-input price (found {repr(raw_cached)[:40]})", True
+    else:
+        return pin, pout, cached
+    if given:  # a price out of range, not a missing one: say the range
+        why += f": a price is a number from 0 to {MAX_PRICE:,.0f} per 1M tokens"
+    left.append(("litellm", name, why))
+    return None
+
+
+def _long_context(v: dict, suffix: str, name: str, left: list) -> LongPrice | None:
+    """An entry's long-context prices for the list price (suffix "") or a tier ("_batches"...). Several
+    thresholds (`above_32k` and `above_256k`) are steps the catalog cannot hold, as it has one threshold:
+    the lowest with input and output prices is taken, so every call past the first step bills at least
+    at that step's prices (a call past a higher step bills at the first step's: below litellm's)."""
+    found = {}
+    for key in v:
+        m = LONG_KEY.fullmatch(key)
+        if m and m.group(3) == suffix:
+            found[int(m.group(1)) * (1000 if m.group(2) == "k" else 1_000_000)] = f"{m.group(1)}{m.group(2)}"
+    for above in sorted(found):
+        got = _prices(
+            v, _price_keys(f"_above_{found[above]}_tokens{suffix}"), f"{name} long context above {above}", left
+        )
+        if got is not None:
+            return LongPrice(above, *got)
+    return None
+
+
+def _price_keys(suffix: str) -> tuple[str, str, str]:
+    """litellm's input, output and cached-input price keys with a suffix (a tier's, a threshold's)."""
+    return (
+        f"input_cost_per_token{suffix}",
+        f"output_cost_per_token{suffix}",
+        f"cache_read_input_token_cost{suffix}",
+    )
+
+
+def _tiers(v: dict, key: str, left: list) -> list[TierPrice]:
+    """The entry's batch, flex and priority prices, each with its own long-context prices (none when
+    litellm gives the tier none: the list price's are not the tier's)."""
+    out = []
+    for name, suffix in TIERS:
+        got = _prices(v, _price_keys(suffix), f"{key} {name}", left)
+        if got is not None:
+            out.append(TierPrice(name, *got, _long_context(v, suffix, f"{key} {name}", left)))
+    return out
+
+
+def read_litellm(path: Path, left: list | None = None) -> list[Price]:
+    """litellm's chat entries with both prices, with their long-context prices and price tiers; the others
+    with a price problem (and each tier or long-context price that cannot be used) go to `left`."""
+    left = [] if left is None else left
+    data = _json(path)
+    if not isinstance(data, dict):
+        raise InputError.single(str(path), "", "expected litellm's price table: a JSON object of model entries")
+    out = []
+    for key, v in data.items():
+        why = _not_chat(key, v)
+        if why:
+            left.append(("litellm", str(key), why))
+            continue
+        raw_in, raw_out = v.get("input_cost_per_token"), v.get("output_cost_per_token")
+        pin, pout = _num(raw_in), _num(raw_out)
+        if pin is None or pout is None or pin < 0 or pout < 0:
+            left.append(("litellm", str(key), _why_no_price(raw_in, raw_out)))
+            continue
+        provider = str(v.get("litellm_provider") or "")
+        provider = LITELLM_PROVIDER_ALIASES.get(provider, provider)
+        cached, no_cached = _cached(v.get("cache_read_input_token_cost"))
+        context, no_context = _context(v.get("max_input_tokens"))
+        rpm, no_rpm = _rate(v.get("rpm"), "rpm", "requests")
+        tpm, no_tpm = _rate(v.get("tpm"), "tpm", "tokens")
+        why = no_cached or no_context or no_rpm or no_tpm
+        if why:
+            left.append(("litellm", str(key), why))
+            continue
+        write = _num(v.get("cache_creation_input_token_cost"))  # read only to spot a scrape's swapped prices
+        out.append(
+            Price(
+                key,
+                provider,
+                key,
+                pin * 1e6,
+                pout * 1e6,
+                cached,
+                context,
+                rpm,
+                tpm,
+                None if write is None or write <= 0 else write * 1e6,
+                _long_context(v, "", str(key), left),
+                _tiers(v, str(key), left),
+            )
+        )
+    return out
+
+
+def _not_chat(key, v) -> str | None:
+    """Why a litellm entry is no chat model's price (None: it is one): every entry is read or listed."""
+    if key == "sample_spec":
+        return "litellm's sample entry, which documents the fields: not a model"
+    if not isinstance(v, dict):
+        return f"not a model entry (found a {type(v).__name__})"
+    mode = v.get("mode")
+    if mode is None:
+        return "no mode: not known to be a chat model"
+    if mode != "chat":
+        return f"mode {repr(mode)[:40]}, not chat: the planner prices chat calls"
+    return None
+
+
+def read_openrouter(path: Path, left: list | None = None, data=None) -> list[Price]:
+    """OpenRouter's models with both prices; the others go to `left` with the reason."""
+    left = [] if left is None else left
+    data = _json(path) if data is None else data
+    models = data.get("data") if isinstance(data, dict) else None
+    if not isinstance(models, list):
+        raise InputError.single(str(path), "data", 'expected an OpenRouter /api/v1/models response: {"data": [...]}')
+    out = []
+    for i, m in enumerate(models):
+        if not isinstance(m, dict) or m.get("id") in (None, ""):
+            left.append(("openrouter", f"data[{i}]", "not a model entry with an id"))
+            continue
+        mid = str(m["id"])
+        pricing = m.get("pricing")
+        if not isinstance(pricing, dict):
+            left.append(("openrouter", mid, f"pricing is not an object (found {repr(pricing)[:40]})"))
+            continue
+        pin, pout = _num(pricing.get("prompt")), _num(pricing.get("completion"))
+        if pin is None or pout is None or pin < 0 or pout < 0:
+            left.append(("openrouter", mid, _why_no_price(pricing.get("prompt"), pricing.get("completion"))))
+            continue
+        cached, no_cached = _cached(pricing.get("input_cache_read"))
+        context, no_context = _context(m.get("context_length"))
+        if no_cached or no_context:
+            left.append(("openrouter", mid, no_cached or no_context))
+            continue
+        out.append(Price(mid, "openrouter", mid, pin * 1e6, pout * 1e6, cached, context))
+    return out
+
+
+@dataclass
+class ModelEndpoints:
+    """A saved OpenRouter endpoints response (`GET /api/v1/models/{author}/{slug}/endpoints`): the
+    providers that serve one model, each with its own price and measured speed."""
+
+    model_id: str
+    name: str
+    endpoints: list[dict]
+    path: Path
+
+
+def openrouter_shape(data) -> str:
+    """Which OpenRouter response a saved file is: "endpoints" (one model's endpoints), "providers" (the
+    providers listing: entries with a slug and no id) or "models" (the models listing)."""
+    inner = data.get("data") if isinstance(data, dict) else None
+    if isinstance(inner, dict) and "endpoints" in inner:
+        return "endpoints"
+    if isinstance(inner, list) and inner and all(isinstance(x, dict) and "slug" in x and "id" not in x for x in inner):
+        return "providers"
+    return "models"
+
+
+def read_openrouter_endpoints(path: Path, data) -> ModelEndpoints:
+    """One model's endpoints as saved; each endpoint is read (and left out with its reason) when the
+    catalog is built."""
+    inner = data.get("data") if isinstance(data, dict) else None
+    model_id = inner.get("id") if isinstance(inner, dict) else None
+    endpoints = inner.get("endpoints") if isinstance(inner, dict) else None
+    if not isinstance(model_id, str) or not model_id or not isinstance(endpoints, list):
+        raise InputError.single(
+            str(path),
+            "data",
+            'expected an OpenRouter /api/v1/models/{author}/{slug}/endpoints response: {"data": {"id": ..., '
+            '"endpoints": [...]}}',
+        )
+    return ModelEndpoints(model_id, str(inner.get("name") or model_id), endpoints, path)
+
+
+def read_openrouter_providers(data) -> dict[str, dict]:
+    """The providers listing (`GET /api/v1/providers`) by slug."""
+    return {str(x["slug"]): x for x in data["data"] if isinstance(x, dict) and x.get("slug")}
+
+
+def _first(columns: set[str], names: tuple[str, ...]) -> str | None:
+    return next((c for c in names if c in columns), None)
+
+
+@dataclass
+class _Columns:
+    """Which of a scrape's columns give each figure, and what its missing columns made the importer do."""
+
+    speed: str
+    ttft: str
+    thinking: tuple[str, ...]  # one column; two: the first minus the second; none: not measured
+    reasoning: str | None
+    overall: str | None
+    creator: tuple[str, ...]
+    notes: list[tuple[str, str]]  # (column, what the importer did instead)
+    tps_pct: tuple[str, ...] = ()  # the output speed's percentile columns, in PERCENTILES' order; (): none
+    ttft_pct: tuple[str, ...] = ()  # the first-token time's
+
+
+def _aa_columns(path: Path, columns: set[str]) -> _Columns:
+    """The columns to read in this scrape; exit 2 naming the file when a required one is missing."""
+    speed, ttft = _first(columns, SPEED_COLUMNS), _first(columns, TTFT_COLUMNS)
+    missing = [c for c in ("host_name", "model_name") if c not in columns]
+    if speed is None:
+        missing.append(" or ".join(SPEED_COLUMNS))
+    if ttft is None:
+        missing.append(" or ".join(TTFT_COLUMNS))
+    if missing:
+        raise InputError.single(
+            str(path), "", f"not an Artificial Analysis providers table: missing columns {', '.join(missing)}"
+        )
+    notes = []
+    if speed != SPEED_COLUMNS[0]:
+        notes.append((SPEED_COLUMNS[0], f"output speed read from {speed}"))
+    if ttft != TTFT_COLUMNS[0]:
+        notes.append((TTFT_COLUMNS[0], f"time to first token read from {ttft}"))
+    if "ttft_reasoning_time" in columns:
+        thinking: tuple[str, ...] = ("ttft_reasoning_time",)
+    elif "ttft_total_time" in columns and ttft in ("median_ttft", "ttft_input_time"):
+        thinking = ("ttft_total_time", ttft)
+        notes.append(("ttft_reasoning_time", f"thinking time = ttft_total_time - {ttft}"))
+    elif "e2e_reasoning_time" in columns:
+        thinking = ("e2e_reasoning_time",)
+        notes.append(("ttft_reasoning_time", "thinking time read from e2e_reasoning_time"))
+    else:
+        thinking = ()
+        notes.append(("ttft_reasoning_time", "no thinking time: reasoning models left out"))
+    reasoning = "model_reasoning_model" if "model_reasoning_model" in columns else None
+    if reasoning is None:
+        notes.append(
+            (
+                "model_reasoning_model",
+                "a row is a reasoning model when its name carries an effort qualifier other than Non-reasoning",
+            )
+        )
+    overall = _first(columns, ("model_intelligence_index", "model_estimated_intelligence_index"))
+    if overall == "model_estimated_intelligence_index":
+        notes.append(
+            ("model_intelligence_index", "capability overall read from model_estimated_intelligence_index (estimated)")
+        )
+    elif overall is None:
+        notes.append(("model_intelligence_index", "no intelligence index: every row left out"))
+    for col, metric in BENCHMARKS:
+        if col not in columns:
+            notes.append((col, f"no {metric} score"))
+    for col in ("price_1m_input_tokens", "price_1m_output_tokens"):
+        if col not in columns:
+            notes.append((col, "prices from litellm only; rows without a litellm price left out"))
+    if "cache_hit_discount_percent" not in columns:
+        notes.append(("cache_hit_discount_percent", "no cached-input price from this table (litellm's where matched)"))
+    if "cache_write_price" not in columns and "price_per_1m_cache_write" not in columns:
+        notes.append(("cache_write_price", "input prices not checked against cache-write prices"))
+    if "model_context_window_tokens" not in columns:
+        notes.append(("model_context_window_tokens", "context window only where the row or litellm gives one"))
+    if "context_window_if_different_to_model" not in columns:
+        notes.append(("context_window_if_different_to_model", "context window read from the model's window"))
+    if "deleted" not in columns:
+        notes.append(("deleted", "no row counted as deleted"))
+    creator = tuple(c for c in ("model_creator_name", "model_creator_slug") if c in columns)
+    if "model_creator_name" not in columns:
+        notes.append(("model_creator_name", "creator from model_creator_slug" if creator else "no creator"))
+    pct = {}
+    for name, median, what in (("output_speed", speed, "output speed"), ("ttft", ttft, "time to first token")):
+        wanted = tuple(f"p{k:02d}_{name}" for k in PERCENTILES)
+        absent = [c for c in wanted if c not in columns]
+        if absent:
+            notes.append((absent[0], f"no percentiles of {what}: budgets at a percentile judge at the median"))
+        elif median != f"median_{name}":  # percentiles of another measurement than the median read
+            notes.append((f"median_{name}", f"percentiles of {what} not read: they do not go with {median}"))
+        else:
+            pct[name] = wanted
+    return _Columns(
+        speed, ttft, thinking, reasoning, overall, creator, notes, pct.get("output_speed", ()), pct.get("ttft", ())
+    )
+
+
+def _flag(text) -> bool | None:
+    value = str(text if text is not None else "").strip().lower()
+    return True if value in ("true", "1", "yes") else False if value in ("false", "0", "no") else None
+
+
+def _thinking(r: dict, cols: _Columns) -> float | None:
+    if not cols.thinking:
+        return None
+    first = _num(r.get(cols.thinking[0]))
+    if len(cols.thinking) == 1 or first is None:
+        return first
+    second = _num(r.get(cols.thinking[1]))
+    return None if second is None else max(0.0, first - second)
+
+
+def read_aa(path: Path, left: list | None = None) -> list[AARow]:
+    """The Artificial Analysis table's rows; a row too short to name its host and model, and each
+    column this scrape lacks (with what the importer does instead), go to `left`. A saved API response
+    (JSON) gives one row per model, marked `per_model` (see read_aa_api)."""
+    left = [] if left is None else left
+    text = read_input(path, "a CSV file").removeprefix("\ufeff")
+    if text.lstrip().startswith(("{", "[")):
+        return read_aa_api(path, _parse_json(text, path), left)
+    try:
+        with io.StringIO(text, newline="") as fh:
+            reader = csv.DictReader(fh)
+            cols = _aa_columns(path, set(reader.fieldnames or []))
+            for col, what in cols.notes:
+                note = ("aa", f"column {col}", f"missing from this scrape: {what}")
+                if note not in left:
+                    left.append(note)
+            rows = []
+            for i, r in enumerate(reader, start=2):
+                host, model = r.get("host_name"), r.get("model_name")
+                if not isinstance(host, str) or not isinstance(model, str) or not host.strip() or not model.strip():
+                    left.append(("aa", f"row {i}", "short row: no host_name or model_name"))
+                    continue
+                row = _aa_row(r, cols, host.strip(), model.strip(), i)
+                row.tps_pct = _percentiles(r, cols.tps_pct, row.tps, "output speed", row, left)
+                row.ttft_pct = _percentiles(r, cols.ttft_pct, row.ttft, "time to first token", row, left)
+                rows.append(row)
+            return rows
+    except csv.Error as exc:
+        raise InputError.single(str(path), "", f"not a CSV file: {exc}") from None
+
+
+def _aa_row(r: dict, cols: _Columns, host: str, model: str, line: int) -> AARow:
+    caps, estimated = {}, []
+    ii = _num(r.get(cols.overall)) if cols.overall else None
+    if ii is not None:
+        caps["overall"] = round(ii, 4)
+        if cols.overall == "model_estimated_intelligence_index":
+            estimated.append("capability.overall")
+    for col, metric in BENCHMARKS:
+        x = _num(r.get(col))
+        if x is not None:
+            caps[metric] = round(100 * x if x <= 1 else x, 4)
+    ctx, no_ctx = _context(r.get("context_window_if_different_to_model"))
+    if ctx is None and no_ctx is None:
+        ctx, no_ctx = _context(r.get("model_context_window_tokens"))
+    reasoning = _flag(r.get(cols.reasoning)) if cols.reasoning else None
+    if reasoning is None:
+        reasoning = _thinks(split_effort(model)[1])
+    creator = next((str(r[c]).strip() for c in cols.creator if str(r.get(c) or "").strip()), None)
+    write = _num(r.get("cache_write_price"))
+    if write is None:
+        write = _num(r.get("price_per_1m_cache_write"))
+    return AARow(
+        host,
+        model,
+        _num(r.get("price_1m_input_tokens")),
+        _num(r.get("price_1m_output_tokens")),
+        _num(r.get("cache_hit_discount_percent")),
+        _num(r.get(cols.speed)),
+        _num(r.get(cols.ttft)),
+        ctx,
+        caps,
+        str(r.get("deleted", "")).strip().lower() == "true",
+        line,
+        creator,
+        reasoning,
+        _thinking(r, cols),
+        write,
+        estimated,
+        left_out=no_ctx,
+    )
+
+
+def _percentiles(r: dict, columns: tuple[str, ...], median: float | None, what: str, row: AARow, left: list):
+    """A row's figure at the other measured percentiles, when every one is a number that, with the
+    median at 50, does not fall as the percentile rises; else none (the figure is judged at its median),
+    and a row whose percentiles are there but incomplete, not numbers from 0 or out of order is listed
+    in `left` (a row with none measured is not)."""
+    if not columns or median is None:
+        return None
+    raw = [r.get(c) for c in columns]
+    if not any(_given(x) for x in raw):  # not measured for this row
+        return None
+    values = [_num(x) for x in raw]
+    why = None
+    if not all(_given(x) for x in raw):
+        why = f"{what} percentiles incomplete"
+    elif any(v is None or v < 0 for v in values):
+        why = f"{what} percentiles not all numbers from 0 (found {', '.join(_shown(x) for x in raw)})"
+    if why:
+        left.append(("aa", f"{row.host} / {row.model}", f"{why} (line {row.line}): judged at the median"))
+        return None
+    ordered = values[:2] + [median] + values[2:]
+    if any(b < a for a, b in zip(ordered, ordered[1:])) or (what == "output speed" and ordered[0] <= 0):
+        why = f"{what} percentiles out of order with the median (line {row.line}): judged at the median"
+        left.append(("aa", f"{row.host} / {row.model}", why))
+        return None
+    return dict(zip(PERCENTILES, values))
+
+
+# The Artificial Analysis API's evaluation fields for each catalog metric (GET /api/v2/data/llms/models).
+API_METRICS = {
+    "overall": "artificial_analysis_intelligence_index",
+    "gpqa": "gpqa",
+    "mmlu_pro": "mmlu_pro",
+    "livecodebench": "livecodebench",
+}
+API_PER_MODEL = (
+    "per model, not per host: the Artificial Analysis API gives one speed and price per model and names no "
+    "host they stand for, so it is no offering (its scores still rate OpenRouter endpoints of the model)"
+)
+
+
+def read_aa_api(path: Path, data, left: list | None = None) -> list[AARow]:
+    """A saved Artificial Analysis API response (`GET /api/v2/data/llms/models`): one row per model, with
+    its scores, median output speed, median first-token time and the thinking between the first token
+    and the first answer token. The API names no host (a model's figures are its creator's API or a median
+    over hosts, and the response does not say which), so each row is `per_model`: its scores rate models,
+    it is never an offering. A reasoning model whose first answer token comes with its first token (a host
+    that does not stream thinking) has its thinking hidden in that time: unknown, not 0."""
+    left = [] if left is None else left
+    models = data.get("data") if isinstance(data, dict) else None
+    if not isinstance(models, list):
+        raise InputError.single(
+            str(path),
+            "data",
+            'expected an Artificial Analysis API response (GET /api/v2/data/llms/models): {"data": [...]}',
+        )
+    rows = []
+    for i, m in enumerate(models):
+        name = m.get("name") if isinstance(m, dict) else None
+        if not isinstance(name, str) or not name.strip():
+            left.append(("aa", f"data[{i}]", "not a model entry with a name"))
+            continue
+        evaluations = m.get("evaluations") if isinstance(m.get("evaluations"), dict) else {}
+        caps = {}
+        for metric, key in API_METRICS.items():
+            x = _num(evaluations.get(key))
+            if x is not None:
+                caps[metric] = round(x if metric == "overall" or x > 1 else 100 * x, 4)
+        pricing = m.get("pricing") if isinstance(m.get("pricing"), dict) else {}
+        creator = m.get("model_creator") if isinstance(m.get("model_creator"), dict) else {}
+        first = _num(m.get("median_time_to_first_token_seconds"))
+        answer = _num(m.get("median_time_to_first_answer_token"))
+        reasoning = _thinks(split_effort(name)[1])
+        thinking = None if first is None or answer is None else max(0.0, answer - first)
+        if reasoning and thinking == 0:
+            thinking = None  # hidden in the first-token time, with nothing to tell it from the input time
+        rows.append(
+            AARow(
+                "",
+                name.strip(),
+                _num(pricing.get("price_1m_input_tokens")),
+                _num(pricing.get("price_1m_output_tokens")),
+                None,
+                _num(m.get("median_output_tokens_per_second")),
+                first,
+                None,
+                caps,
+                False,
+                i,
+                str(creator.get("name") or "").strip() or None,
+                reasoning,
+                thinking,
+                per_model=True,
+            )
+        )
+        left.append(("aa", name.strip(), API_PER_MODEL))
+    return rows
+
+
+def _json(path: Path):
+    return _parse_json(read_input(path, "a JSON file"), path)
+
+
+def _parse_json(text: str, path: Path):
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError.single(str(path), "", f"not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+    except RecursionError:
+        raise InputError.single(str(path), "", "not valid JSON: nested too deeply") from None
+
+
+def _aa_as_of(path: Path) -> str | None:
+    meta = Path(path).with_name("aa_scrape_meta.json")
+    if meta.exists():
+        try:
+            date = json.loads(meta.read_text()).get("scrape_date")
+            return str(date)[:10] if date else None
+        except (json.JSONDecodeError, OSError):
+            return None
+    return None
+
+
+def _ceil_ms(seconds: float) -> float:
+    """Seconds rounded up to the millisecond: the catalog never understates a measured time."""
+    value = math.ceil(seconds * 1000) / 1000
+    return value if value >= seconds else value + 0.001
+
+
+def _money(x: float) -> str:
+    return f"${x:g}"
+
+
+def _free_reason(capacity: dict | None, free_tiers: bool) -> str | None:
+    """Why a free tier stays out (None: it enters): it needs the option and a published rate limit."""
+    if capacity is None:
+        return "free tier with no published rate limit"
+    if not free_tiers:
+        return "free tier; import with --free-tiers to include it with its rate limits"
+    return None
+
+
+def _blended(p_in: float, p_out: float) -> float:
+    return (3 * p_in + p_out) / 4  # Artificial Analysis's 3:1 blend
+
+
+def _typical_prices(rows: list[AARow]) -> dict[str, float]:
+    """Per model (without its effort qualifier), the median blended price of the table's priced rows,
+    where at least 3 rows price it: what a host's price is compared with to spot a placeholder."""
+    by: dict[str, list[float]] = {}
+    for r in rows:
+        if r.input is not None and r.output is not None and (r.input or r.output) and not r.deleted:
+            by.setdefault(normalize_model(split_effort(r.model)[0]), []).append(_blended(r.input, r.output))
+    return {m: statistics.median(v) for m, v in by.items() if len(v) >= 3}
+
+
+def _resolve(
+    row: AARow,
+    path: Path,
+    prices: dict,
+    surcharged: set[str],
+    free_tiers: bool,
+    left: list,
+    used: set[str],
+    typical: dict[str, float],
+) -> Entry | None:
+    """The row's offering figures, or None with the reason in `left`. `surcharged`: the models some
+    row prices cache writes above input (so an input price equal to a cache-write price is suspect)."""
+    label = f"{row.host} / {row.model}"
+    if row.deleted:
+        left.append(("aa", label, "marked deleted in the source"))
+        return None
+    if row.left_out:
+        left.append(("aa", label, row.left_out))
+        return None
+    company, variant = endpoint(row.host)
+    price = prices.get((host_key(row.host) or "", normalize_model(row.model)))
+    missing = [
+        k
+        for k, v in (
+            ("output speed", row.tps),
+            ("time to first token", row.ttft),
+            ("intelligence index", row.caps.get("overall")),
+        )
+        if v is None
+    ]
+    if row.tps is not None and row.tps <= 0:
+        missing.append("positive output speed")
+    if price is None and (row.input is None or row.output is None):
+        missing.append("price")
+    if missing:
+        left.append(("aa", label, "no " + ", no ".join(missing)))
+        return None
+    estimated = list(row.estimated)
+    capacity, capacity_src, gateway = None, "", {}
+    long, tiers = None, []
+    if price is not None:
+        used.add(price.key)
+        p_in, p_out, cached, long = price.input, price.output, price.cached_input, price.long_context
+        price_src = f"price: litellm '{price.key}'"
+        if row.input is not None and price.input != row.input and row.input in (row.cache_write, price.cache_write):
+            price_src += " (the table's input price is the cache-write price)"
+        tiers = [_tier_record(t, price.key) for t in price.tiers]
+        price_src += _tiers_text(price)
+        capacity = price.capacity()
+        if capacity:
+            limits = ", ".join(k for k, v in (("rpm", price.rpm), ("tpm", price.tpm)) if v is not None)
+            capacity_src = f"; capacity: litellm '{price.key}' {limits} (published rate limits)"
+        gateway["litellm"] = price.key if "/" in price.key else f"{price.provider}/{price.key}"
+    else:
+        p_in, p_out = row.input, row.output
+        if p_in == 0 and p_out == 0:
+            left.append(("aa", label, "price not published (Artificial Analysis lists 0 for input and output)"))
+            return None
+        median = typical.get(normalize_model(split_effort(row.model)[0]))
+        if median and _blended(p_in, p_out) < median / 10:
+            left.append(
+                (
+                    "aa",
+                    label,
+                    f"price {_money(p_in)}/{_money(p_out)} is under a tenth of the other hosts' for this model "
+                    f"(median blended {_money(median)}): a placeholder, not a published price",
+                )
+            )
+            return None
+        if p_in > 0 and p_in == row.cache_write and normalize_model(row.model) in surcharged:
+            left.append(
+                (
+                    "aa",
+                    label,
+                    f"input price {_money(p_in)} equals the cache-write price, which other rows of this model "
+                    "charge above input: a scrape that took one for the other; no list price to use instead",
+                )
+            )
+            return None
+        cached = p_in * (1 - row.cache_discount / 100) if row.cache_discount else None
+        if cached is not None:
+            estimated.append("price.cached_input")
+        price_src = "price: Artificial Analysis"
+    free = p_in == 0 and p_out == 0
+    if free:
+        why = _free_reason(capacity, free_tiers)
+        if why is not None:
+            left.append(("aa", label, f"{why} (litellm lists it at 0/0)"))
+            return None
+    if row.thinking is None and row.reasoning:
+        left.append(("aa", label, "reasoning model with no measured thinking time"))
+        return None
+    if row.thinking:
+        estimated.append("thinking.tokens")
+    base, effort = split_effort(row.model)
+    if effort is None:  # a name with no effort qualifier: the model at its own default effort
+        effort = "reasoning" if row.reasoning else "non-reasoning"
+    out = _price_record(p_in, p_out, cached, long)
+    context = (price.context if price is not None and price.context else None) or row.context
+    return Entry(
+        row,
+        path,
+        company,
+        variant,
+        base,
+        slug(effort),
+        out,
+        price_src,
+        capacity,
+        capacity_src,
+        context,
+        gateway,
+        free,
+        estimated,
+        tiers,
+    )
+
+
+def _price_record(p_in: float, p_out: float, cached: float | None, long: LongPrice | None) -> dict:
+    """A catalog price: per 1M tokens, to 6 decimals; `long_context` only when there is one."""
+    out: dict = {"input": round(p_in, 6), "output": round(p_out, 6)}
+    if cached is not None:
+        out["cached_input"] = round(cached, 6)
+    if long is not None:
+        out["long_context"] = long.record()
+    return out
+
+
+# What each tier's `source` says beside its prices: litellm gives prices, nobody measures these tiers' speed.
+TIER_NOTES = {
+    "batch": "litellm states no window: 24 h",
+    "flex": "speed not measured: unknown",
+    "priority": "speed not measured: the list speed",
+}
+
+
+def _tier_record(t: TierPrice, key: str) -> dict:
+    """A catalog price tier from litellm: no speed (Artificial Analysis measures the standard API only),
+    so flex is judged of unknown speed and priority at the offering's; batch takes the default window."""
+    suffix = dict(TIERS)[t.name]
+    return {
+        "name": t.name,
+        "price": _price_record(t.input, t.output, t.cached_input, t.long_context),
+        "source": f"litellm '{key}' *{suffix} prices; {TIER_NOTES[t.name]}",
+    }
+
+
+def _tiers_text(price: Price) -> str:
+    """The offering source's note on its tiers; "" without any."""
+    if not price.tiers:
+        return ""
+    names = [t.name for t in price.tiers]
+    speeds = [x for n, x in (("flex", "flex judged unknown"), ("priority", "priority at the list speed")) if n in names]
+    text = f"; tiers: litellm '{price.key}' {', '.join(names)}"
+    return text + (f" (speeds not measured: {', '.join(speeds)})" if speeds else "")
+
+
+def _frozen(value):
+    """A record (dicts and lists of numbers and text) as a hashable value, to group equal records."""
+    if isinstance(value, dict):
+        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+def _least_thinking(entries: list[Entry]) -> tuple:
+    """Sort key: non-reasoning first, then the least thinking time, then the file's order."""
+    e = entries[0]
+    return (any(x.row.reasoning for x in entries), max(x.thinks for x in entries), e.row.line)
+
+
+def _speed(tps: float, ttft: float, tps_pct: dict | None = None, ttft_pct: dict | None = None) -> dict:
+    """A speed block: the medians, and the other measured percentiles of each when known (rounded as
+    the medians are, which keeps their order)."""
+    speed: dict = {"output_tps": round(tps, 3), "ttft_s": round(ttft, 4)}
+    pct = {}
+    if tps_pct:
+        pct["output_tps"] = {k: round(v, 3) for k, v in sorted(tps_pct.items())}
+    if ttft_pct:
+        pct["ttft_s"] = {k: round(v, 4) for k, v in sorted(ttft_pct.items())}
+    if pct:
+        speed["percentiles"] = pct
+    return speed
+
+
+def _lines(entries: list[Entry]) -> str:
+    by_file: dict[str, list[int]] = {}
+    for e in entries:
+        by_file.setdefault(Path(e.path).name, []).append(e.row.line)
+    return "; ".join(
+        f"{name} line{'s' if len(lines) > 1 else ''} {', '.join(map(str, sorted(lines)))}"
+        for name, lines in by_file.items()
+    )
+
+
+def _tier(tps: float, variant: str, free: bool = False) -> str:
+    """free; else fast or standard by the measured speed, with the endpoint variant: standard-fp8."""
+    if free:
+        return "free"
+    tier = "fast" if tps >= FAST_TPS else "standard"
+    return tier if not variant or variant == tier else f"{tier}-{variant}"
+
+
+def _aa_offerings(entries: list[Entry], ids: dict[str, int], as_of: str | None) -> list[dict]:
+    """One offering per endpoint, model and price: effort variants are its modes (section 2)."""
+    groups: dict[tuple, list[list[Entry]]] = {}
+    for e in entries:
+        key = (
+            e.company,
+            e.variant,
+            e.base,
+            _frozen(e.price),
+            tuple(sorted((e.capacity or {}).items())),
+            e.free,
+            _frozen(e.tiers),
+        )
+        slots = groups.setdefault(key, [])
+        slot = next((s for s in slots if all(x.effort != e.effort for x in s)), None)
+        if slot is None:
+            slots.append([e])
+        else:
+            slot.append(e)
+    prices_of: dict[tuple, int] = {}
+    for key, slots in groups.items():
+        prices_of[key[:3]] = prices_of.get(key[:3], 0) + len(slots)
+    made = []
+    for key, slots in groups.items():
+        for slot in slots:
+            made.append((min(e.row.line for e in slot), key, slot))
+    out = []
+    for _, key, slot in sorted(made, key=lambda m: (m[0], str(Path(m[2][0].path)))):
+        order = sorted(slot, key=lambda e: _least_thinking([e]))
+        d = order[0]
+        where = f"{d.company}-{d.variant}" if d.variant else d.company
+        name = d.base if prices_of[key[:3]] == 1 else d.row.model
+        oid = _unique(ids, f"{slug(name.replace('(', '').replace(')', ''))}@{where}")
+        out.append(_aa_offering(oid, order, as_of))
+    return out
+
+
+def _aa_offering(oid: str, order: list[Entry], as_of: str | None) -> dict:
+    d = order[0]
+    offering: dict = {"id": oid, "model": d.row.model, "vendor": d.company, "host": d.company}
+    if d.row.creator:
+        offering["creator"] = d.row.creator
+    offering["tier"] = _tier(d.row.tps, d.variant, d.free)
+    offering["capability"] = dict(d.row.caps)
+    offering["price"] = copy.deepcopy(d.price)
+    if d.tiers:
+        offering["price_tiers"] = copy.deepcopy(d.tiers)
+    offering["speed"] = _speed(d.row.tps, d.row.ttft, d.row.tps_pct, d.row.ttft_pct)
+    if d.row.thinking:
+        offering["thinking"] = {"seconds": _ceil_ms(d.row.thinking)}
+    contexts = [e.context for e in order if e.context]
+    if contexts:
+        offering["context_window"] = int(min(contexts))
+    if d.capacity:
+        offering["capacity"] = dict(d.capacity)
+    estimated = [x for x in d.estimated if x != "price.cached_input"]
+    modes = []
+    for e in order[1:]:
+        name = e.effort
+        mode: dict = {"name": name, "model": e.row.model, "reasoning_factor": 1.0, "capability": dict(e.row.caps)}
+        if e.row.thinking:
+            mode["thinking"] = {"seconds": _ceil_ms(e.row.thinking)}
+        mode["speed"] = _speed(e.row.tps, e.row.ttft, e.row.tps_pct, e.row.ttft_pct)
+        modes.append(mode)
+        estimated += [f"modes.{name}.{x}" for x in e.estimated if x != "price.cached_input"]
+    if modes:
+        offering["modes"] = modes
+    what = (
+        "speed, first token, thinking, scores" if any(e.row.thinking for e in order) else "speed, first token, scores"
+    )
+    offering["source"] = (
+        f"Artificial Analysis providers leaderboard{' (' + as_of + ')' if as_of else ''}, "
+        f"{_lines(order)}: {what}; {d.price_src}{d.capacity_src}"
+    )
+    if any("price.cached_input" in e.estimated for e in order):
+        estimated.insert(0, "price.cached_input")
+    if estimated:
+        offering["estimated"] = estimated
+    if d.gateway:
+        offering["gateway"] = dict(d.gateway)
+    return offering
+
+
+def _price_text(price: dict) -> str:
+    return f"{_money(price['input'])}/{_money(price['output'])}"
+
+
+def _aggregator(p: Price, entries: list[Entry], ids: dict[str, int]) -> dict:
+    """An OpenRouter offering: per effort variant, the figures of the slowest host OpenRouter may
+    route to at its price (the hosts priced at or below it, within 1%; else all hosts)."""
+    by_effort: dict[str, list[Entry]] = {}
+    for e in sorted(entries, key=lambda e: (e.row.line, str(e.path))):
+        by_effort.setdefault(e.effort, []).append(e)
+    variants = []
+    for effort, rows in by_effort.items():
+        at = [
+            e
+            for e in rows
+            if e.price["input"] <= p.input * (1 + PRICE_TOLERANCE) + 1e-9
+            and e.price["output"] <= p.output * (1 + PRICE_TOLERANCE) + 1e-9
+        ]
+        variants.append((effort, at or rows, bool(at)))
+    variants.sort(key=lambda v: _least_thinking(v[1]))
+    figures, notes, estimated = [], [], []
+    for k, (effort, pool, priced) in enumerate(variants):
+        slow = min(pool, key=lambda e: e.row.tps)
+        late = max(pool, key=lambda e: e.row.ttft)
+        deep = max(pool, key=lambda e: e.thinks)
+        caps: dict[str, float] = {}
+        for e in pool:
+            for metric, value in e.row.caps.items():
+                caps[metric] = min(caps.get(metric, value), value)
+        f: dict = {"model": " / ".join(dict.fromkeys(e.row.model for e in pool)), "capability": caps}
+        f["speed"] = _speed(slow.row.tps, late.row.ttft, *_slowest_percentiles(pool))
+        prefix = "" if k == 0 else f"modes.{effort}."
+        if deep.thinks:
+            f["thinking"] = {"seconds": _ceil_ms(deep.thinks)}
+            estimated.append(prefix + "thinking.tokens")
+        if any("capability.overall" in e.estimated for e in pool):
+            estimated.append(prefix + "capability.overall")
+        hosts = (
+            f"{len(pool)} host(s) at or below this price"
+            if priced
+            else f"no host at or below this price, so all {len(pool)} host(s)"
+        )
+        figure_hosts = [("output speed", slow), ("first token", late)] + ([("thinking", deep)] if deep.thinks else [])
+        notes.append(
+            f"{'default' if k == 0 else effort} ('{f['model']}'): {hosts}; "
+            + ", ".join(f"{what} {e.row.host} at {_price_text(e.price)}" for what, e in figure_hosts)
+            + ", lowest score of each metric"
+        )
+        figures.append(f)
+    d = figures[0]
+    out: dict = {
+        "id": _unique(ids, f"{slug(p.model)}@openrouter"),
+        "model": d["model"],
+        "vendor": "openrouter",
+        "host": "openrouter",
+    }
+    creator = next((e.row.creator for e in variants[0][1] if e.row.creator), None)
+    if creator:
+        out["creator"] = creator
+    out["tier"] = _tier(d["speed"]["output_tps"], "")
+    out["capability"] = d["capability"]
+    out["price"] = {"input": round(p.input, 6), "output": round(p.output, 6)}
+    if p.cached_input is not None:
+        out["price"]["cached_input"] = round(p.cached_input, 6)
+    out["speed"] = d["speed"]
+    if "thinking" in d:
+        out["thinking"] = d["thinking"]
+    if p.context:
+        out["context_window"] = p.context
+    modes = []
+    for (effort, _, _), f in zip(variants[1:], figures[1:]):
+        mode = {"name": effort, "model": f["model"], "reasoning_factor": 1.0, "capability": f["capability"]}
+        if "thinking" in f:
+            mode["thinking"] = f["thinking"]
+        mode["speed"] = f["speed"]
+        modes.append(mode)
+    if modes:
+        out["modes"] = modes
+    out["source"] = (
+        f"price: OpenRouter models listing '{p.key}' ({_money(round(p.input, 6))}/{_money(round(p.output, 6))} "
+        "per 1M input/output); speed, first token, thinking and scores: Artificial Analysis, per figure the "
+        "slowest host OpenRouter may route to at this price (hosts priced at or below it, within 1%): "
+        + "; ".join(notes)
+    )
+    if estimated:
+        out["estimated"] = estimated
+    out["gateway"] = {"openrouter": p.key}
+    return out
+
+
+def _slowest_percentiles(pool: list[Entry]) -> tuple[dict | None, dict | None]:
+    """An aggregator's percentiles, as its medians: per percentile the lowest output speed and the
+    longest first-token time among the hosts it may route to; none when a host has none measured."""
+    out: list[dict | None] = []
+    for name, worst in (("tps_pct", min), ("ttft_pct", max)):
+        tables = [getattr(e.row, name) for e in pool]
+        out.append(None if any(t is None for t in tables) else {k: worst(t[k] for t in tables) for k in PERCENTILES})
+    return out[0], out[1]
+
+
+def _match(model_id: str, by_model: dict[str, list], same=lambda base: base) -> tuple[list, list[str]]:
+    """The Artificial Analysis rows (Entry or _Scored, by normalised model name) an OpenRouter model id
+    stands for, and the distinct models among them (`same`: the form in which two names are one model)."""
+    key = normalize_model(model_id)
+    found = by_model.get(key, [])
+    # "GPT-5 (ChatGPT)" is another model than "openai/gpt-5": rows whose other qualifiers also match first
+    found = [e for e in found if normalize_model(re.sub(r"[()]", " ", e.base)) == key] or found
+    # "Qwen3 VL 32B Instruct" and "Qwen3 VL 32B" (its thinking release) differ only by a word the
+    # matching rule drops: the OpenRouter id says which
+    instruct = "instruct" in model_id.lower()
+    found = [e for e in found if ("instruct" in e.base.lower()) == instruct] or found
+    return found, sorted({same(e.base) for e in found})
+
+
+@dataclass
+class _Scored:
+    """An Artificial Analysis row (the table's or the API's) as a score for a model: scores are per model,
+    so any host's row rates the model wherever it is served."""
+
+    row: AARow
+    path: Path
+    base: str
+    effort: str
+
+
+def _scored_rows(
+    aa_rows: list[tuple[AARow, Path]], aa_models: list[tuple[AARow, Path]], shallow: dict
+) -> dict[str, list[_Scored]]:
+    """Every row with an intelligence index, by normalised model name: the table's (not deleted, not an
+    endpoint that does not run the effort) and the API's."""
+    out: dict[str, list[_Scored]] = {}
+    for row, path in [*aa_rows, *aa_models]:
+        if row.deleted or "overall" not in row.caps or (str(path), row.line) in shallow:
+            continue
+        base, effort = split_effort(row.model)
+        if effort is None:
+            effort = "reasoning" if row.reasoning else "non-reasoning"
+        out.setdefault(normalize_model(row.model), []).append(_Scored(row, path, base, slug(effort)))
+    return out
+
+
+def _one_name(base: str) -> str:
+    return re.sub(r"\s+", " ", base).strip().lower()
+
+
+@dataclass
+class _Variant:
+    """One effort variant of a model as an OpenRouter endpoint serves it: scores and thinking tokens."""
+
+    effort: str
+    model: str
+    caps: dict[str, float]
+    tokens: float  # thinking tokens per call: the median over the rows that measure it; 0: none
+    reasoning: bool
+    rows: list[_Scored]
+    hosts: int  # rows the thinking tokens come from
+
+
+def _variants(found: list[_Scored]) -> tuple[list[_Variant], list[str]]:
+    """The model's effort variants, the default (thinks least) first; and the reasoning variants left out
+    for want of a measured thinking time. Thinking is a count of tokens (a model thinks about as many
+    tokens wherever it runs; the time depends on the endpoint's speed): per variant, the median over its
+    rows of thinking time x output speed. Scores: the lowest of the rows, per metric."""
+    by_effort: dict[str, list[_Scored]] = {}
+    for s in sorted(found, key=lambda s: (s.row.per_model, str(s.path), s.row.line)):
+        by_effort.setdefault(s.effort, []).append(s)
+    out, unmeasured = [], []
+    for effort, rows in by_effort.items():
+        reasoning = any(s.row.reasoning for s in rows)
+        tokens = [s.row.thinking * s.row.tps for s in rows if s.row.thinking is not None and (s.row.tps or 0) > 0]
+        if reasoning and not tokens:
+            unmeasured.append(effort)
+            continue
+        caps: dict[str, float] = {}
+        for s in rows:
+            for metric, value in s.row.caps.items():
+                caps[metric] = min(caps.get(metric, value), value)
+        median = statistics.median(tokens) if tokens else 0.0
+        out.append(_Variant(effort, rows[0].row.model, caps, median, reasoning, rows, len(tokens)))
+    out.sort(key=lambda v: (v.reasoning, v.tokens))
+    return out, unmeasured
+
+
+def _where(rows: list[_Scored]) -> str:
+    """The rows a figure comes from: the table's file lines, the API response's data[i]."""
+    by_file: dict[tuple[str, bool], list[int]] = {}
+    for s in rows:
+        by_file.setdefault((Path(s.path).name, s.row.per_model), []).append(s.row.line)
+    parts = []
+    for (name, api), at in by_file.items():
+        if api:
+            parts.append(f"{name} " + ", ".join(f"data[{i}]" for i in at))
+        else:
+            parts.append(f"{name} line{'s' if len(at) > 1 else ''} {', '.join(map(str, sorted(at)))}")
+    return "; ".join(parts)
+
+
+def _pct(stats, scale: float = 1.0) -> tuple[float | None, str]:
+    """An OpenRouter percentile object: its median (x scale) and all four percentiles as text."""
+    if not isinstance(stats, dict):
+        return None, ""
+    values = {k: _num(stats.get(k)) for k in ("p50", "p75", "p90", "p99")}
+    shown = ", ".join(f"{k} {round(v * scale, 4):g}" for k, v in values.items() if v is not None)
+    p50 = values["p50"]
+    return (None if p50 is None else p50 * scale), shown
+
+
+NO_PERF = (
+    "no median throughput and first-token latency over the last 30 minutes (OpenRouter gives them only to "
+    "requests made with an API key: fetch with OPENROUTER_API_KEY set)"
+)
+
+
+def _endpoint_offerings(
+    me: ModelEndpoints, scored: dict[str, list[_Scored]], providers: dict[str, dict], ids: dict[str, int], left: list
+) -> list[dict]:
+    """One offering per OpenRouter endpoint of a model: OpenRouter bills (vendor `openrouter`), the
+    endpoint's provider serves (host: its company), at the endpoint's price (less OpenRouter's discount)
+    and its measured median speed over the last 30 minutes (throughput p50 as output speed, first-token
+    latency p50, in milliseconds, as time to first token). OpenRouter measures no model's capability: the
+    scores and thinking tokens are Artificial Analysis's for the model (scores are per model), by effort
+    variant as modes. The other percentiles, uptime and status have no field in the catalog: the `source`
+    keeps them."""
+    found, models = _match(me.model_id, scored, _one_name)
+    if not found:
+        return _unscored_offerings(me, providers, ids, left)
+    if len(models) > 1:
+        names = sorted({s.base for s in found})
+        left.append(
+            (
+                "openrouter",
+                me.model_id,
+                f"matches {len(names)} Artificial Analysis models ({'; '.join(names)}): which one it serves is unknown",
+            )
+        )
+        return []
+    variants, unmeasured = _variants(found)
+    for effort in unmeasured:
+        left.append(("openrouter", f"{me.model_id} ({effort})", "reasoning model with no measured thinking time"))
+    if not variants:
+        return []
+    default = variants[0]
+    creator = next((s.row.creator for s in default.rows if s.row.creator), None)
+    scores = "; ".join(
+        f"{'default' if k == 0 else v.effort} '{v.model}' ({_where(v.rows)})"
+        + (f", {math.ceil(v.tokens)} thinking tokens (median of {v.hosts} row(s))" if v.tokens else "")
+        for k, v in enumerate(variants)
+    )
+    out = []
+    for k, ep in enumerate(me.endpoints):
+        offering = _endpoint_offering(me, k, ep, variants, creator, providers, ids, left)
+        if offering is not None:
+            offering["source"] += (
+                f"; scores{' and thinking' if any(v.tokens for v in variants) else ''}: Artificial Analysis, "
+                + scores
+                + (" (thinking tokens: time x output speed, an estimate)" if any(v.tokens for v in variants) else "")
+            )
+            out.append(offering)
+    return out
+
+
+UNSCORED = (
+    "no capability score: no Artificial Analysis row for this model, so it can serve only workloads "
+    "without a capability floor"
+)
+
+
+def _reasons(me: ModelEndpoints) -> bool:
+    """Whether any endpoint of the model takes reasoning parameters (OpenRouter's supported_parameters)."""
+    return any(
+        isinstance(ep, dict)
+        and any(p in ("reasoning", "include_reasoning") for p in (ep.get("supported_parameters") or []))
+        for ep in me.endpoints
+    )
+
+
+def _unscored_offerings(me: ModelEndpoints, providers: dict[str, dict], ids: dict[str, int], left: list) -> list[dict]:
+    """A model Artificial Analysis does not rate: its endpoints enter with their measured price and speed
+    and no scores (an unknown score is left out, not guessed; pairs then rule it out for any floor). A
+    model that can reason is left out: how long it thinks is unknown."""
+    if _reasons(me):
+        left.append(
+            ("openrouter", me.model_id, "no capability score and no measured thinking time for a model that reasons")
+        )
+        return []
+    variant = _Variant(
+        effort="default", model=me.name or me.model_id, caps={}, tokens=0.0, reasoning=False, rows=[], hosts=0
+    )
+    out = []
+    for k, ep in enumerate(me.endpoints):
+        offering = _endpoint_offering(me, k, ep, [variant], None, providers, ids, left)
+        if offering is not None:
+            offering["source"] += "; " + UNSCORED
+            out.append(offering)
+    return out
+
+
+def _endpoint_offering(
+    me: ModelEndpoints,
+    k: int,
+    ep,
+    variants: list[_Variant],
+    creator: str | None,
+    providers: dict[str, dict],
+    ids: dict[str, int],
+    left: list,
+) -> dict | None:
+    if not isinstance(ep, dict):
+        left.append(("openrouter", f"{me.model_id} endpoints[{k}]", "not an endpoint entry"))
+        return None
+    provider = str(ep.get("provider_name") or "").strip()
+    tag = str(ep.get("tag") or "").strip() or _dashes(provider)
+    label = f"{me.model_id} @ {tag or f'endpoints[{k}]'}"
+    if not provider:
+        left.append(("openrouter", label, "no provider_name"))
+        return None
+    pricing = ep.get("pricing") if isinstance(ep.get("pricing"), dict) else {}
+    pin, pout = _num(pricing.get("prompt")), _num(pricing.get("completion"))
+    if pin is None or pout is None or pin < 0 or pout < 0:
+        left.append(("openrouter", label, _why_no_price(pricing.get("prompt"), pricing.get("completion"))))
+        return None
+    discount = _num(pricing.get("discount")) if _given(pricing.get("discount")) else 0.0
+    if discount is None or not 0 <= discount <= 1:
+        left.append(("openrouter", label, f"discount {_shown(pricing.get('discount'))} is not a fraction from 0 to 1"))
+        return None
+    cached, no_cached = _cached(pricing.get("input_cache_read"))
+    context, no_context = _context(ep.get("context_length"))
+    if no_cached or no_context:
+        left.append(("openrouter", label, no_cached or no_context))
+        return None
+    p_in, p_out = pin * 1e6 * (1 - discount), pout * 1e6 * (1 - discount)
+    if p_in == 0 and p_out == 0:
+        left.append(("openrouter", label, _free_reason(None, False)))
+        return None
+    tps, tps_text = _pct(ep.get("throughput_last_30m"))
+    ttft, ttft_text = _pct(ep.get("latency_last_30m"), 0.001)
+    if tps is None or ttft is None:
+        left.append(("openrouter", label, NO_PERF))
+        return None
+    if tps <= 0 or ttft < 0:
+        left.append(("openrouter", label, f"median throughput {tps:g} tok/s or first token {ttft:g} s out of range"))
+        return None
+    company, name_variant = endpoint(provider)
+    tag_variant = _dashes(tag.split("/", 1)[1]) if "/" in tag else ""
+    variant = "-".join(dict.fromkeys(x for x in (name_variant, tag_variant) if x))
+    default = variants[0]
+    out: dict = {
+        "id": _unique(ids, f"{slug(me.model_id)}@openrouter:{slug(tag)}"),
+        "model": default.model,
+        "vendor": "openrouter",
+        "host": company,
+    }
+    if creator:
+        out["creator"] = creator
+    out["tier"] = _tier(tps, variant)
+    out["capability"] = dict(default.caps)
+    out["price"] = {"input": round(p_in, 6), "output": round(p_out, 6)}
+    if cached is not None:
+        out["price"]["cached_input"] = round(cached * (1 - discount), 6)
+    out["speed"] = _speed(tps, ttft)
+    estimated = []
+    if default.tokens:
+        out["thinking"] = {"tokens": math.ceil(default.tokens)}
+        estimated.append("thinking.tokens")
+    if context:
+        out["context_window"] = context
+    modes = []
+    for v in variants[1:]:
+        mode: dict = {"name": v.effort, "model": v.model, "reasoning_factor": 1.0, "capability": dict(v.caps)}
+        if v.tokens:
+            mode["thinking"] = {"tokens": math.ceil(v.tokens)}
+            estimated.append(f"modes.{v.effort}.thinking.tokens")
+        modes.append(mode)
+    if modes:
+        out["modes"] = modes
+    quant = ep.get("quantization")
+    notes = [
+        f"OpenRouter endpoints of '{me.model_id}' ({Path(me.path).name}), endpoint '{ep.get('name') or provider}' "
+        f"(tag {tag}{', ' + str(quant) if quant and quant != 'unknown' else ''})",
+        f"price {_money(round(p_in, 6))}/{_money(round(p_out, 6))} per 1M input/output"
+        + (f" (its list price less OpenRouter's discount of {discount:.0%})" if discount else ""),
+        f"speed: the medians over the last 30 minutes (throughput tok/s {tps_text}; first token s {ttft_text})",
+    ]
+    spans = (("uptime_last_5m", "5 minutes"), ("uptime_last_30m", "30 minutes"), ("uptime_last_1d", "a day"))
+    uptime = [f"{_num(ep.get(key)):g}% over {span}" for key, span in spans if _num(ep.get(key)) is not None]
+    if uptime:
+        notes.append("uptime " + ", ".join(uptime))
+    if ep.get("status") not in (None, 0):
+        notes.append(f"status {str(ep.get('status'))[:20]}")
+    info = providers.get(tag.split("/", 1)[0])
+    if info:
+        centres = info.get("datacenters") if isinstance(info.get("datacenters"), list) else []
+        where = f", datacenters {' '.join(str(c) for c in centres[:20])}" if centres else ""
+        notes.append(f"provider {info.get('slug')}{where}")
+    out["source"] = "; ".join(notes)
+    if estimated:
+        out["estimated"] = estimated
+    out["gateway"] = {"openrouter": me.model_id}
+    return out
+
+
+def _metrics(offerings: list[dict], as_of: str | None, api: bool = False) -> dict:
+    """What each capability metric in the catalog measures, its scale, its top score and rounding."""
+    top: dict[str, float] = {}
+    for o in offerings:
+        for caps in [o["capability"], *(m.get("capability") or {} for m in o.get("modes", []))]:
+            for metric, value in caps.items():
+                top[metric] = max(top.get(metric, 0.0), value)
+    out = {}
+    for metric, (name, column) in METRICS.items():
+        if metric not in top:
+            continue
+        if metric == "overall":  # a label that names a version would change only with the index itself
+            scale = "0-100 points; the scrape does not name the index version"
+        else:
+            scale = f"{name}, percent of questions answered correctly (0-100)"
+        entry: dict = {"name": name, "scale": scale}
+        if top[metric] > 0:
+            entry["top"] = top[metric]
+        entry["rounding"] = METRIC_ROUNDING
+        if api:
+            where = f"Artificial Analysis API (GET /api/v2/data/llms/models), evaluations.{API_METRICS[metric]}"
+        else:
+            where = f"Artificial Analysis providers leaderboard, column {column}"
+        entry["source"] = where + ("" if metric == "overall" else " (fraction x 100)")
+        out[metric] = entry
+    return out
+
+
+def _hidden_thinking(rows: list[AARow]) -> None:
+    """Reasoning rows measured with no thinking time (thinking 0) on hosts that do not stream it (OpenAI,
+    Azure, Bedrock, Anthropic, Google...): their time to first token holds the thinking. It is split:
+    the first token takes what the same host's non-reasoning rows take (their median), the rest is
+    thinking, so its tokens are billed; both are estimates. With no non-reasoning row on the host there
+    is nothing to split by: the thinking is unknown and the row is left out. The total to the first
+    answer token stays the measured one."""
+    plain: dict[str, list[float]] = {}
+    for r in rows:
+        if not r.reasoning and r.ttft is not None and not r.deleted:
+            plain.setdefault(r.host, []).append(r.ttft)
+    for r in rows:
+        if not r.reasoning or r.thinking != 0 or r.ttft is None or r.ttft <= 0:
+            continue
+        if r.host not in plain:
+            r.thinking = None  # hidden in the first token, with nothing to tell it from the input time
+            continue
+        first = min(statistics.median(plain[r.host]), r.ttft)
+        r.thinking, r.ttft = r.ttft - first, first
+        r.estimated += ["thinking.seconds", "speed.ttft_s"]
+        r.ttft_pct = None  # its first-token percentiles hold the thinking, which only the median is split of
+
+
+def _shallow_thinkers(rows: list[tuple[AARow, Path]]) -> dict[tuple[str, int], str]:
+    """Reasoning rows that think under a quarter of the tokens the same model thinks on its other hosts
+    (median over at least 3): the endpoint likely does not run that effort, so the model's score (one
+    per model, not per host) would not hold there. Keyed by (file, line), with the reason."""
+    tokens: dict[str, list[tuple[tuple[str, int], float]]] = {}
+    for r, path in rows:
+        if r.reasoning and r.thinking is not None and r.tps and not r.deleted:
+            tokens.setdefault(r.model, []).append(((str(path), r.line), r.thinking * r.tps))
+    out = {}
+    for found in tokens.values():
+        if len(found) < 3:
+            continue
+        median = statistics.median(t for _, t in found)
+        for key, t in found:
+            if t < median / 4:
+                out[key] = (
+                    f"thinks {t:,.0f} tokens a call against a median of {median:,.0f} for this model on other "
+                    "hosts: the endpoint likely does not run this effort, so the model's score would not hold"
+                )
+    return out
+
+
+def build_catalog(
+    files: list[tuple[str, Path]], name: str, as_of: str | None = None, free_tiers: bool = False
+) -> tuple[dict, ImportResult]:
+    """Merge the given (kind, file) sources into a catalog dict (SPEC section 1). `free_tiers`: import
+    prices of 0/0 that publish a rate limit, with tier `free` and that limit as capacity."""
+    aa_rows: list[tuple[AARow, Path]] = []
+    aa_models: list[tuple[AARow, Path]] = []  # the API's rows: one per model, for no named host
+    litellm: list[Price] = []
+    openrouter: list[Price] = []
+    endpoints: list[ModelEndpoints] = []
+    providers: dict[str, dict] = {}
+    skipped: list[tuple[str, str, str]] = []  # entries no reader could use, with the reason
+    for kind, path in files:
+        if kind == "aa":
+            for r in read_aa(path, skipped):
+                (aa_models if r.per_model else aa_rows).append((r, path))
+            as_of = as_of or _aa_as_of(path)
+        elif kind == "litellm":
+            litellm += read_litellm(path, skipped)
+        elif kind == "openrouter":
+            data = _json(path)
+            shape = openrouter_shape(data)
+            if shape == "endpoints":
+                endpoints.append(read_openrouter_endpoints(path, data))
+            elif shape == "providers":
+                providers.update(read_openrouter_providers(data))
+            else:
+                openrouter += read_openrouter(path, skipped, data)
+    as_of = as_of or next((d for _, path in files if (d := fetched_on(path))), None)
+    _hidden_thinking([r for r, _ in aa_rows])
+    result = ImportResult([], as_of=as_of)
+    result.left_out += skipped
+    by_host_model: dict[tuple[str, str], Price] = {}
+    for p in sorted(litellm, key=lambda p: (p.free, len(p.key), p.key)):  # a paid list price, shortest key first
+        by_host_model.setdefault((p.provider, normalize_model(p.model)), p)
+    used_prices: set[str] = set()
+    surcharged = {normalize_model(r.model) for r, _ in aa_rows if r.cache_write and r.input and r.cache_write > r.input}
+    typical = _typical_prices([r for r, _ in aa_rows])
+    shallow = _shallow_thinkers(aa_rows)
+    for row, path in aa_rows:
+        if (str(path), row.line) in shallow:
+            result.left_out.append(("aa", f"{row.host} / {row.model}", shallow[str(path), row.line]))
+    entries = [
+        e
+        for row, path in aa_rows
+        if (str(path), row.line) not in shallow
+        if (e := _resolve(row, path, by_host_model, surcharged, free_tiers, result.left_out, used_prices, typical))
+        is not None
+    ]
+    ids: dict[str, int] = {}
+    result.offerings = _aa_offerings(entries, ids, as_of)
+    for p in litellm:
+        if p.key not in used_prices:
+            result.left_out.append(
+                ("litellm", p.key, "no measured speed (no Artificial Analysis row for this host and model)")
+            )
+    by_model: dict[str, list[Entry]] = {}
+    for e in entries:
+        if not e.free:
+            by_model.setdefault(normalize_model(e.row.model), []).append(e)
+    measured: dict[str, ModelEndpoints] = {}  # model id -> its endpoints: offerings per endpoint, not the aggregate
+    for me in endpoints:
+        if me.model_id not in measured:
+            measured[me.model_id] = ModelEndpoints(me.model_id, me.name, list(me.endpoints), me.path)
+        else:  # two files for one model (a variant id answered with its base id): every endpoint once
+            measured[me.model_id].endpoints += [e for e in me.endpoints if e not in measured[me.model_id].endpoints]
+    scored = _scored_rows(aa_rows, aa_models, shallow) if measured else {}
+    for p in openrouter:
+        if p.key in measured:
+            result.offerings += _endpoint_offerings(measured.pop(p.key), scored, providers, ids, result.left_out)
+            continue
+        found, models = _match(p.model, by_model)
+        if not found:
+            result.left_out.append(
+                ("openrouter", p.key, "no measured speed (no Artificial Analysis row for this model)")
+            )
+        elif len(models) > 1:  # dated releases ("GPT-4o (May '24)", "(Nov '24)") are different models
+            result.left_out.append(
+                (
+                    "openrouter",
+                    p.key,
+                    f"matches {len(models)} Artificial Analysis models ({'; '.join(models)}): "
+                    "which one it serves is unknown",
+                )
+            )
+        elif p.free:
+            result.left_out.append(("openrouter", p.key, _free_reason(None, free_tiers)))
+        else:
+            result.offerings.append(_aggregator(p, found, ids))
+    for me in measured.values():  # endpoints of models the listing (if any) does not name, in file order
+        result.offerings += _endpoint_offerings(me, scored, providers, ids, result.left_out)
+    result.offerings = _plausible(result)
+    catalog: dict = {"catalog": name, "as_of": as_of, "currency": "USD"}
+    metrics = _metrics(result.offerings, as_of, api=bool(aa_models) and not aa_rows)
+    if metrics:
+        catalog["metrics"] = metrics
+    catalog["offerings"] = result.offerings
+    return catalog, result
+
+
+def _plausible(result: ImportResult) -> list[dict]:
+    """The offerings the catalog schema accepts; one with a figure out of range (SPEC's plausibility
+    limits) is left out and listed with the field and the value, and the rest still import."""
+    from pydantic import ValidationError
+
+    from planner.model.schema import Offering
+
+    kept = []
+    for offering in result.offerings:
+        try:
+            Offering.model_validate(offering)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(p) for p in err["loc"])
+            found = repr(err.get("input"))[:40]
+            result.left_out.append(("import", str(offering.get("id", "?")), f"{where}: {err['msg']} (found {found})"))
+            continue
+        kept.append(offering)
+    return kept
+
+
+def _unique(ids: dict[str, int], base: str) -> str:
+    n = ids.get(base, 0)
+    ids[base] = n + 1
+    return base if n == 0 else f"{base}-{n + 1}"
+
+
+PROVENANCE_JSON = "PROVENANCE.json"  # what `planner catalog fetch` writes beside the files it saves
+
+
+def parse_sources(kind: str, files: list[str]) -> list[tuple[str, Path]]:
+    """FILE, or KIND:FILE to mix sources in one import; a folder `planner catalog fetch` wrote stands
+    for the files its PROVENANCE.json lists, each with its kind (and may come first, in place of KIND)."""
+    if kind not in KINDS:
+        if not Path(kind).is_dir():
+            raise InputError.single(
+                "catalog import",
+                "",
+                f"unknown source '{kind}'; expected one of: {', '.join(KINDS)}, "
+                "or a folder `planner catalog fetch` wrote",
+            )
+        files, kind = [kind, *files], ""
+    out = []
+    for f in files:
+        k, _, rest = f.partition(":")
+        if rest and k in KINDS:
+            if Path(rest).is_dir():
+                out += [(fk, fp) for fk, fp in fetched_files(Path(rest)) if fk == k]
+            else:
+                out.append((k, Path(rest)))
+        elif Path(f).is_dir():
+            out += fetched_files(Path(f))
+        elif kind:
+            out.append((kind, Path(f)))
+        else:
+            raise InputError.single(f, "", "no kind for this file: write it litellm:FILE, openrouter:FILE or aa:FILE")
+    return out
+
+
+def fetched_files(folder: Path) -> list[tuple[str, Path]]:
+    """The (kind, file) pairs a fetched folder's PROVENANCE.json lists, each checked against its recorded
+    size and sha256: a file changed since it was fetched is no longer what the provenance says."""
+    import hashlib
+
+    manifest = folder / PROVENANCE_JSON
+    if not manifest.is_file():
+        raise InputError.single(
+            str(folder),
+            "",
+            f"is a folder with no {PROVENANCE_JSON}: expected files, or a folder `planner catalog fetch` wrote",
+        )
+    data = _json(manifest)
+    entries = data.get("files") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        raise InputError.single(str(manifest), "files", "expected the list of fetched files")
+    root = folder.resolve()
+    out = []
+    for i, f in enumerate(entries):
+        where = f"files[{i}]"
+        if not isinstance(f, dict) or not isinstance(f.get("path"), str) or f.get("kind") not in KINDS:
+            raise InputError.single(
+                str(manifest), where, f"expected {{path, kind ({', '.join(KINDS)}), url, fetched_at, sha256, bytes}}"
+            )
+        path = folder / f["path"]
+        if not path.resolve().is_relative_to(root):
+            raise InputError.single(str(manifest), f"{where}.path", "points outside the folder")
+        body = read_input(path, "a fetched file").encode("utf-8")
+        if len(body) != f.get("bytes") or hashlib.sha256(body).hexdigest() != f.get("sha256"):
+            raise InputError.single(
+                str(path),
+                "",
+                f"changed since it was fetched (its size or sha256 differs from {PROVENANCE_JSON}); "
+                "fetch again, or import the file by name",
+            )
+        out.append((f["kind"], path))
+    return out
+
+
+def fetched_on(path: Path) -> str | None:
+    """The date (UTC) a file was fetched, from the PROVENANCE.json of a folder above it that lists it."""
+    path = Path(path)
+    for folder in list(path.parents)[:4]:
+        manifest = folder / PROVENANCE_JSON
+        if not manifest.is_file():
+            continue
+        try:
+            data = json.loads(read_input(manifest))
+            rel = path.resolve().relative_to(folder.resolve()).as_posix()
+        except (InputError, ValueError, RecursionError):
+            return None
+        for f in data.get("files", []) if isinstance(data, dict) and isinstance(data.get("files"), list) else []:
+            if isinstance(f, dict) and f.get("path") == rel and isinstance(f.get("fetched_at"), str):
+                return f["fetched_at"][:10] or None
+        return None
+    return None
+
+
+def _named(sources: list[tuple[str, Path]]) -> str:
+    """The sources for the catalog's header: each file by name, in order; a folder's many files of one kind
+    (a fetch's endpoints lists) by their count, where the first of them comes."""
+    count: dict[tuple[str, Path], int] = {}
+    for k, p in sources:
+        count[(k, p.parent)] = count.get((k, p.parent), 0) + 1
+    parts: list[str] = []
+    for k, p in sources:
+        n = count[(k, p.parent)]
+        if n <= 3:
+            parts.append(f"{k}:{p.name}")
+        elif (text := f"{k}:{p.parent.name}/ ({n} files)") not in parts:
+            parts.append(text)
+    return ", ".join(parts)
+
+
+def import_catalog(
+    kind: str, files: list[str], out: Path, name: str | None, as_of: str | None, free_tiers: bool = False
+) -> tuple[str, str, ImportResult]:
+    """`planner catalog import`: the catalog file's text (with a header naming the sources and the
+    columns the scrape lacked), the left-out list as CSV, and what was imported. The catalog is
+    validated before it is returned: the planner never writes a catalog it would reject."""
+    import yaml
+
+    from planner.model.load import validate
+    from planner.model.schema import Catalog
+
+    sources = parse_sources(kind, files)
+    if not sources:
+        raise InputError.single("catalog import", "", "no source files given")
+    catalog, result = build_catalog(sources, name or out.name.split(".")[0], as_of, free_tiers)
+    if not catalog["offerings"]:
+        raise InputError.single(
+            str(sources[0][1]),
+            "",
+            "no offering has every required figure (prices, a measured "
+            "speed and time to first token, a capability score); merge "
+            "an Artificial Analysis table: aa:FILE",
+        )
+    validate(Catalog, catalog, str(out))
+    header = (
+        "# yaml-language-server: $schema=../schemas/catalog.schema.json\n"  # for editors; catalogs/ beside schemas/
+        "# Built by `planner catalog import` from: "
+        + _named(sources)
+        + f"\n# {len(result.offerings)} offerings; {len(result.left_out)} entries left out, each with the "
+        "reason (listed in the .left-out.csv beside this file).\n"
+    )
+    for _, column, reason in result.missing_columns:
+        header += f"# {column} {reason}\n"
+    text = header + yaml.safe_dump(catalog, sort_keys=False, allow_unicode=True, width=120)
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["source", "name", "reason"])
+    writer.writerows(csv_row(r) for r in result.left_out)
+    return text, buf.getvalue(), result

@@ -1,0 +1,113 @@
+"""Two catalogs compared offering by offering: added, removed, and every figure that changed
+(`planner catalog diff`). A capability metric put on a new scale is one `rescaled` row (rescale.py),
+not one change per offering; a capability change under half the source's rounding is no change."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner.model.rescale import Rescale, rounding_of, score_changes
+from planner.model.schema import Catalog
+
+
+def _fields(o) -> dict[str, float | str | None]:
+    out: dict[str, float | str | None] = {
+        "model": o.model,
+        "vendor": o.vendor,
+        "host": o.host_name,
+        "tier": o.tier,
+        "price.input": o.price.input,
+        "price.output": o.price.output,
+        "price.cached_input": o.price.cached_input,
+        "speed.output_tps": o.speed.output_tps,
+        "speed.ttft_s": o.speed.ttft_s,
+        "speed.prefill_tps": o.speed.prefill_tps,
+        "context_window": o.context_window,
+        "capacity.tokens_per_minute": o.capacity.tokens_per_minute if o.capacity else None,
+        "capacity.requests_per_minute": o.capacity.requests_per_minute if o.capacity else None,
+    }
+    for metric, score in sorted(o.capability.items()):
+        out[f"capability.{metric}"] = score
+    return out
+
+
+def capability_changes(old: Catalog, new: Catalog) -> tuple[dict[str, Rescale], dict[str, dict[str, str | None]]]:
+    """Per capability metric of the offerings in both catalogs: its rescale, when it was put on a new
+    scale (declared, or found from the scores), and the scores to list as changes, offering -> note
+    (rescale.score_changes)."""
+    b = {o.id: o for o in new.offerings}
+    metrics = sorted(
+        {m for o in (*old.offerings, *new.offerings) for m in o.capability} | set(old.metrics) | set(new.metrics)
+    )
+    rescales, listed = {}, {}
+    for m in metrics:
+        ma, mb = old.metrics.get(m), new.metrics.get(m)
+        scores = [
+            (o.id, o.capability[m], b[o.id].capability[m])
+            for o in old.offerings
+            if o.id in b and m in o.capability and m in b[o.id].capability
+        ]
+        found, listed[m] = score_changes(
+            m,
+            scores,
+            rounding_of(ma.rounding if ma else None, mb.rounding if mb else None),
+            ma.scale if ma else None,
+            mb.scale if mb else None,
+        )
+        if found is not None:
+            rescales[m] = found
+    return rescales, listed
+
+
+def diff_catalogs(old: Catalog, new: Catalog) -> list[dict[str, Any]]:
+    """One row per rescaled capability metric, per added or removed offering and per changed figure of
+    an offering in both. Capability rows follow rescale.score_changes: under a rescale of metric m, an
+    offering's capability.m row is listed only when its score differs from the rescale (the note says
+    so); a capability change under half the rounding either catalog declares is no change."""
+    a = {o.id: o for o in old.offerings}
+    b = {o.id: o for o in new.offerings}
+    rescales, listed = capability_changes(old, new)
+    rows: list[dict[str, Any]] = [
+        _row(
+            "rescaled",
+            "*",
+            f"capability.{m}",
+            r.scale_before if r.declared else None,
+            r.scale_after if r.declared else None,
+            None if r.factor is None else round(r.factor - 1, 6),
+            r.line(),
+        )
+        for m, r in rescales.items()
+    ]
+    for oid in [o.id for o in old.offerings if o.id not in b]:
+        rows.append(_row("removed", oid))
+    for oid in [o.id for o in new.offerings if o.id not in a]:
+        rows.append(_row("added", oid))
+    for oid in [o.id for o in new.offerings if o.id in a]:
+        fa, fb = _fields(a[oid]), _fields(b[oid])
+        for key in list(fa) + [k for k in fb if k not in fa]:
+            x, y = fa.get(key), fb.get(key)
+            numbers = isinstance(x, (int, float)) and isinstance(y, (int, float))
+            metric = key.removeprefix("capability.") if key.startswith("capability.") and numbers else None
+            note = None
+            if metric is not None:
+                if oid not in listed[metric]:
+                    continue
+                note = listed[metric][oid]
+            elif x == y:
+                continue
+            rel = (y - x) / x if numbers and x else None
+            rows.append(_row("changed", oid, key, x, y, None if rel is None else round(rel, 6), note))
+    return rows
+
+
+def _row(change, offering, field="", before=None, after=None, relative=None, note=None) -> dict[str, Any]:
+    return {
+        "change": change,
+        "offering": offering,
+        "field": field,
+        "before": before,
+        "after": after,
+        "relative": relative,
+        "note": note,
+    }

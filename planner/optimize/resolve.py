@@ -1,0 +1,290 @@
+"""Sifting, and one LP re-solved many times in HiGHS (frontier points, vendor outages).
+
+Sweeps change only column bounds of the same problem, so they keep one model and re-run it
+warm: each point costs a few simplex iterations instead of a rebuild from the files.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from planner.core.arrays import dot, per_workload
+from planner.core.timing import log
+from planner.optimize.backends import add_columns, highs_model, run_settled
+from planner.optimize.lp import TIED_DJ, LinearProgram, clean_shares
+from planner.optimize.solver import SolveResult, settle_ties
+
+
+@dataclass
+class Point:
+    ok: bool
+    share: np.ndarray
+    cost: float  # exact spend of the (cleaned) shares
+
+
+class Resolver:
+    """One LP in HiGHS; change which share variables may be used, re-solve, read the cost."""
+
+    def __init__(self, lp: LinearProgram):
+        import highspy
+
+        self.lp = lp
+        self.h, _ = highs_model(lp)
+        self.n = len(lp.var_w)
+        self.upper = np.ones(self.n)
+        self._ok_status = highspy.HighsModelStatus.kOptimal
+        self.moved = Moved(lp)
+
+    def set_upper(self, upper: np.ndarray) -> None:
+        """Upper bounds of the share variables (0 removes an option from the plan)."""
+        changed = np.flatnonzero(upper != self.upper)
+        if len(changed):
+            self.h.changeColsBounds(
+                len(changed), changed.astype(np.int32), np.zeros(len(changed)), upper[changed].astype(float)
+            )
+            self.upper = upper.copy()
+
+    def set_coefs(self, row: int, cols: np.ndarray, values: np.ndarray) -> None:
+        """One row's coefficients on the columns `cols` (a sweep moving which options count toward it)."""
+        for j, v in self.moved.set_coefs(row, cols, values):
+            self.h.changeCoeff(row, j, v)
+
+    def set_row_lower(self, row: int, lower: float) -> None:
+        """The lower bound of a '>=' row (a sweep moving a floor)."""
+        self.moved.row_lower[row] = lower
+        self.h.changeRowBounds(row, lower, _inf())
+
+    def run(self) -> Point:
+        if self.lp.integer:
+            self.h.clearSolver()  # HiGHS can keep a stale MIP incumbent across bound changes
+        run_settled(self.h)
+        if self.h.getModelStatus() != self._ok_status:
+            return Point(False, np.zeros(self.n), float("nan"))
+        values = self.h.getSolution().col_value
+        share = clean_shares(self.lp, np.array(values[: self.n]))
+        if not len(self.lp.extras):
+            return Point(True, share, dot(self.lp.spend, share))
+        extra = np.array(values[self.n : self.n + len(self.lp.extras)])
+        if self.lp.settle is not None:
+            extra = self.lp.settle(share, extra)
+        return Point(True, share, self.lp.money(share, extra, total_only=True))
+
+
+def _inf() -> float:
+    import highspy
+
+    return highspy.kHighsInf
+
+
+class Moved:
+    """The rows a sweep moves away from the LP as built: coefficients per row (on the columns given)
+    and lower bounds. What a sifted model and its pricing need to see the LP as it now stands."""
+
+    def __init__(self, lp: LinearProgram):
+        self.lp = lp
+        self.coefs: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # row -> (cols, built, now)
+        self.row_lower: dict[int, float] = {}
+
+    def set_coefs(self, row: int, cols: np.ndarray, values: np.ndarray) -> list[tuple[int, float]]:
+        """Record the row's new coefficients; the (column, value) pairs that changed."""
+        if row not in self.coefs:
+            row_of, all_cols, coefs = self.lp.matrix
+            built = np.zeros(self.lp.var_w.shape[0])
+            at = row_of == row
+            built[all_cols[at]] = coefs[at]
+            self.coefs[row] = (cols, built[cols], built[cols].copy())
+        cols, built, now = self.coefs[row]
+        values = np.asarray(values, dtype=float)
+        changed = np.flatnonzero(values != now)
+        now[changed] = values[changed]
+        return list(zip(cols[changed].tolist(), values[changed].tolist()))
+
+    def correct(self, dj: np.ndarray, duals: np.ndarray) -> None:
+        """Reduced costs priced with the built rows, corrected to the moved ones (in place)."""
+        for row, (cols, built, now) in self.coefs.items():
+            dj[cols] -= (now - built) * duals[row]
+
+
+SIFT_ROUNDS = 30  # a sifted solve that has not settled by then is solved whole
+
+
+def sift(
+    h,
+    lp: LinearProgram,
+    cost: np.ndarray,
+    outside: np.ndarray,
+    add: Callable[[np.ndarray], None],
+    moved: Moved | None = None,
+):
+    """Sifting on a HiGHS model of some of lp's columns: run it, price every column with its duals
+    (cost - A'y), hand the columns of `outside` (bool per column, updated) with a negative reduced
+    cost to `add` (which puts them in the model), and repeat until none is left. Then the model's
+    optimum is the whole LP's over the columns in and outside it: returns (solution, duals,
+    reduced costs). None when the model has no optimal solution with duals or the rounds run out."""
+    import highspy
+
+    for _ in range(SIFT_ROUNDS):
+        run_settled(h)
+        sol = h.getSolution()
+        if h.getModelStatus() != highspy.HighsModelStatus.kOptimal or not sol.dual_valid:
+            return None
+        y = np.array(sol.row_dual[: len(lp.rows)])
+        dj = lp.reduced_costs(cost, y)
+        if moved is not None:
+            moved.correct(dj, y)
+        entering = np.flatnonzero(outside & (dj < -TIED_DJ))
+        if not len(entering):
+            return sol, y, dj
+        outside[entering] = False
+        add(entering)
+    return None
+
+
+class SiftedResolver(Resolver):
+    """A Resolver that solves each point by sifting: a small model over the columns that carried an
+    earlier point and each workload's cheapest allowed column, every allowed column priced with its
+    duals, those with a negative reduced cost added, until none is left; then the point is optimal for
+    the whole LP. The model only grows, so later points start warm from a few thousand columns
+    instead of re-running HiGHS over every one (a run over every column costs time even with nothing to
+    pivot). Capacity, spend-share and other relaxable rows get a slack column at a
+    high cost in the small model, so that it always has a plan and duals to price with; a point that
+    ends with a slack in use is solved whole (it may be infeasible). Plain LPs only."""
+
+    SLACK_COST = 1e4  # per unit of a row's (scaled) shortfall; the objective's total is of order one
+
+    def __init__(self, lp: LinearProgram):
+        self.lp = lp
+        self.n = len(lp.var_w)
+        self.upper = np.ones(self.n)
+        self._in = np.zeros(self.n, dtype=bool)  # columns in the small model
+        self._idx = np.zeros(0, dtype=int)  # its share columns (LP column numbers) ...
+        self._pos = np.zeros(0, dtype=np.int32)  # ... and where they are in the model
+        self._slacks = np.zeros(0, dtype=np.int32)
+        self._model = None
+        self._whole = None
+        self._where = np.full(self.n, -1, dtype=np.int64)  # each LP column's place in the small model
+        self.moved = Moved(lp)
+
+    def set_upper(self, upper: np.ndarray) -> None:
+        self.upper = np.asarray(upper, dtype=float).copy()
+
+    def set_coefs(self, row: int, cols: np.ndarray, values: np.ndarray) -> None:
+        for j, v in self.moved.set_coefs(row, cols, values):
+            if self._model is not None and self._where[j] >= 0:
+                self._model.changeCoeff(row, int(self._where[j]), v)
+        if self._whole is not None:
+            self._whole.set_coefs(row, cols, values)
+
+    def set_row_lower(self, row: int, lower: float) -> None:
+        self.moved.row_lower[row] = lower
+        if self._model is not None:
+            self._model.changeRowBounds(row, lower, _inf())
+        if self._whole is not None:
+            self._whole.set_row_lower(row, lower)
+
+    def _add(self, new: np.ndarray) -> None:
+        if self._model is None:
+            h, slack_of = highs_model(self.lp.restrict(new), integer=False, elastic=True)
+            self._slacks = np.array(sorted(slack_of.values()), dtype=np.int32)
+            h.changeColsCost(len(self._slacks), self._slacks, np.full(len(self._slacks), self.SLACK_COST))
+            self._model, pos = h, np.arange(len(new), dtype=np.int32)
+        else:
+            pos = np.arange(len(new), dtype=np.int32) + self._model.getNumCol()
+            add_columns(self._model, self.lp, new, self.lp.objective[new], self.upper[new])
+        self._idx, self._pos = np.r_[self._idx, new], np.r_[self._pos, pos]
+        self._in[new] = True
+        self._where[new] = pos
+        for row, (cols, built, now) in self.moved.coefs.items():  # the new columns as the rows now stand
+            fresh = self._in[cols] & (now != built) & np.isin(cols, new)
+            for j, v in zip(cols[fresh].tolist(), now[fresh].tolist()):
+                self._model.changeCoeff(row, int(self._where[j]), v)
+        if len(new) == len(self._idx):  # the model was just made: the moved bounds too
+            for row, lower in self.moved.row_lower.items():
+                self._model.changeRowBounds(row, lower, _inf())
+
+    def run(self) -> Point:
+        lp = self.lp
+        allowed = self.upper > 0
+        if not self.n or not per_workload(np.maximum, allowed, lp.var_w).all():  # a workload with every option off
+            return Point(False, np.zeros(self.n), float("nan"))
+        price = np.where(allowed, lp.objective, np.inf)
+        fresh = np.flatnonzero(allowed & (price <= per_workload(np.minimum, price, lp.var_w)) & ~self._in)
+        if len(fresh):
+            self._add(fresh)
+        h = self._model
+        h.changeColsBounds(len(self._pos), self._pos, np.zeros(len(self._pos)), self.upper[self._idx])
+        settled = sift(h, lp, lp.objective, allowed & ~self._in, self._add, self.moved)
+        if settled is None:
+            return self._solve_whole()
+        sol = settled[0]
+        values = np.array(sol.col_value)
+        if len(self._slacks) and values[self._slacks].max() > 1e-9:  # short of some row: no plan, or a dearer one
+            return self._solve_whole()
+        x = np.zeros(self.n)
+        x[self._idx] = values[self._pos]
+        share = clean_shares(lp, x)
+        return Point(True, share, dot(lp.spend, share))
+
+    def _solve_whole(self) -> Point:
+        """The point solved over every column; the columns it uses join the small model."""
+        log.debug("re-solve: point solved over the whole LP")
+        if self._whole is None:
+            self._whole = Resolver(self.lp)
+            for row, (cols, _, now) in self.moved.coefs.items():
+                self._whole.set_coefs(row, cols, now)
+            for row, lower in self.moved.row_lower.items():
+                self._whole.set_row_lower(row, lower)
+        self._whole.set_upper(self.upper)
+        point = self._whole.run()
+        if point.ok:
+            new = np.flatnonzero((point.share > 0) & ~self._in)
+            if len(new):
+                self._add(new)
+        return point
+
+
+def solve_sifted(lp: LinearProgram, start: np.ndarray) -> SolveResult | None:
+    """The LP (HiGHS, no integer groups) solved from a guess of its optimal columns (sifting): solve
+    the LP over the guessed columns and each workload's cheapest, price every other column with that
+    solution's duals, add those with a negative reduced cost, repeat. When none is left the restricted
+    optimum is optimal for the whole LP (its duals are feasible for every column), so the answer, its
+    duals and the reduced costs over all columns are those of the whole LP; the tie-break pass then
+    runs on the whole LP's optimal face. None when the guess gives no feasible restricted LP or the
+    rounds run out: the caller solves the whole LP."""
+    n = len(lp.var_w)
+    keep = start | _cheapest_columns(lp)  # every workload has a column
+    cost = lp.cost
+    started = time.perf_counter()
+    idx = np.flatnonzero(keep)  # the model's columns, in the model's order
+    h, _ = highs_model(lp.restrict(idx), integer=False)
+    h.changeColsCost(len(idx), np.arange(len(idx), dtype=np.int32), cost[idx])
+
+    def add(new: np.ndarray) -> None:  # later rounds add a few columns: the simplex goes on from where it stopped
+        nonlocal idx
+        add_columns(h, lp, new, cost[new], np.ones(len(new)))
+        idx = np.r_[idx, new]
+
+    settled = sift(h, lp, cost, ~keep, add)
+    if settled is None:
+        return None
+    sol, y, dj = settled
+    share = np.zeros(n)
+    share[idx] = np.array(sol.col_value[: len(idx)])
+    dj[idx] = np.array(sol.col_dual[: len(idx)])  # the solver's own, where it has them
+    result = SolveResult(
+        True, "Optimal", share, {i: float(y[i]) for i in range(len(lp.rows))}, dj, 0.0, None, n, len(lp.rows)
+    )
+    result.share = settle_ties(lp, "highs", result)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _cheapest_columns(lp: LinearProgram) -> np.ndarray:
+    """Per workload, its cheapest column(s)."""
+    if not len(lp.var_w):
+        return np.zeros(0, dtype=bool)
+    return lp.spend <= per_workload(np.minimum, lp.spend, lp.var_w)

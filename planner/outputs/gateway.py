@@ -1,0 +1,407 @@
+"""From a plan to a gateway's routing configuration (SPEC "Exports that deploy").
+
+Every id, provider slug and effort written is checked against the gateways' lists (gateway_ids);
+what is not found is returned as unknown (option label -> what is unknown), for the command to refuse
+or, with --allow-unknown, to write and list.
+
+LiteLLM Router (proxy config.yaml): one model group per workload, named by the workload id, with a
+deployment per allocated option weighted by its share (`simple-shuffle` picks deployments in
+proportion to `weight`); a `<workload>-fallback` group of the eligible runner-ups (the unused options
+the break-even table lists, cheapest cut first), wired as the workload's fallback. A reasoning mode
+sets `reasoning_effort`; every deployment has its own `model_info.id`.
+
+OpenRouter: one chat-completions request body per route (an allocated option), since `reasoning` and
+the provider preferences hold for a whole request: `model`, fallback `models` (the workload's other
+options that take the same reasoning setting), `reasoning`, and `provider` (`order` and `only` with
+OpenRouter's provider slugs, `allow_fallbacks: false`, `sort` by the budget's kind, `max_price` over
+every model of the request, `preferred_max_latency` and `preferred_min_throughput` from the budget).
+OpenRouter does not split traffic by weight: the shares go in a separate document.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from planner.core.fmt import percent
+from planner.market.gateway_ids import (
+    FIREWORKS_PREFIX,
+    LITELLM_EFFORTS,
+    OPENROUTER_EFFORTS,
+    Sources,
+    is_id_like,
+    litellm_host_providers,
+    mode_intent,
+)
+from planner.plan.model import Plan
+
+FALLBACKS = 3
+AGGREGATOR = "openrouter"  # the host of an offering OpenRouter routes itself (any provider at its price)
+PERCENTILES = ((0.5, "p50"), (0.75, "p75"), (0.9, "p90"))  # else p99 (OpenRouter's documented cutoffs)
+TIGHT = 0.9  # a route taking this share of its budget or more has no time to spare (the near_budget risk)
+
+
+def label(offering: str, mode: str) -> str:
+    return offering if mode == "default" else f"{offering}@{mode}"
+
+
+@dataclass
+class Target:
+    """One option as a gateway sees it."""
+
+    label: str
+    model: str  # the id written: a known one, or (unknown) the catalog's gateway field or the offering id
+    params: dict[str, Any] = field(default_factory=dict)  # litellm: reasoning_effort; OpenRouter: reasoning
+    pinned: bool = True  # OpenRouter: served by the offering's own host (False: OpenRouter picks one)
+    slug: str | None = None  # OpenRouter provider slug of a pinned offering, when known
+    problems: list[str] = field(default_factory=list)
+
+
+class Resolver:
+    """Ids, slugs and efforts of a plan's options, looked up once each."""
+
+    def __init__(self, plan: Plan, sources: Sources):
+        self.plan, self.src = plan, sources
+        self._lid: dict[str, tuple[str | None, str]] = {}
+        self._orid: dict[str, tuple[str | None, str]] = {}
+
+    # ---------------------------------------------------------------- ids
+    def litellm_id(self, offering: str) -> tuple[str | None, str]:
+        if offering not in self._lid:
+            self._lid[offering] = self._litellm_id(offering)
+        return self._lid[offering]
+
+    def _litellm_id(self, offering: str) -> tuple[str | None, str]:
+        info = self.plan.offering_info.get(offering)
+        if info is None:
+            return None, "the plan has no offering_info for it"
+        given = info.gateway.get("litellm")
+        if given and self.src.litellm_entry(given):
+            return given, ""
+        if info.host == AGGREGATOR:
+            orid, _ = self.openrouter_id(offering)
+            if orid and self.src.litellm_entry(f"openrouter/{orid}"):
+                return f"openrouter/{orid}", ""
+        tried = []
+        providers = litellm_host_providers(info.host, self.src)
+        if is_id_like(info.model):
+            for p in providers:
+                names = [f"{p}/{info.model}"] + ([f"{p}/{FIREWORKS_PREFIX}{info.model}"] if p == "fireworks_ai" else [])
+                for name in names:
+                    if self.src.litellm_entry(name):
+                        return name, ""
+                    tried.append(name)
+        if given:
+            return None, f"gateway.litellm '{given}' is not in litellm's model map"
+        if not providers:
+            return None, f"no gateway.litellm, and host {info.host} is no provider in litellm's model map"
+        if not is_id_like(info.model):
+            return None, f"no gateway.litellm, and the model '{info.model}' is a display name, not an id"
+        return None, f"no gateway.litellm, and no {' or '.join(tried)} in litellm's model map"
+
+    def openrouter_id(self, offering: str) -> tuple[str | None, str]:
+        if offering not in self._orid:
+            self._orid[offering] = self._openrouter_id(offering)
+        return self._orid[offering]
+
+    def _openrouter_id(self, offering: str) -> tuple[str | None, str]:
+        info = self.plan.offering_info.get(offering)
+        if info is None:
+            return None, "the plan has no offering_info for it"
+        given = info.gateway.get("openrouter")
+        if given and given in self.src.or_models:
+            return given, ""
+        names: list[str] = []
+        if info.host != AGGREGATOR:
+            lid, _ = self.litellm_id(offering)
+            if lid:
+                provider = str(self.src.litellm_entry(lid).get("litellm_provider", "")).split("-", 1)[0]
+                rest = lid[len(provider) + 1 :] if lid.startswith(provider + "/") else lid
+                names.append(rest.removeprefix(FIREWORKS_PREFIX))
+        if is_id_like(info.model):
+            names.append(info.model)
+        names = list(dict.fromkeys(names))
+        for name in names:
+            found = self.src.openrouter_model(name)
+            if found:
+                return found, ""
+        if given:
+            return None, f"gateway.openrouter '{given}' is not in OpenRouter's models listing"
+        if names:
+            return None, f"no gateway.openrouter, and no model {' or '.join(names)} in OpenRouter's models listing"
+        return None, "no gateway.openrouter, no known litellm id, and the model is a display name"
+
+    # ---------------------------------------------------------------- targets
+    def litellm(self, offering: str, mode: str) -> Target:
+        info = self.plan.offering_info.get(offering)
+        model, why = self.litellm_id(offering)
+        t = Target(label(offering, mode), model or (info.gateway.get("litellm") if info else None) or offering)
+        if model is None:
+            t.problems.append(f"id: {why}")
+        intent = mode_intent(mode)
+        if intent.kind == "unknown":
+            t.problems.append(f"effort: {intent.why}")
+        elif intent.kind == "on":
+            t.problems.append(
+                f"effort: mode '{mode}' turns reasoning on without naming a level, and litellm's "
+                f"reasoning_effort takes levels only ({', '.join(LITELLM_EFFORTS)})"
+            )
+        elif intent.kind == "effort":
+            why = self.src.litellm_effort(model, intent.effort) if model else None
+            if why:
+                t.problems.append(f"effort: {why}")
+            else:
+                t.params["reasoning_effort"] = intent.effort
+        return t
+
+    def openrouter(self, offering: str, mode: str) -> Target:
+        info = self.plan.offering_info.get(offering)
+        model, why = self.openrouter_id(offering)
+        t = Target(label(offering, mode), model or (info.gateway.get("openrouter") if info else None) or offering)
+        if model is None:
+            t.problems.append(f"id: {why}")
+        host = info.host if info else offering
+        if host == AGGREGATOR:
+            t.pinned = False
+        else:
+            endpoint = offering.split("@", 1)[1] if "@" in offering else host
+            t.slug, why = self.src.openrouter_slug(endpoint, host)
+            if t.slug is None:
+                t.problems.append(f"provider: {why}")
+        intent = mode_intent(mode)
+        reasoning: dict[str, Any] | None = None
+        if intent.kind == "unknown":
+            t.problems.append(f"effort: {intent.why}")
+        elif intent.kind == "on":
+            reasoning = {"enabled": True}
+        elif intent.kind == "effort":
+            if intent.effort in OPENROUTER_EFFORTS:
+                reasoning = {"effort": intent.effort}
+            else:
+                t.problems.append(
+                    f"effort: mode '{mode}' is effort '{intent.effort}', which OpenRouter's reasoning.effort "
+                    f"does not take ({', '.join(OPENROUTER_EFFORTS)})"
+                )
+        if reasoning is not None and model is not None and not self.src.openrouter_reasoning(model):
+            t.problems.append(f"effort: OpenRouter's listing gives {model} no reasoning parameter")
+            reasoning = None
+        if reasoning is not None:
+            t.params["reasoning"] = reasoning
+        return t
+
+
+def _runner_ups(w) -> list:
+    """The unused options of the break-even table, one per offering and mode (its price tiers are one
+    model to a gateway), at most FALLBACKS."""
+    out, seen = [], set()
+    for b in w.break_even:
+        if not b.used and (b.offering, b.mode) not in seen:
+            seen.add((b.offering, b.mode))
+            out.append(b)
+    return out[:FALLBACKS]
+
+
+def _allocs(w) -> list:
+    return sorted(w.allocations, key=lambda a: (-a.share, a.offering, a.mode))
+
+
+def _note(unknown: dict[str, list[str]], t: Target) -> None:
+    for p in t.problems:
+        if p not in unknown.setdefault(t.label, []):
+            unknown[t.label].append(p)
+
+
+# ---------------------------------------------------------------------------- LiteLLM
+
+
+def _route(name: str, a) -> str:
+    """A route's name: the option's label, and its price tier when not the list price."""
+    return f"{name}@{a.price_tier}" if a.price_tier else name
+
+
+def batch_notes(plan: Plan, gateway: str) -> list[str]:
+    """Shares on a batch tier: a gateway routes live calls, so these go through the vendor's batch API."""
+    return [
+        f"{w.id}: {percent(a.share)} on {a.option} goes through the vendor's batch API, not {gateway}: "
+        "left out of the export"
+        for w in plan.workloads
+        for a in _allocs(w)
+        if a.price_tier == "batch"
+    ]
+
+
+def to_litellm(plan: Plan, sources: Sources) -> tuple[dict[str, Any], dict[str, list[str]], list[str]]:
+    """The Router config, the unknown options and notes. A flex or priority share sets `service_tier`;
+    a share inside a reservation is a deployment of its own (`planner_reserved`: point it at the
+    reserved deployment); batch shares are left out (notes)."""
+    r = Resolver(plan, sources)
+    unknown: dict[str, list[str]] = {}
+    model_list: list[dict[str, Any]] = []
+    fallbacks: list[dict[str, list[str]]] = []
+
+    def deployment(group: str, x, seen: dict, extra: dict) -> dict[str, Any]:
+        t = r.litellm(x.offering, x.mode)
+        tier, reserved = getattr(x, "price_tier", None), getattr(x, "reserved", None)
+        key = (t.model, t.params.get("reasoning_effort"), tier, reserved)
+        if key in seen:  # two options would be one deployment: nothing would tell them apart
+            t.problems.append(f"effort: the same litellm_params as {seen[key]} in group {group}")
+        seen.setdefault(key, t.label)
+        _note(unknown, t)
+        params = {"model": t.model, **extra, **t.params}
+        if tier:
+            params["service_tier"] = tier
+        name = t.label + (f"@{tier}" if tier else "") + (f"/reserved-{reserved}" if reserved else "")
+        info = {"id": f"{group}/{name}", "planner_offering": x.offering, "planner_mode": x.mode}
+        if tier:
+            info["planner_price_tier"] = tier
+        if reserved:
+            info["planner_reserved"] = reserved
+        return {"model_name": group, "litellm_params": params, "model_info": info}
+
+    for w in plan.workloads:
+        if w.status != "ok":
+            continue
+        live = [a for a in _allocs(w) if a.price_tier != "batch"]
+        if not live:  # every share through the batch API: nothing for the Router (batch_notes says so)
+            continue
+        seen: dict = {}
+        for a in live:
+            d = deployment(w.id, a, seen, {"weight": round(a.share, 6)})
+            d["model_info"].update({"planner_share": round(a.share, 6), "planner_cost_per_task": a.cost_per_task})
+            model_list.append(d)
+        backups = _runner_ups(w)
+        if backups:
+            group, seen = f"{w.id}-fallback", {}
+            model_list.extend(deployment(group, b, seen, {}) for b in backups)
+            fallbacks.append({w.id: [group]})
+    config = {
+        "model_list": model_list,
+        "router_settings": {"routing_strategy": "simple-shuffle", "num_retries": 2, "fallbacks": fallbacks},
+    }
+    return config, unknown, batch_notes(plan, "the Router")
+
+
+# ---------------------------------------------------------------------------- OpenRouter
+
+
+def sort_for(plan: Plan, w, a) -> str:
+    """OpenRouter's `sort` for a route: price without a budget; latency for a budget to the first
+    token (streaming), an interactive one (at most the `attentive` threshold) or a tight one (the
+    route takes 90% of it or more); throughput for a long budget whose calls spend longer generating
+    than waiting for first tokens (at the route's measured speeds)."""
+    if w.budget_s is None:
+        return "price"
+    attentive = plan.thresholds.get("attentive") or 10.0
+    if w.streaming or w.budget_s <= attentive or a.latency_s >= TIGHT * w.budget_s:
+        return "latency"
+    use = _use(plan, a.offering)
+    if use is None or not use.output_tps or use.ttft_s is None or a.output_tokens is None:
+        return "latency"
+    generating = a.output_tokens / use.output_tps
+    waiting = w.turns * use.ttft_s
+    return "throughput" if generating > waiting else "latency"
+
+
+def _use(plan: Plan, offering: str):
+    return next((o for o in plan.offerings if o.id == offering), None)
+
+
+def preferences(plan: Plan, w, a) -> dict[str, Any]:
+    """`preferred_max_latency` and `preferred_min_throughput` for a route within its budget: the route's
+    measured first-token time and output speed, each loosened by the budget's slack s = (budget - tool
+    time) / (route latency - tool time), so that a provider at both cutoffs takes the whole budget; at
+    the percentile that covers the share of tasks that must be within it (p50, p75, p90, else p99)."""
+    if w.budget_s is None or not a.within_budget:
+        return {}
+    use = _use(plan, a.offering)
+    if use is None or not use.output_tps or not use.ttft_s:
+        return {}
+    tools = (w.turns - 1) * w.tool_latency_s
+    model_time = a.latency_s - tools
+    if model_time <= 0:
+        return {}
+    slack = (w.budget_s - tools) / model_time
+    if slack < 1:
+        return {}
+    q = w.within_budget_share_required
+    pct = next((p for limit, p in PERCENTILES if q <= limit), "p99")
+    return {
+        "preferred_max_latency": {pct: _sig(use.ttft_s * slack)},
+        "preferred_min_throughput": {pct: _sig(use.output_tps / slack)},
+    }
+
+
+def _sig(x: float) -> float:
+    return float(f"{x:.4g}")
+
+
+def to_openrouter(
+    plan: Plan, sources: Sources
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, list[str]], list[str]]:
+    """The request bodies, the shares, the unknown options and notes."""
+    r = Resolver(plan, sources)
+    unknown: dict[str, list[str]] = {}
+    notes: list[str] = []
+    usd = plan.currency.upper() == "USD"
+    if not usd:
+        notes.append(f"no max_price: the plan's prices are in {plan.currency}, OpenRouter's in USD")
+    requests: dict[str, dict[str, Any]] = {}
+    shares: dict[str, dict[str, float]] = {}
+    notes += batch_notes(plan, "OpenRouter")
+    for w in plan.workloads:
+        if w.status != "ok":
+            continue
+        allocs = [a for a in _allocs(w) if a.price_tier != "batch" and a.reserved is None]
+        for a in _allocs(w):
+            if a.reserved is not None:
+                notes.append(
+                    f"{w.id}: {percent(a.share)} on {a.option}: reserved capacity is the vendor's own, not "
+                    "OpenRouter's: left out of the export"
+                )
+        if not allocs:
+            continue
+        options = list(dict.fromkeys([(x.offering, x.mode) for x in allocs + _runner_ups(w)]))
+        targets = {o: r.openrouter(*o) for o in options}
+        routes: dict[str, dict[str, Any]] = {}
+        seen: dict = {}
+        for a in allocs:
+            t = targets[(a.offering, a.mode)]
+            same = [
+                o
+                for o in options
+                if o != (a.offering, a.mode) and targets[o].params == t.params and targets[o].pinned == t.pinned
+            ]
+            members = [(a.offering, a.mode), *same]
+            for o in members:  # only what is written counts: a runner-up no request takes is not exported
+                _note(unknown, targets[o])
+            body: dict[str, Any] = {"model": t.model}
+            models = [m for m in dict.fromkeys(targets[o].model for o in same) if m != t.model]
+            if models:
+                body["models"] = models
+            body.update(t.params)
+            if a.price_tier:  # flex or priority: OpenRouter passes the tier to the provider (best effort)
+                body["service_tier"] = a.price_tier
+            provider: dict[str, Any] = {}
+            if t.pinned:
+                slugs = list(dict.fromkeys(targets[o].slug for o in members if targets[o].slug))
+                if slugs:
+                    provider.update({"order": slugs, "only": slugs})
+                provider["allow_fallbacks"] = False
+            provider["sort"] = sort_for(plan, w, a)
+            provider.update(preferences(plan, w, a))
+            infos = [plan.offering_info[o] for o, _ in members if o in plan.offering_info]
+            if usd and infos:
+                provider["max_price"] = {
+                    "prompt": max(i.price_input for i in infos),
+                    "completion": max(i.price_output for i in infos),
+                }
+            body["provider"] = provider
+            key = repr(body)
+            if key in seen:
+                t.problems.append(f"effort: the same request as {seen[key]}")
+                _note(unknown, t)
+            seen.setdefault(key, t.label)
+            routes[_route(t.label, a)] = body
+        requests[w.id] = routes
+        shares[w.id] = {_route(label(a.offering, a.mode), a): round(a.share, 6) for a in allocs}
+    return {"plan": plan.name, "workloads": requests}, {"plan": plan.name, "workloads": shares}, unknown, notes

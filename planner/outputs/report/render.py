@@ -1,0 +1,164 @@
+"""Render plans as self-contained HTML: autoescaped jinja2, inline CSS and SVG, no scripts."""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+from planner.core import fmt
+from planner.plan.model import Plan, estimated_fields, estimated_figures, overlaid_figures
+
+
+@lru_cache(maxsize=1)
+def _env():
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("planner.outputs.report", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(
+        money=fmt.money,
+        seconds=fmt.seconds,
+        percent=fmt.percent,
+        num=fmt.count,
+        logpos=_logpos,
+        signed=fmt.signed_percent,
+        option=fmt.option,
+        change=fmt.money_change,
+        amount=fmt.in_unit,
+        figure_any=_figure_any,
+        short=fmt.short,
+        ordinal=fmt.ordinal,
+        abs=abs,
+    )
+    env.globals["estimated"] = estimated_figures
+    env.globals["shares_apart"] = fmt.shares_apart
+    env.globals["estimated_fields"] = estimated_fields
+    env.globals["overlaid"] = overlaid_figures
+    return env
+
+
+BUY_ROWS = 25  # workloads in the summary's table of routes (the largest spends, and any infeasible)
+RISKS = 5  # risks in the summary
+CAPS = ("vendor_share", "vendor_spend_share", "vendor_spend")  # a company's binding caps
+OVERLAY_ROWS = 40  # changes listed per overlay in the report; the plan file has all
+CARDS = 60  # workload cards (and their break-even rows) in one report; a table lists every workload
+BASELINE_MISSES = 12  # per baseline rule, the workloads listed where it breaks something
+COMPOUNDING_CHARTS = 6  # the multi-turn workloads with the largest spend get a chart
+LOG_MIN, LOG_MAX = 0.1, 1000.0  # seconds, the span of the latency strips
+
+
+def _figure_any(v) -> str:
+    """An overlay's before or after value: figures as fmt writes them, lists joined, none as a dash."""
+    if v is None:
+        return "-"
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, int | float):
+        return fmt.figure(float(v), 6)
+    if isinstance(v, list):
+        return ", ".join(str(x) for x in v) or "none"
+    return str(v)
+
+
+def _logpos(x) -> float:
+    """Position 0..100 (%) of a latency on the strip's log scale."""
+    if x is None or x <= 0:
+        return 0.0
+    x = min(max(x, LOG_MIN), LOG_MAX)
+    return round(100 * (math.log10(x) - math.log10(LOG_MIN)) / (math.log10(LOG_MAX) - math.log10(LOG_MIN)), 2)
+
+
+def render_plan_report(plan: Plan) -> str:
+    from planner.outputs.report import charts
+
+    charts.reset_ids()
+    looped = sorted((w for w in plan.workloads if w.compounding), key=lambda w: (-w.cost, w.id))[:COMPOUNDING_CHARTS]
+    compounding = {w.id: charts.compounding_chart(plan, w) for w in looped}
+    cards = plan.workloads
+    if len(cards) > CARDS:  # large portfolios: cards for the largest spends and every infeasible workload
+        keep = {w.id for w in sorted(cards, key=lambda w: (w.status == "ok", -w.cost, w.id))[:CARDS]}
+        cards = [w for w in cards if w.id in keep]
+    buy = sorted(plan.workloads, key=lambda w: (w.status == "ok", -w.cost, w.id))[:BUY_ROWS]
+    return (
+        _env()
+        .get_template("plan.html.j2")
+        .render(
+            plan=plan,
+            compounding=compounding,
+            cards=cards,
+            carded={w.id for w in cards},
+            number={w.id: k for k, w in enumerate(plan.workloads, 1)},
+            buy=buy,
+            buy_more=len(buy) < len(plan.workloads),
+            buy_shown=len(buy),
+            risk_count=RISKS,
+            capped={b.constraint.split(":", 1)[1] for b in plan.binding if b.constraint.split(":")[0] in CAPS},
+            overlay_rows=OVERLAY_ROWS,
+            baselines_svg=charts.baselines_chart(plan),
+            vendors_svg=charts.vendor_chart(plan),
+            strip_ticks=[0.1, 1, 10, 100, 1000],
+            baseline_misses=BASELINE_MISSES,
+        )
+    )
+
+
+def render_whatif_report(base: Plan, results) -> str:
+    return _env().get_template("whatif.html.j2").render(base=base, results=results)
+
+
+def render_compare_report(comparison) -> str:
+    return _env().get_template("compare.html.j2").render(c=comparison)
+
+
+def _grouped(rows: list) -> list:
+    """A frontier table's rows with each run of three or more points without a plan as one line
+    ("x0.1 to x0.848: no plan at any of 14 points")."""
+    out: list = []
+    run: list = []
+    for p in [*rows, None]:
+        if p is not None and not p.feasible and not p.today:
+            run.append(p)
+            continue
+        if len(run) >= 3:
+            out.append(f"{run[0].label} to {run[-1].label}: no plan at any of these {len(run)} points")
+        else:
+            out.extend(run)
+        run = []
+        if p is not None:
+            out.append(p)
+    return out
+
+
+def render_frontier_report(frontier) -> str:
+    from planner.outputs.report import charts
+
+    charts.reset_ids()
+    return (
+        _env()
+        .get_template("frontier.html.j2")
+        .render(
+            f=frontier,
+            grouped=_grouped,
+            latency_svg=charts.frontier_chart(frontier, "latency"),
+            capability_svg=charts.frontier_chart(frontier, "capability"),
+        )
+    )
+
+
+def render_replay_report(result, source: str, rules: list[str]) -> str:
+    """The replay: per workload its routes, cost, percentiles and share within budget against the
+    plan's promise, and its latency curve."""
+    from planner.outputs.report import charts
+
+    charts.reset_ids()
+    curves = {w.id: charts.replay_chart(w, result.plan.thresholds) for w in result.workloads[:CARDS]}
+    return (
+        _env()
+        .get_template("replay.html.j2")
+        .render(r=result, plan=result.plan, source=source, rules=rules, curves=curves, cards=result.workloads[:CARDS])
+    )

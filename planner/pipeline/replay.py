@@ -1,0 +1,346 @@
+"""A plan's routing applied to logged traffic (SPEC "Plans from real traffic", `planner replay`).
+
+The plan promises, per workload, a share of tasks within the latency budget, worked out from the mean
+tokens per call. Real tasks have long tails; the replay sends every logged task down one of its
+workload's routes and times it on its own calls and tokens, so the tails show. The rules, which an
+independent computation reproduces (tests/test_replay.py does):
+
+- a task is a (workload, task id) of the logs, read as `from-logs` reads them;
+- u(task) = the first 8 bytes of md5(task id, UTF-8) read as a little-endian integer, its lowest 12 bits
+  dropped, / 2^52: in [0, 1), exact in a float64 (in Python: (int.from_bytes(md5(id).digest()[:8],
+  "little") >> 12) / 2**52; the logs keep each task id as DuckDB's md5_number, its 16 digest bytes
+  read little-endian, whose low 64 bits these are);
+- the workload's allocations in (offering, mode) order, with bounds c_k = (s_1 + ... + s_k) / (s_1 + ...
+  + s_K) summed left to right in float64 and the last bound 1; the task takes the first route with
+  u < c_k, so each route gets its share of tasks, and the same task always the same route;
+- its latency and cost are SPEC 3's with the task's own calls as turns and its own tokens per call (the
+  means over its calls): reasoning = max(reasoning x the mode's factor, the option's measured thinking),
+  call_s = ttft_s + input / prefill_tps + (reasoning + output) / output_tps, latency = calls x call_s +
+  (calls - 1) x tool_latency_s (streaming: to the final call's first answer token), cost = calls x
+  ((input - cached) x price.input + cached x price.cached_input + (reasoning + output) x price.output) / 1e6;
+- within budget: latency <= the plan's budget_s (a workload with no budget: every task);
+- percentiles are nearest-rank: the p-th is the ceil(p x n)-th smallest of the n tasks' latencies;
+- cost a period = the mean cost of the logged tasks x the plan's tasks a period.
+
+DuckDB does the work on the logs' own database, so ten million calls stay out of Python.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from planner.plan.model import Allocation, Plan, WorkloadPlan
+from planner.traffic.logs import Logs, workload_id
+
+PER_MILLE = (500, 900, 990)  # the percentiles reported: p50, p90, p99
+CDF_POINTS = 1000  # per-mille points of each workload's latency curve (the report's chart)
+SHORT = 1e-9  # a replayed share below the promise by more than this (and the split's noise) is flagged
+
+
+def noise(promised: float, tasks: int) -> float:
+    """How far a replayed share can fall below its promise by the luck of the split alone: two
+    standard errors of a share of `tasks` tasks (0 for a promise of all or none, which one task breaks)."""
+    return 2.0 * math.sqrt(max(promised * (1.0 - promised), 0.0) / tasks) if tasks else 0.0
+
+
+@dataclass
+class RouteReplay:
+    offering: str
+    mode: str
+    share: float  # the plan's
+    within_promised: float  # the share of its tasks the plan promised within budget (its sample tasks', or all/none)
+    tasks: int = 0
+    cost: float = 0.0  # of the logged tasks
+    within: int = 0  # logged tasks within budget
+    latency: dict[int, float] = field(default_factory=dict)  # per mille -> seconds
+
+    @property
+    def within_share(self) -> float | None:
+        return self.within / self.tasks if self.tasks else None
+
+    @property
+    def short(self) -> bool:
+        share = self.within_share
+        return share is not None and share < self.within_promised - max(SHORT, noise(self.within_promised, self.tasks))
+
+
+@dataclass
+class WorkloadReplay:
+    id: str
+    logged_as: list[str]
+    plan: WorkloadPlan
+    routes: list[RouteReplay]
+    tasks: int = 0
+    calls: int = 0
+    cost: float = 0.0  # of the logged tasks
+    within: int = 0
+    latency: dict[int, float] = field(default_factory=dict)  # per mille -> seconds (p50, p90, p99 and the curve)
+
+    @property
+    def within_share(self) -> float | None:
+        return self.within / self.tasks if self.tasks else None
+
+    @property
+    def promised(self) -> float | None:
+        return self.plan.within_budget_share
+
+    @property
+    def required(self) -> float:
+        return self.plan.within_budget_share_required
+
+    @property
+    def cost_per_task(self) -> float | None:
+        return self.cost / self.tasks if self.tasks else None
+
+    @property
+    def cost_per_period(self) -> float | None:
+        return None if self.cost_per_task is None else self.cost_per_task * self.plan.tasks
+
+    @property
+    def short(self) -> bool:
+        """The replayed share within budget falls short of what the plan promised."""
+        share, promised = self.within_share, self.promised
+        return share is not None and promised is not None and share < promised - max(SHORT, noise(promised, self.tasks))
+
+    @property
+    def below_rule(self) -> bool:
+        share = self.within_share
+        return share is not None and self.plan.budget_s is not None and share < self.required - SHORT
+
+    def percentile(self, per_mille: int) -> float | None:
+        return self.latency.get(per_mille)
+
+
+@dataclass
+class Replay:
+    plan: Plan
+    workloads: list[WorkloadReplay]
+    unplanned: dict[str, int]  # logged workload id -> its tasks: the plan has no such workload
+    unrouted: dict[str, int]  # planned workload with no allocation (infeasible) -> its logged tasks
+    quiet: list[str]  # planned workloads with no task in the logs
+    calls: int
+    tasks: int
+
+    @property
+    def flagged(self) -> list[WorkloadReplay]:
+        return [w for w in self.workloads if w.short or any(r.short for r in w.routes)]
+
+
+def bounds(allocations: list[Allocation]) -> list[tuple[Allocation, float, float]]:
+    """Each allocation in (offering, mode) order with its [lo, hi) interval of u."""
+    ordered = sorted(allocations, key=lambda a: (a.offering, a.mode))
+    total = 0.0
+    for a in ordered:
+        total += a.share
+    out, running, lo = [], 0.0, 0.0
+    for k, a in enumerate(ordered):
+        running += a.share
+        hi = 1.0 if k == len(ordered) - 1 else running / total
+        out.append((a, lo, hi))
+        lo = hi
+    return out
+
+
+def replay(plan: Plan, logs: Logs, plan_file: str = "the plan") -> Replay:
+    """Route and time every logged task (see the module's rules); plan_file names the plan in errors."""
+    by_id = {w.id: w for w in plan.workloads}
+    logged = logs.sql(
+        "SELECT workload, count(DISTINCT task_id), count(*) FROM calls GROUP BY workload ORDER BY workload"
+    )
+    names: dict[str, list[str]] = {}
+    counts: dict[str, list[int]] = {}
+    for name, tasks, calls in logged:
+        wid = workload_id(name) or "unnamed"
+        names.setdefault(wid, []).append(name)
+        c = counts.setdefault(wid, [0, 0])
+        c[0] += tasks
+        c[1] += calls
+    unplanned = {wid: c[0] for wid, c in counts.items() if wid not in by_id}
+    unrouted = {wid: c[0] for wid, c in counts.items() if wid in by_id and not by_id[wid].allocations}
+    quiet = [w.id for w in plan.workloads if w.id not in counts]
+    routes_rows = []
+    replays: dict[str, WorkloadReplay] = {}
+    catalog = plan.catalog_index
+    for i, w in enumerate(plan.workloads):
+        if w.id not in counts or not w.allocations:
+            continue
+        routes = []
+        for k, (a, lo, hi) in enumerate(bounds(w.allocations)):
+            price = catalog.get(a.offering)
+            if price is None or a.output_tps is None or a.ttft_s is None:
+                from planner.core.errors import InputError
+
+                raise InputError.single(
+                    plan_file,
+                    f"workloads[{i}].allocations[{w.allocations.index(a)}]",
+                    f"the plan has no speed or price for {a.offering} ({a.mode}); solve it again with this planner",
+                )
+            promised = a.within_budget_share if a.within_budget_share is not None else float(a.within_budget)
+            routes.append(RouteReplay(a.offering, a.mode, a.share, promised))
+            for name in names[w.id]:
+                routes_rows.append(
+                    (
+                        name,
+                        w.id,
+                        k,
+                        lo,
+                        hi,
+                        a.ttft_s,
+                        a.prefill_tps,
+                        a.output_tps,
+                        a.reasoning_factor,
+                        a.thinking_tokens,
+                        price.price_input,
+                        price.price_input if price.price_cached_input is None else price.price_cached_input,
+                        price.price_output,
+                        w.tool_latency_s,
+                        w.streaming,
+                        w.budget_s,
+                    )
+                )
+        replays[w.id] = WorkloadReplay(w.id, sorted(names[w.id]), w, routes)
+    logs.sql(
+        "CREATE OR REPLACE TABLE routes (workload VARCHAR, wid VARCHAR, k INTEGER, lo DOUBLE, hi DOUBLE, "
+        "ttft DOUBLE, prefill DOUBLE, tps DOUBLE, factor DOUBLE, thinking DOUBLE, p_in DOUBLE, p_cached DOUBLE, "
+        "p_out DOUBLE, tool DOUBLE, streaming BOOLEAN, budget DOUBLE)"
+    )
+    if routes_rows:
+        logs.insert("INSERT INTO routes VALUES (" + ", ".join("?" * 16) + ")", routes_rows)
+    logs.sql(_REPLAY_SQL)
+    for wid, k, tasks, calls, cost, within in logs.sql(
+        "SELECT wid, k, count(*), sum(n), sum(cost), count(*) FILTER (WHERE within) FROM replayed "
+        "GROUP BY wid, k ORDER BY wid, k"
+    ):
+        w = replays[wid]
+        r = w.routes[k]
+        r.tasks, r.cost, r.within = int(tasks), float(cost), int(within)
+        w.tasks += int(tasks)
+        w.calls += int(calls)
+        w.cost += float(cost)
+        w.within += int(within)
+    every = f"range(1, {CDF_POINTS + 1})"
+    for wid, per_mille, latency in logs.sql(_PERCENTILES_SQL.format(by="wid", points=every, on_wanted="w.wid")):
+        replays[wid].latency[int(per_mille)] = float(latency)
+    chosen = "(VALUES " + ", ".join(f"({p})" for p in PER_MILLE) + ")"
+    for wid, k, per_mille, latency in logs.sql(
+        _PERCENTILES_SQL.format(by="wid, k", points=chosen, on_wanted="w.wid, w.k")
+    ):
+        replays[wid].routes[k].latency[int(per_mille)] = float(latency)
+    logs.sql("DROP TABLE replayed")
+    total_tasks = sum(c[0] for c in counts.values())
+    return Replay(
+        plan,
+        [replays[w.id] for w in plan.workloads if w.id in replays],
+        unplanned,
+        unrouted,
+        quiet,
+        logs.calls,
+        total_tasks,
+    )
+
+
+_REPLAY_SQL = """
+CREATE OR REPLACE TABLE replayed AS
+WITH tasks AS (
+    SELECT workload, task_id, count(*) AS n, sum(input_tokens) AS i, sum(output_tokens) AS o,
+           sum(reasoning_tokens) AS r, sum(cached_tokens) AS c
+    FROM calls GROUP BY workload, task_id
+),
+hashed AS (
+    SELECT *, CAST((task_id & CAST(18446744073709551615 AS UHUGEINT)) >> 12 AS DOUBLE) / 4503599627370496.0 AS u
+    FROM tasks
+),
+placed AS (
+    SELECT h.n, h.i / h.n AS inp, h.o / h.n AS outp, h.r / h.n AS reas, h.c / h.n AS cached, r.*
+    FROM hashed h JOIN routes r ON h.workload = r.workload AND h.u >= r.lo AND h.u < r.hi
+),
+reasoned AS (
+    SELECT *, CASE WHEN thinking IS NULL THEN reas * factor ELSE greatest(reas * factor, thinking) END AS reasoning,
+           CASE WHEN prefill IS NULL THEN 0.0 ELSE inp / prefill END AS prefill_s
+    FROM placed
+),
+timed AS (
+    SELECT *, ttft + prefill_s + (reasoning + outp) / tps AS call_s, ttft + prefill_s + reasoning / tps AS first_s
+    FROM reasoned
+)
+SELECT wid, k, n,
+       CASE WHEN streaming THEN (n - 1) * (call_s + tool) + first_s ELSE n * call_s + (n - 1) * tool END AS latency,
+       n * ((inp - cached) * p_in + cached * p_cached + (reasoning + outp) * p_out) / 1e6 AS cost,
+       budget IS NULL OR (CASE WHEN streaming THEN (n - 1) * (call_s + tool) + first_s
+                               ELSE n * call_s + (n - 1) * tool END) <= budget AS within
+FROM timed
+"""
+
+# nearest rank: the j-th per-mille point is the ceil(j x n / 1000)-th smallest latency, in integers; the
+# ranks wanted are worked out first, so the join is on equal keys
+_PERCENTILES_SQL = """
+WITH counts AS (SELECT {by}, count(*) AS cnt FROM replayed GROUP BY {by}),
+wanted AS (SELECT {by}, q.j, (q.j * cnt + 999) // 1000 AS rn FROM counts, {points} AS q(j)),
+ranked AS (SELECT {by}, latency, row_number() OVER (PARTITION BY {by} ORDER BY latency) AS rn FROM replayed)
+SELECT {on_wanted}, w.j, r.latency FROM wanted w JOIN ranked r USING ({by}, rn)
+ORDER BY ALL
+"""
+
+
+RULES = [
+    "A task is a workload's calls with one task id, read as planner workloads from-logs reads them.",
+    "Each task goes to one route: u = the first 8 bytes of md5(task id) as a little-endian integer, "
+    "its lowest 12 bits dropped, / 2^52, in [0, 1); the "
+    "workload's allocations in (offering, mode) order take the intervals of u their shares make, the "
+    "last ending at 1. A route gets its share of tasks, and the same task always the same route.",
+    "A task's latency and cost are SPEC 3's with its own calls as turns and its own tokens per call (the "
+    "means over its calls); reasoning is the mode's factor times its reasoning tokens, at least the "
+    "option's measured thinking; the plan's tool time sits between two calls.",
+    "Within budget: the task's latency is at most the plan's budget. The plan's promise is the share of "
+    "tasks on routes whose mean task meets the budget; a workload or route below its promise is flagged.",
+    "Percentiles are nearest-rank: p90 is the smallest latency that at least 90% of the tasks meet.",
+    "Cost a period: the mean cost of the logged tasks on their routes times the plan's tasks a period.",
+]
+
+
+def replay_data(result: Replay, source: str) -> dict:
+    """The replay as plain data (the JSON file beside the report)."""
+    return {
+        "plan": result.plan.name,
+        "catalog": result.plan.inputs.catalog,
+        "logs": source,
+        "tasks": result.tasks,
+        "calls": result.calls,
+        "rules": RULES,
+        "workloads": [
+            {
+                "id": w.id,
+                "logged_as": w.logged_as,
+                "tasks": w.tasks,
+                "calls": w.calls,
+                "budget_s": w.plan.budget_s,
+                "cost_logged": w.cost,
+                "cost_per_period_plan": w.plan.cost,
+                "cost_per_period_replay": w.cost_per_period,
+                "latency_s": {f"p{p // 10}": w.latency.get(p) for p in PER_MILLE},
+                "within_budget_share_plan": w.promised,
+                "within_budget_share_replay": w.within_share,
+                "within_budget_share_required": w.required,
+                "short": w.short,
+                "routes": [
+                    {
+                        "offering": r.offering,
+                        "mode": r.mode,
+                        "share_plan": r.share,
+                        "tasks": r.tasks,
+                        "cost_logged": r.cost,
+                        "latency_s": {f"p{p // 10}": r.latency.get(p) for p in PER_MILLE},
+                        "within_budget_plan": r.within_promised,
+                        "within_budget_share_replay": r.within_share,
+                        "short": r.short,
+                    }
+                    for r in w.routes
+                ],
+            }
+            for w in result.workloads
+        ],
+        "not_in_plan": result.unplanned,
+        "no_route": result.unrouted,
+        "no_traffic": result.quiet,
+    }

@@ -1,0 +1,281 @@
+"""From validated inputs to a Plan: pairs -> prune -> LP -> run -> check -> plan.
+
+`solve_inputs` is the pipeline every command uses. A what-if scenario passes the base's
+`WarmStart` (warm.py), and its solve takes what the edit leaves alone from it, by value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+
+from planner.core.errors import InputError, PlannerError
+from planner.core.fmt import money
+from planner.core.timing import OutOfTime, deadline, log, no_deadline, seconds_left, timed
+from planner.model.load import Inputs
+from planner.optimize.backends import NAMES, pick_solver
+from planner.optimize.lp import LinearProgram, Switching, build_problem, check_rows, switching_of
+from planner.optimize.pairs import Pairs, build_pairs
+from planner.optimize.prune import candidates
+from planner.optimize.resolve import solve_sifted
+from planner.optimize.solver import SolveResult, relax_lp, settled, solve_lp
+from planner.pipeline.warm import WarmStart
+from planner.plan.assemble import build_plan, main_options
+from planner.plan.model import Plan
+from planner.review import insight
+from planner.review.risks import risks
+
+
+def solve_inputs(
+    inputs: Inputs,
+    solver: str = "auto",
+    *,
+    scenario: str | None = None,
+    start: WarmStart | None = None,
+    review: bool = True,
+    resilience: bool = True,
+    prune: bool = True,
+    time_limit: float | None = None,
+) -> Plan:
+    """The plan for the inputs: the cheapest routing meeting every rule, or the diagnosis of why none does.
+
+    review: also the vendor-review figures that need more than the plan itself (break-even prices,
+    baselines); resilience: also the outage table. start: a solved base of similar inputs (a what-if
+    scenario's), whose tables and routing the solve starts from. prune=False sends every eligible
+    pair to the solver (for tests and benchmarks: the plan is the same). time_limit: seconds an integer
+    search may take; the plan is then the best found, with its gap (status `feasible` unless proven)."""
+    with deadline(time_limit):
+        return _solve(inputs, solver, scenario, start, review, resilience, prune, time_limit)[0]
+
+
+def solve_base(inputs: Inputs, solver: str = "auto") -> tuple[Plan, WarmStart]:
+    """solve_inputs, and what scenarios of the same files can start from."""
+    plan, pairs, cand = _solve(inputs, solver, None, None, True, True, True)
+    return plan, WarmStart.of(inputs, pairs, cand, plan)
+
+
+def _solve(
+    inputs: Inputs,
+    solver: str,
+    scenario: str | None,
+    start: WarmStart | None,
+    review: bool,
+    resilience: bool,
+    prune: bool,
+    time_limit: float | None = None,
+) -> tuple[Plan, Pairs, np.ndarray]:
+    solver = pick_solver(solver)
+    ws, catalog = inputs.workloads, inputs.catalog
+    with timed("pairs"):
+        pairs, changed = (
+            start.pairs_for(inputs) if start else (build_pairs(ws, catalog, distributions=inputs.distributions), None)
+        )
+    with timed("prune"):
+        if not prune:
+            cand = pairs.eligible
+        elif start:
+            cand = start.candidates_for(inputs, pairs, changed)
+        else:
+            cand = candidates(ws, catalog, pairs)
+        switching = switching_of(inputs, pairs)
+        cand = cand | (pairs.eligible & protected(pairs, switching))
+    in_lp = np.flatnonzero(pairs.eligible_count > 0)
+    with timed("lp"):
+        lp = build_problem(ws, catalog, pairs, in_lp, cand, switching)
+    with timed("solve"):
+        result = _run(lp, solver, None if start is None else start.columns(pairs, lp), time_limit)
+    with timed("check"), no_deadline():
+        result, share, extra, activities = _checked(lp, solver, result)
+    cut: list[str] = []  # the parts of the review the command's time limit left out
+    full: LinearProgram | None = None if prune else lp
+
+    def full_lp() -> LinearProgram:  # the unpruned LP, built at most once and only when asked for
+        nonlocal full
+        if full is None:
+            full = insight.full_problem(inputs, pairs)
+        return full
+
+    with timed("review"):
+        break_even = {}
+        if review and result.slack is None and len(lp.var_w):
+            with _unless_out_of_time(cut, "break-even prices"):
+                break_even = insight.plan_break_even(pairs, lp, full_lp, share, result, solver, in_lp)
+        main, standard = main_options(pairs, lp, share), insight.standard_options(pairs)
+        known = {} if start is None else start.known_records(pairs, changed, lp, share, main, standard, break_even)
+        if start is not None:
+            log.debug("plan: %d of %d workload records taken from the start", len(known), pairs.shape[0])
+        if known:  # their compounding curves are the base's
+            main = main.copy()
+            main[list(known)] = -1
+        curves = insight.compounding_many(pairs, main, standard)
+    with timed("plan"):
+        plan = build_plan(
+            inputs,
+            pairs,
+            lp,
+            share,
+            result,
+            activities,
+            solver=NAMES[solver],
+            scenario=scenario,
+            break_even=break_even,
+            curves=curves,
+            known_rejections=start.known_rejections(changed) if start else None,
+            known_records=known,
+            extra=extra,
+        )
+        if time_limit is not None:
+            plan.solver.time_limit = time_limit
+        if plan.status == "optimal" and plan.solver.status == "Time limit":
+            plan.status = "feasible"
+    if any(r.constraint == "budget" for r in plan.relaxation):
+        with _unless_out_of_time(cut, "the budget needed if it alone moves"):
+            _budget_alone(inputs, pairs, in_lp, cand, solver, plan)
+    if review and plan.status != "infeasible" and (plan.commitments or switching is not None):
+        with timed("commitments"), _unless_out_of_time(cut, "commitment savings and break-evens, switch savings"):
+            insight.commitment_review(
+                plan,
+                inputs,
+                pairs,
+                lp,
+                share,
+                extra,
+                solver,
+                switching,
+                lambda other: build_problem(ws, other, pairs, in_lp, cand, switching),
+            )
+    if review:
+        with timed("baselines"):
+            plan.baselines = insight.baselines(inputs, pairs)
+    if plan.status == "optimal" and resilience and int(pairs.eligible.sum()) <= insight.RESILIENCE_MAX_PAIRS:
+        with timed("outages"), _unless_out_of_time(cut, "the outage table"):
+            plan.resilience = insight.resilience(pairs, plan, full_lp())
+    if cut:
+        plan.assumptions.append(
+            f"--time-limit {time_limit:g} s reached during the review: {'; '.join(cut)} not computed "
+            "(allow more time to see them)"
+        )
+    plan.risks = risks(plan)
+    return plan, pairs, cand
+
+
+def _budget_alone(inputs: Inputs, pairs: Pairs, in_lp, cand, solver: str, plan: Plan) -> None:
+    """When the smallest relaxation raises the budget, what the budget must be if it alone moves:
+    the cheapest plan meeting every other rule (none when other limits must move as well). The
+    smallest relaxation can move a share or a floor instead, which reads as a smaller budget."""
+    ws = inputs.workloads
+    free = ws.model_copy(update={"policy": ws.policy.model_copy(update={"budget": None})})
+    lp = build_problem(free, inputs.catalog, pairs, in_lp, cand)
+    result = solve_lp(lp, solver) if len(lp.var_w) else None
+    alone = lp.money(*settled(lp, result), total_only=True) if result is not None and result.ok else None
+    lost = any(w.status != "ok" for w in plan.workloads)
+    for r in plan.relaxation:
+        if r.constraint != "budget":
+            continue
+        r.alone = None if lost else alone
+        if r.alone is not None:
+            text = (
+                f"{r.meaning}; with every other rule kept, the budget must be at least {money(r.alone, plan.currency)}"
+            )
+        else:
+            text = f"{r.meaning}; other limits must move too (no plan meets every other rule at any budget)"
+        i = plan.diagnosis.index(r.meaning) if r.meaning in plan.diagnosis else None
+        r.meaning = text
+        if i is not None:
+            plan.diagnosis[i] = text
+
+
+def protected(pairs: Pairs, switching: Switching | None) -> np.ndarray:
+    """W x O: pairs pruning must keep: a workload with a switch cost may stay on its routes although a
+    cheaper option dominates them. (Options under a commitment are compared only with options under the
+    same one: prune.company_code.)"""
+    keep = np.zeros(pairs.shape, dtype=bool)
+    if switching is not None:
+        applies = np.array([switching.applies(w) for w in range(pairs.shape[0])], dtype=bool)
+        keep |= switching.old & applies[:, None]
+    return keep
+
+
+@contextmanager
+def _unless_out_of_time(cut: list[str], part: str) -> Iterator[None]:
+    """A part of the review, left out (and named in `cut`) when the command's time limit passes in it."""
+    try:
+        yield
+    except OutOfTime:
+        log.debug("review: %s cut short by the time limit", part)
+        cut.append(part)
+
+
+def _run(lp: LinearProgram, solver: str, start: np.ndarray | None, time_limit: float | None = None) -> SolveResult:
+    """The LP's optimum (by sifting from `start` where given), or its smallest relaxation. The optimum's
+    integer search stops at what is left of the time limit (the plan is the best found by then); the
+    relaxation shares the limit, and one it cuts short is an input error."""
+    if not len(lp.var_w):
+        return SolveResult(True, "Optimal", np.zeros(0), extra=np.zeros(len(lp.extras)))
+    result = None
+    left = seconds_left()
+    no_time = InputError.single(
+        "--time-limit", "", f"{time_limit or 0:g} s: no plan found in that time; allow more (or leave it out)"
+    )
+    if left is not None and left <= 0:
+        raise no_time
+    with no_deadline():
+        if start is not None and solver == "highs" and not lp.integer:
+            result = solve_sifted(lp, start)  # None: solve the whole LP
+            log.debug(
+                "solve: sifting from the start's routing %s",
+                "settled" if result is not None else "gave no answer; the whole LP is solved",
+            )
+        if result is None:
+            result = solve_lp(lp, solver, time_limit=left)
+    if not result.ok and left is not None and result.status != "Infeasible":
+        raise no_time
+    if not result.ok:
+        try:
+            result = relax_lp(lp, solver)
+        except OutOfTime:
+            raise InputError.single(
+                "--time-limit",
+                "",
+                f"{time_limit or 0:g} s: no plan meets every rule, and the search for the smallest change that "
+                "would give one did not finish in that time; allow more (or leave it out) to see what it lacks",
+            ) from None
+        if not result.ok:
+            raise PlannerError(f"the solver could not solve the relaxed problem ({result.status})")
+    return result
+
+
+def _checked(lp: LinearProgram, solver: str, result: SolveResult):
+    """The cleaned shares, checked on every row (a plan never claims a constraint it breaks): with CBC,
+    HiGHS gives a second opinion before the plan is refused."""
+    share, extra = settled(lp, result)
+    activities = lp.activities(share, extra)
+    violations = check_rows(lp, share, result.slack, activities)
+    if violations and solver != "highs":
+        retry = solve_lp(lp, "highs") if result.slack is None else relax_lp(lp, "highs")
+        if retry.ok:
+            share2, extra2 = settled(lp, retry)
+            if not check_rows(lp, share2, retry.slack, extra=extra2):
+                result, share, extra, violations = retry, share2, extra2, []
+                activities = lp.activities(share, extra)
+    if violations:
+        spread = _spread(lp)
+        raise PlannerError(
+            "the solver's answer violates constraints ("
+            + "; ".join(violations[:3])
+            + ")"
+            + (
+                f"; costs per task span {spread:.0f} orders of magnitude, more than the solver's "
+                "tolerances carry: check the inputs for a typo"
+                if spread > 9
+                else ""
+            )
+        )
+    return result, share, extra, activities
+
+
+def _spread(lp: LinearProgram) -> float:
+    positive = lp.spend[lp.spend > 0]
+    return float(np.log10(positive.max() / positive.min())) if len(positive) else 0.0
