@@ -1,7 +1,8 @@
 """The `planner` command line: parse, call, print, exit code. Heavy modules load inside commands.
 
-Exit codes: 0 done; 1 internal error; 2 bad input or usage; 3 no feasible plan; 4 a download failed
-(catalog fetch: offline, an HTTP error after the retries, an answer that is not the documented JSON).
+Exit codes (exits.py and core.errors): 0 done; 1 internal error; 2 bad input or usage; 3 no feasible plan;
+4 a download failed (catalog fetch: offline, an HTTP error after the retries, an answer that is not the
+documented JSON); 128 + N stopped by signal N.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 import typer
 
 from planner import __version__
+from planner.cli import exits
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -33,7 +35,6 @@ workloads_app = typer.Typer(
 )
 app.add_typer(workloads_app, name="workloads")
 
-EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_INFEASIBLE, EXIT_FETCH = 0, 1, 2, 3, 4
 GC_THRESHOLD = 100_000
 _state = {"debug": False}
 
@@ -69,29 +70,17 @@ def _err(message: str) -> None:
 
 def _guard(fn: Callable[[], int | None]) -> None:
     """Run a command body; turn known errors into one-line messages and exit codes."""
-    from planner.core.errors import FetchError, InputError, PlannerError
+    from planner.core.errors import PlannerError
 
     try:
-        code = fn() or EXIT_OK
-    except InputError as exc:
+        code = fn() or exits.OK
+    except PlannerError as exc:  # the one family: its own line and exit code
         _signalled()
         if _state["debug"]:
             raise
-        for line in exc.lines():
+        for line in exc.lines(as_flags=True):
             _err(line)
-        raise typer.Exit(EXIT_INPUT) from None
-    except FetchError as exc:
-        _signalled()
-        if _state["debug"]:
-            raise
-        _err(str(exc))
-        raise typer.Exit(EXIT_FETCH) from None
-    except PlannerError as exc:
-        _signalled()
-        if _state["debug"]:
-            raise
-        _err(f"error: {exc}")
-        raise typer.Exit(EXIT_INTERNAL) from None
+        raise typer.Exit(exc.exit_code) from None
     except (typer.Exit, KeyboardInterrupt):
         raise
     except Exception as exc:
@@ -99,7 +88,7 @@ def _guard(fn: Callable[[], int | None]) -> None:
         if _state["debug"]:
             raise
         _err(f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)")
-        raise typer.Exit(EXIT_INTERNAL) from None
+        raise typer.Exit(exits.INTERNAL) from None
     raise typer.Exit(code)
 
 

@@ -6,13 +6,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from planner.core.errors import InputError
+from planner.cli import exits
+from planner.core.errors import ExportError, InputError
 from planner.core.files import Outputs, check_targets, file_stem, write_all
 from planner.core.fmt import json_text, ordinal, visible
 from planner.core.timing import deadline, timed
 from planner.model.load import load_catalog, load_inputs, load_scenario
-
-EXIT_OK, EXIT_INFEASIBLE = 0, 3
 
 
 def solve(
@@ -44,7 +43,7 @@ def solve(
     with timed("write"):
         write_all({paths["plan"]: plan.to_json(), paths["report"]: render_plan_report(plan)})
     print_plan(plan, fmt, paths)
-    return EXIT_INFEASIBLE if plan.status == "infeasible" else EXIT_OK
+    return exits.INFEASIBLE if plan.status == "infeasible" else exits.OK
 
 
 def _plan_stem(inputs, workloads: Path) -> str:
@@ -113,7 +112,7 @@ def explain(workloads: Path, workload: str, catalog: Path | None, fmt: str) -> i
         print_explain(rows, title, inputs.catalog.currency)
     else:
         print_rows(rows, fmt, title=title)
-    return EXIT_OK
+    return exits.OK
 
 
 def whatif(
@@ -175,7 +174,7 @@ def whatif(
         outputs.add(report, render_whatif_report(base, results))
         outputs.commit()
     print_whatif(base, results, report)
-    return EXIT_OK if all(o.status == "optimal" for o in outcomes) and base.status == "optimal" else EXIT_INFEASIBLE
+    return exits.OK if all(o.status == "optimal" for o in outcomes) and base.status == "optimal" else exits.INFEASIBLE
 
 
 def _check_scenario_names(scenarios: list) -> None:
@@ -211,7 +210,7 @@ def frontier(workloads: Path, catalog: Path | None, workload: str | None, points
         result = sweep(inputs, workload, points, progress=step)
     write_all({csv_path: result.to_csv(), html: render_frontier_report(result)})
     print_frontier(result, inputs.name, workload, html, csv_path)
-    return EXIT_OK
+    return exits.OK
 
 
 def compare(old_path: Path, new_path: Path, out: Path, fmt: str, label: list[str] | None = None) -> int:
@@ -248,7 +247,7 @@ def compare(old_path: Path, new_path: Path, out: Path, fmt: str, label: list[str
         )
     else:
         print_compare(cmp, html)
-    return EXIT_OK
+    return exits.OK
 
 
 def _rescaled_workloads(cmp, old, new) -> dict[str, str]:
@@ -277,7 +276,7 @@ def catalog_show(catalog: Path, fmt: str, metric: str | None = None) -> int:
         print_catalog(cat, opts, metric_lines(cat, opts), title, metric)
     else:
         print_rows(catalog_rows(cat), fmt, title=title)
-    return EXIT_OK
+    return exits.OK
 
 
 def catalog_validate(catalog: Path) -> int:
@@ -290,7 +289,7 @@ def catalog_validate(catalog: Path) -> int:
         f"{catalog}: ok: {len(cat.offerings)} offerings, {len(build_options(cat))} options{sold}, "
         f"{len({o.vendor for o in cat.offerings})} vendors"
     )
-    return EXIT_OK
+    return exits.OK
 
 
 def catalog_import(
@@ -311,7 +310,7 @@ def catalog_import(
         by_reason[(src, reason)] = by_reason.get((src, reason), 0) + 1
     for (src, reason), n in sorted(by_reason.items(), key=lambda kv: -kv[1]):
         _say(f"  left out: {n} from {src}: {reason}", file=sys.stderr)
-    return EXIT_OK
+    return exits.OK
 
 
 def catalog_fetch(
@@ -347,7 +346,7 @@ def catalog_fetch(
     _say(summary(out, result, time.monotonic() - start), file=sys.stderr)
     if out_catalog is not None:
         return catalog_import(str(out), [], Path(out_catalog), name, None, free_tiers)
-    return EXIT_OK
+    return exits.OK
 
 
 def _left_out_path(out: Path) -> Path:
@@ -371,7 +370,7 @@ def catalog_diff(old: Path, new: Path, fmt: str) -> int:
                 _say(r["note"])
         rows = [r for r in rows if r["change"] != "rescaled"]
     print_rows(rows, fmt, title="catalog changes")
-    return EXIT_OK
+    return exits.OK
 
 
 def _plain_dumper():
@@ -433,7 +432,7 @@ def export(
         else:
             notes.append("the traffic shares were not written: give --out or --shares-out")
     if unknown and not allow_unknown:
-        raise ExportRefused(str(plan_path), to, unknown)
+        raise ExportError(str(plan_path), to, unknown)
     if out is not None:
         files[Path(out)] = text
     if files:
@@ -446,26 +445,7 @@ def export(
         _say(f"note: {note}", file=sys.stderr)
     for path in files:
         _say(f"wrote {path}", file=sys.stderr)
-    return EXIT_OK
-
-
-class ExportRefused(InputError):
-    """Options whose gateway id, provider slug or effort no list has: one line, every option named."""
-
-    def __init__(self, file: str, to: str, unknown: dict[str, list[str]]):
-        super().__init__(file)
-        self.to, self.unknown = to, unknown
-
-    def lines(self) -> list[str]:
-        n = len(self.unknown)
-        what = "id or effort" if self.to == "litellm" else "model id, provider or effort"
-        return [
-            visible(
-                f"{self.file}: export refused: {n} option{'s' if n > 1 else ''} with no known {self.to} "
-                f"{what}: {_unknown_text(self.unknown)}; set the catalog's gateway.{self.to} ids, "
-                "point --sources at newer lists, or pass --allow-unknown to export them unchecked"
-            )
-        ]
+    return exits.OK
 
 
 def _unknown_text(unknown: dict[str, list[str]]) -> str:
@@ -522,7 +502,7 @@ def workloads_from_logs(
         files[Path(aggregates)] = aggregates_csv(rows)
     write_all(files)
     _print_written(written, files, out)
-    return EXIT_OK
+    return exits.OK
 
 
 def workloads_from_aggregates(
@@ -546,7 +526,7 @@ def workloads_from_aggregates(
     written = build_files(agg, out, provenance, period, name, catalog, "planner workloads from-aggregates")
     write_all(written.files)
     _print_written(written, written.files, out)
-    return EXIT_OK
+    return exits.OK
 
 
 def _check_catalog(catalog: Path | None) -> None:
@@ -633,7 +613,7 @@ def replay(
         }
     )
     print_replay(result, source, files)
-    return EXIT_OK
+    return exits.OK
 
 
 def catalog_calibrate(
@@ -675,4 +655,4 @@ def catalog_calibrate(
         f"{result.not_seen} not seen (figures kept)",
         file=sys.stderr,
     )
-    return EXIT_OK
+    return exits.OK

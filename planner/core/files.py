@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from planner.core.errors import InputError
+from planner.core.errors import InputError, Setting
 
 MAX_MB_DEFAULT = 64  # input files larger than this are refused; PLANNER_MAX_FILE_MB raises the limit
 STEM_MAX_BYTES = 200  # a name in an output file name: with its suffixes, under the usual 255-byte limit
@@ -211,7 +211,7 @@ def _remove(path: str) -> None:
 
 
 def _unwritable(path: Path, exc: OSError) -> InputError:
-    return InputError.single(str(path), "--out", f"cannot be written: {exc.strerror or exc}")
+    return InputError.single(str(path), Setting("out"), f"cannot be written: {exc.strerror or exc}")
 
 
 def umask() -> int:
@@ -225,10 +225,14 @@ def check_targets(paths, out: Path | None = None) -> None:
     """Before any work or write: --out is a folder (or can be made one) and no folder stands where an
     output file goes."""
     if out is not None and os.path.exists(out) and not os.path.isdir(out):
-        raise InputError.single(str(out), "--out", "exists and is not a folder")
+        raise InputError.single(str(out), Setting("out"), "exists and is not a folder")
     for path in paths:
         if os.path.isdir(path):  # (False for a name the file system cannot hold: staging then says why)
-            raise InputError.single(str(path), "--out", "a folder stands where this file goes; move it or choose --out")
+            raise InputError.single(
+                str(path),
+                Setting("out"),
+                "a folder stands where this file goes; move it or choose another output folder",
+            )
 
 
 def write_all(files: dict[Path, Any]) -> None:

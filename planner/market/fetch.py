@@ -10,7 +10,7 @@ output folder as it was.
 The network fails in ordinary ways, so every request has a connect and a read timeout and is retried a
 bounded number of times, with exponential backoff, on a timeout, a broken connection, 429 (after what
 Retry-After asks, capped) and 5xx. What still fails is one line (the URL, what happened, what to do)
-and exit code 4 (errors.FetchError). A body that is not the JSON the API documents is refused the same
+and exit code 4 (errors.NetworkError). A body that is not the JSON the API documents is refused the same
 way: a truncated download must not become a catalog.
 """
 
@@ -32,7 +32,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from planner import __version__
-from planner.core.errors import FetchError, InputError
+from planner.core.errors import InputError, NetworkError, Setting
 from planner.core.files import Outputs, file_stem, max_input_bytes, umask
 from planner.core.fmt import visible
 from planner.market.catalog_import import KINDS, PROVENANCE_JSON
@@ -43,7 +43,7 @@ DEFAULT_URLS = {
     "aa": "https://artificialanalysis.ai",
 }
 URL_ENV = {"openrouter": "PLANNER_OPENROUTER_URL", "litellm": "PLANNER_LITELLM_URL", "aa": "PLANNER_AA_URL"}
-URL_OPTION = {"openrouter": "--openrouter-url", "litellm": "--litellm-url", "aa": "--aa-url"}
+URL_OPTION = {k: Setting(f"{k}_url") for k in ("openrouter", "litellm", "aa")}  # --openrouter-url ...
 AA_KEY_ENV = "ARTIFICIAL_ANALYSIS_API_KEY"
 OPENROUTER_KEY_ENV = "OPENROUTER_API_KEY"
 AA_KEY_HELP = "create a key at https://artificialanalysis.ai (Insights Platform, API keys)"
@@ -127,15 +127,20 @@ def settings(
     input error naming it."""
     return Settings(
         {k: _url(k, urls.get(k)) for k in KINDS if k in sources},
-        _number("--timeout", timeout_s, "PLANNER_FETCH_TIMEOUT_S", TIMEOUT_S, 0.001, 3600),
+        _number(Setting("timeout"), timeout_s, "PLANNER_FETCH_TIMEOUT_S", TIMEOUT_S, 0.001, 3600),
         _number(
-            "--connect-timeout", connect_timeout_s, "PLANNER_FETCH_CONNECT_TIMEOUT_S", CONNECT_TIMEOUT_S, 0.001, 600
+            Setting("connect_timeout"),
+            connect_timeout_s,
+            "PLANNER_FETCH_CONNECT_TIMEOUT_S",
+            CONNECT_TIMEOUT_S,
+            0.001,
+            600,
         ),
-        int(_number("--retries", retries, "PLANNER_FETCH_RETRIES", RETRIES, 0, 20, whole=True)),
+        int(_number(Setting("retries"), retries, "PLANNER_FETCH_RETRIES", RETRIES, 0, 20, whole=True)),
         _number(None, None, "PLANNER_FETCH_BACKOFF_S", BACKOFF_S, 0, 60),
         _number(None, None, "PLANNER_FETCH_RETRY_AFTER_MAX_S", RETRY_AFTER_MAX_S, 0, 3600),
-        int(_number("--concurrency", concurrency, "PLANNER_FETCH_CONCURRENCY", CONCURRENCY, 1, 32, whole=True)),
-        _number("--deadline", deadline_s, "PLANNER_FETCH_DEADLINE_S", DEADLINE_S, 0.001, 86400),
+        int(_number(Setting("concurrency"), concurrency, "PLANNER_FETCH_CONCURRENCY", CONCURRENCY, 1, 32, whole=True)),
+        _number(Setting("deadline"), deadline_s, "PLANNER_FETCH_DEADLINE_S", DEADLINE_S, 0.001, 86400),
     )
 
 
@@ -223,7 +228,7 @@ class _Client:
 
     def get(self, url: str, kind: str, headers: dict[str, str] | None = None) -> tuple[bytes, str, object, str]:
         """The body (bytes), when it arrived (UTC), the parsed JSON and the URL it came from (after
-        redirects); FetchError after the retries."""
+        redirects); NetworkError after the retries."""
         httpx = self.httpx
         source = kind.split("-")[0]
         attempts = 1 + self.cfg.retries
@@ -241,7 +246,7 @@ class _Client:
                 if served_by != url:
                     last += f" from {served_by[:120]} (redirected there)"
                 if status not in RETRY_STATUS:
-                    raise FetchError(url, last, _todo_status(status, source, moved=served_by != url))
+                    raise NetworkError(url, last, _todo_status(status, source, moved=served_by != url))
                 asked = self._retry_after(response)
                 if asked is not None:
                     wait_s = asked
@@ -259,7 +264,7 @@ class _Client:
             if attempt < attempts:
                 self._wait(wait_s)
         tries = f"after {attempts} attempt{'s' if attempts > 1 else ''}"
-        raise FetchError(url, f"{last} {tries}", _todo_after(last, source))
+        raise NetworkError(url, f"{last} {tries}", _todo_after(last, source))
 
     def _attempt(self, url: str, headers: dict[str, str]):
         """One attempt: GET, following at most MAX_REDIRECTS redirects by hand, so that a secret header
@@ -277,17 +282,17 @@ class _Client:
                 try:
                     target = response.url.join(location)
                 except self.httpx.InvalidURL:
-                    raise FetchError(
+                    raise NetworkError(
                         url, f"redirected to an invalid address {location[:80]!r}", "check the URL"
                     ) from None
             if target.scheme not in ("http", "https"):
-                raise FetchError(url, f"redirected to a {target.scheme!r} address, not http(s)", "check the URL")
+                raise NetworkError(url, f"redirected to a {target.scheme!r} address, not http(s)", "check the URL")
             if _origin(target) != origin:  # the key stays with the host it was configured for
                 sent = {k: v for k, v in sent.items() if k.lower() not in SECRET_HEADERS}
             current = str(target)
             if time.monotonic() - started > self.cfg.deadline_s:
                 raise _TooSlow
-        raise FetchError(
+        raise NetworkError(
             url,
             f"more than {MAX_REDIRECTS} redirects (last to {current[:120]}): a redirect loop",
             "check the URL, or point it at the final address",
@@ -298,7 +303,7 @@ class _Client:
         for chunk in response.iter_bytes():
             size += len(chunk)
             if size > self.limit:
-                raise FetchError(
+                raise NetworkError(
                     url,
                     f"the answer is larger than the {self.limit / 2**20:g} MB limit for input files",
                     "set PLANNER_MAX_FILE_MB to raise it",
@@ -327,7 +332,7 @@ def _reason(exc: Exception) -> str:
 
 
 def _where_to_set(kind: str) -> str:
-    return f"{URL_OPTION[kind]} or {URL_ENV[kind]}"
+    return f"{URL_OPTION[kind].shown(True)} or {URL_ENV[kind]}"
 
 
 def _todo_status(status: int, kind: str, moved: bool = False) -> str:
@@ -381,36 +386,36 @@ def _list_in(data) -> bool:
 
 
 def _parse(body: bytes, url: str, kind: str):
-    """The body as JSON of the documented shape; a FetchError otherwise (a truncated download, an error
+    """The body as JSON of the documented shape; a NetworkError otherwise (a truncated download, an error
     page served with 200, a URL that points at something else)."""
     try:
         data = json.loads(body.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise FetchError(url, f"the answer is not UTF-8 text (byte {exc.start})", "check the URL") from None
+        raise NetworkError(url, f"the answer is not UTF-8 text (byte {exc.start})", "check the URL") from None
     except json.JSONDecodeError as exc:
-        raise FetchError(
+        raise NetworkError(
             url,
             f"the answer is not valid JSON ({exc.msg} at character {exc.pos} of {len(body)} bytes): "
             "a truncated download, or not JSON",
             "fetch again; if it persists, check the URL",
         ) from None
     except RecursionError:
-        raise FetchError(url, "the answer is not valid JSON: nested too deeply", "check the URL") from None
+        raise NetworkError(url, "the answer is not valid JSON: nested too deeply", "check the URL") from None
     what, ok = WHAT[kind]
     if not ok(data):
         source = kind.split("-")[0]
-        raise FetchError(url, f"the answer is not {what}", f"check the URL ({_where_to_set(source)})")
+        raise NetworkError(url, f"the answer is not {what}", f"check the URL ({_where_to_set(source)})")
     return data
 
 
 def check_out(out: Path) -> None:
     """Before any download: the output folder is new, empty, or a former fetch's (which is replaced)."""
     if out.exists() and not out.is_dir():
-        raise InputError.single(str(out), "--out", "exists and is not a folder")
+        raise InputError.single(str(out), Setting("out"), "exists and is not a folder")
     if out.is_dir() and any(out.iterdir()) and not (out / PROVENANCE_JSON).is_file():
         raise InputError.single(
             str(out),
-            "--out",
+            Setting("out"),
             f"holds files but no {PROVENANCE_JSON}: not a former fetch, so not replaced; choose a new or empty folder",
         )
 
@@ -592,7 +597,7 @@ def _install(out: Path, saved: list[Saved], skipped: list[tuple[str, str]] = ())
             (stage / PROVENANCE_MD).write_text(provenance_md(saved, skipped), encoding="utf-8")
             os.chmod(stage, 0o777 & ~umask())
         except OSError as exc:
-            raise InputError.single(str(out), "--out", f"cannot be written: {exc.strerror or exc}") from None
+            raise InputError.single(str(out), Setting("out"), f"cannot be written: {exc.strerror or exc}") from None
         outputs.commit()
 
 

@@ -18,7 +18,7 @@ from typing import Protocol
 
 import numpy as np
 
-from planner.core.errors import InputError
+from planner.core.errors import InputError, Setting
 from planner.core.timing import OutOfTime, run_limit
 from planner.optimize.lp import LinearProgram
 
@@ -80,7 +80,9 @@ class SolverModel(Protocol):
 def pick_solver(name: str = "auto") -> str:
     """auto: HiGHS when highspy is installed (a dependency, so nearly always), else CBC from PuLP."""
     if name not in SOLVERS:
-        raise InputError.single("--solver", "", f"unknown solver '{name}'; expected one of: {', '.join(SOLVERS)}")
+        raise InputError.single(
+            Setting("solver"), "", f"unknown solver '{name}'; expected one of: {', '.join(SOLVERS)}"
+        )
     if name != "auto":
         return name
     from importlib.util import find_spec
@@ -97,7 +99,7 @@ def make_model(
         return HighsModel(lp, integer=integer, elastic=elastic, presolve=presolve)
     if solver == "cbc":
         return PulpModel(lp, integer=integer, elastic=elastic)
-    raise InputError.single("--solver", "", f"unknown solver '{solver}'; expected one of: {', '.join(SOLVERS)}")
+    raise InputError.single(Setting("solver"), "", f"unknown solver '{solver}'; expected one of: {', '.join(SOLVERS)}")
 
 
 def _relaxed_rows(lp: LinearProgram, elastic: bool) -> list[int]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from planner.core.arrays import dot, per_workload
-from planner.core.errors import PlannerError
+from planner.core.errors import SolverError
 from planner.optimize.backends import make_model
 from planner.optimize.lp import FEAS_TOL, SHARE_EPS, TIED_DJ, LinearProgram, check_rows, clean_shares
 
@@ -83,7 +83,7 @@ def relax_lp(lp: LinearProgram, solver: str) -> SolveResult:
     weights = np.array([row.relax_weight for row in lp.rows if row.relax_weight is not None], dtype=float)
     model.set_costs(np.zeros(len(lp.var_w)), weights)
     if not model.run():
-        raise PlannerError(f"the relaxed problem could not be solved ({model.status})")
+        raise SolverError(f"the relaxed problem could not be solved ({model.status})")
     least, values = model.objective(), model.slack_values()
     bound = model.add_cap(True, weights, least * (1 + 1e-7) + 1e-9)
     model.set_costs(lp.full_objective)

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from planner.core.errors import InputError, PlannerError
+from planner.core.errors import InputError, Setting, SolverError
 from planner.core.fmt import money
 from planner.core.timing import OutOfTime, deadline, log, no_deadline, seconds_left, timed
 from planner.model.load import Inputs
@@ -217,7 +217,7 @@ def _run(lp: LinearProgram, solver: str, start: np.ndarray | None, time_limit: f
     result = None
     left = seconds_left()
     no_time = InputError.single(
-        "--time-limit", "", f"{time_limit or 0:g} s: no plan found in that time; allow more (or leave it out)"
+        Setting("time_limit"), "", f"{time_limit or 0:g} s: no plan found in that time; allow more (or leave it out)"
     )
     if left is not None and left <= 0:
         raise no_time
@@ -237,13 +237,13 @@ def _run(lp: LinearProgram, solver: str, start: np.ndarray | None, time_limit: f
             result = relax_lp(lp, solver)
         except OutOfTime:
             raise InputError.single(
-                "--time-limit",
+                Setting("time_limit"),
                 "",
                 f"{time_limit or 0:g} s: no plan meets every rule, and the search for the smallest change that "
                 "would give one did not finish in that time; allow more (or leave it out) to see what it lacks",
             ) from None
         if not result.ok:
-            raise PlannerError(f"the solver could not solve the relaxed problem ({result.status})")
+            raise SolverError(f"the solver could not solve the relaxed problem ({result.status})")
     return result
 
 
@@ -262,7 +262,7 @@ def _checked(lp: LinearProgram, solver: str, result: SolveResult):
                 activities = lp.activities(share, extra)
     if violations:
         spread = _spread(lp)
-        raise PlannerError(
+        raise SolverError(
             "the solver's answer violates constraints ("
             + "; ".join(violations[:3])
             + ")"
