@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -28,6 +29,27 @@ from planner.review import insight
 from planner.review.risks import risks
 
 
+@dataclass(frozen=True)
+class SolveOptions:
+    """How to solve: the solver ("auto", "highs", "cbc"); review: also the vendor-review figures that need
+    more than the plan itself (break-even prices, baselines, commitment savings); resilience: also the
+    outage table; prune=False sends every eligible pair to the solver (the plan is the same; for tests and
+    benchmarks); time_limit: seconds the whole solve may take (the integer search stops with the best plan
+    found, status `feasible` unless proven, and a review cut short says so)."""
+
+    solver: str = "auto"
+    review: bool = True
+    resilience: bool = True
+    prune: bool = True
+    time_limit: float | None = None
+
+
+def solve(inputs: Inputs, options: SolveOptions = SolveOptions()) -> Plan:
+    """The plan for the inputs: the cheapest routing meeting every rule, or the diagnosis of why none does."""
+    with deadline(options.time_limit):
+        return _solve(inputs, options)[0]
+
+
 def solve_inputs(
     inputs: Inputs,
     solver: str = "auto",
@@ -39,33 +61,29 @@ def solve_inputs(
     prune: bool = True,
     time_limit: float | None = None,
 ) -> Plan:
-    """The plan for the inputs: the cheapest routing meeting every rule, or the diagnosis of why none does.
-
-    review: also the vendor-review figures that need more than the plan itself (break-even prices,
-    baselines); resilience: also the outage table. start: a solved base of similar inputs (a what-if
-    scenario's), whose tables and routing the solve starts from. prune=False sends every eligible
-    pair to the solver (for tests and benchmarks: the plan is the same). time_limit: seconds an integer
-    search may take; the plan is then the best found, with its gap (status `feasible` unless proven)."""
+    """solve() with the options spelled out, and for a what-if scenario its name and `start`: a solved base
+    of similar inputs, whose tables and routing the solve starts from."""
+    options = SolveOptions(solver, review, resilience, prune, time_limit)
     with deadline(time_limit):
-        return _solve(inputs, solver, scenario, start, review, resilience, prune, time_limit)[0]
+        return _solve(inputs, options, scenario, start)[0]
 
 
 def solve_base(inputs: Inputs, solver: str = "auto") -> tuple[Plan, WarmStart]:
-    """solve_inputs, and what scenarios of the same files can start from."""
-    plan, pairs, cand = _solve(inputs, solver, None, None, True, True, True)
+    """solve(), and what scenarios of the same files can start from."""
+    plan, pairs, cand = _solve(inputs, SolveOptions(solver))
     return plan, WarmStart.of(inputs, pairs, cand, plan)
 
 
 def _solve(
-    inputs: Inputs,
-    solver: str,
-    scenario: str | None,
-    start: WarmStart | None,
-    review: bool,
-    resilience: bool,
-    prune: bool,
-    time_limit: float | None = None,
+    inputs: Inputs, options: SolveOptions, scenario: str | None = None, start: WarmStart | None = None
 ) -> tuple[Plan, Pairs, np.ndarray]:
+    solver, review, resilience, prune, time_limit = (
+        options.solver,
+        options.review,
+        options.resilience,
+        options.prune,
+        options.time_limit,
+    )
     solver = pick_solver(solver)
     ws, catalog = inputs.workloads, inputs.catalog
     with timed("pairs"):
