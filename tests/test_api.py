@@ -64,3 +64,20 @@ def test_errors_are_one_family_with_their_exit_codes(tmp_path):
     assert str(err.value).startswith("solver: unknown solver") and err.value.lines(as_flags=True)[0].startswith(
         "--solver: unknown solver"
     )
+
+
+def test_the_readme_example_runs(tmp_path, monkeypatch, capsys):
+    """README.md, "From Python": its code block, run as written from a folder like a checkout."""
+    text = (ROOT / "README.md").read_text()
+    block = text.split("## From Python", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    for name in ("workloads", "scenarios", "catalogs"):
+        (tmp_path / name).symlink_to(ROOT / name)
+    from typer.testing import CliRunner
+
+    from planner.cli import app
+
+    assert CliRunner().invoke(app, ["solve", str(SUPPORT), "--out", str(tmp_path / "reports")]).exit_code == 0
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block, "README.md", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].startswith("optimal ") and "workloads/missing.yaml" in printed[-1] and printed[-1].endswith(" 2")
