@@ -6,7 +6,19 @@ import pytest
 from conftest import catalog_of, make_inputs, offering, workload, workloads_of
 
 from planner.core.errors import InputError
-from planner.optimize.backends import NAMES, HighsModel, PulpModel, highs_model, make_model, pick_solver, run_settled
+from planner.optimize.backends import (
+    INTEGER,
+    REGISTRY,
+    RESOLVE,
+    WARM_START,
+    HighsModel,
+    PulpModel,
+    can,
+    highs_model,
+    make_model,
+    pick_solver,
+    run_settled,
+)
 from planner.optimize.lp import build_problem
 from planner.optimize.pairs import build_pairs
 
@@ -28,7 +40,10 @@ def test_pick_solver():
         pick_solver("gurobi")
     with pytest.raises(InputError, match="unknown solver 'gurobi'"):
         make_model("gurobi", cheap_and_dear())
-    assert NAMES == {"cbc": "CBC", "highs": "HiGHS"}
+    assert {k: b.name for k, b in REGISTRY.items()} == {"cbc": "CBC", "highs": "HiGHS"}
+    # what each can do beyond a cold solve: CBC has no warm re-solve and no warm start
+    assert all(can("highs", c) for c in (INTEGER, RESOLVE, WARM_START))
+    assert can("cbc", INTEGER) and not can("cbc", RESOLVE) and not can("cbc", WARM_START)
 
 
 def test_make_model_gives_each_backend():

@@ -43,10 +43,12 @@ def test_break_even_prices_are_the_same_from_either_solver():
 
 
 def test_vendor_outage_table_in_the_plan():
-    plan = solve_dicts(
-        workloads_of(workload("w1"), workload("w2", capability={"min": 90})),
-        catalog_of(offering("a1", vendor="a"), offering("b1", vendor="b", price_in=3, price_out=3, capability=95)),
-    )
+    ws = workloads_of(workload("w1"), workload("w2", capability={"min": 90}))
+    cat = catalog_of(offering("a1", vendor="a"), offering("b1", vendor="b", price_in=3, price_out=3, capability=95))
+    plan = solve_dicts(ws, cat, "highs")
+    cbc = solve_dicts(ws, cat, "cbc")  # CBC cannot re-solve warm: the table is refused in one sentence
+    assert not cbc.resilience and any("which CBC cannot do" in a for a in cbc.assumptions)
+    assert cbc.total_cost == pytest.approx(plan.total_cost)
     out = {r.vendor: r for r in plan.resilience}
     assert out["a"].cost_without == pytest.approx(2 * 1000 * 6000 / 1e6)  # both on b at $0.006/task
     assert out["a"].lost_workloads == []

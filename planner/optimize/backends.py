@@ -14,6 +14,8 @@ import os
 import sys
 import time
 import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -22,10 +24,13 @@ from planner.core.errors import InputError, Setting
 from planner.core.timing import OutOfTime, run_limit
 from planner.optimize.lp import LinearProgram
 
-SOLVERS = ("auto", "cbc", "highs")
 MIP_GAP = 1e-9  # the relative gap an integer plan is proven optimal to
 CONTRACT_GAP = 1e-6  # ... and one with commitments or switches (SPEC v1.6)
-NAMES = {"cbc": "CBC", "highs": "HiGHS"}
+
+# What a backend can do, beyond solving an LP from scratch:
+INTEGER = "integer"  # integer columns (max_options, commitments, switches)
+RESOLVE = "resolve"  # keep the model and re-solve it warm after changing bounds and rows (outages, frontiers)
+WARM_START = "warm start"  # start from another model's routing (a what-if scenario, by sifting)
 
 
 class SolverModel(Protocol):
@@ -77,13 +82,48 @@ class SolverModel(Protocol):
         """(columns, rows) of the model as it stands."""
 
 
+@dataclass(frozen=True)
+class Backend:
+    """A solver the planner can use: its name in plans, how to build a SolverModel of an LP, and what it
+    can do (INTEGER, RESOLVE, WARM_START)."""
+
+    name: str
+    model: Callable[..., SolverModel]
+    can: frozenset[str]
+
+
+def _highs(lp: LinearProgram, *, integer: bool, elastic: bool, presolve: bool) -> SolverModel:
+    return HighsModel(lp, integer=integer, elastic=elastic, presolve=presolve)
+
+
+def _pulp(lp: LinearProgram, *, integer: bool, elastic: bool, presolve: bool) -> SolverModel:
+    return PulpModel(lp, integer=integer, elastic=elastic)  # (CBC through PuLP: presolve is its own)
+
+
+REGISTRY: dict[str, Backend] = {
+    "highs": Backend("HiGHS", _highs, frozenset({INTEGER, RESOLVE, WARM_START})),
+    "cbc": Backend("CBC", _pulp, frozenset({INTEGER})),
+}
+SOLVERS = ("auto", *sorted(REGISTRY))
+
+
+def backend(solver: str) -> Backend:
+    """The registered backend of a solver name ("highs", "cbc"); an input error naming the choices."""
+    found = REGISTRY.get(solver)
+    if found is None:
+        expected = ", ".join(SOLVERS)
+        raise InputError.single(Setting("solver"), "", f"unknown solver '{solver}'; expected one of: {expected}")
+    return found
+
+
+def can(solver: str, capability: str) -> bool:
+    return capability in backend(solver).can
+
+
 def pick_solver(name: str = "auto") -> str:
     """auto: HiGHS when highspy is installed (a dependency, so nearly always), else CBC from PuLP."""
-    if name not in SOLVERS:
-        raise InputError.single(
-            Setting("solver"), "", f"unknown solver '{name}'; expected one of: {', '.join(SOLVERS)}"
-        )
     if name != "auto":
+        backend(name)
         return name
     from importlib.util import find_spec
 
@@ -93,13 +133,9 @@ def pick_solver(name: str = "auto") -> str:
 def make_model(
     solver: str, lp: LinearProgram, *, integer: bool = True, elastic: bool = False, presolve: bool = False
 ) -> SolverModel:
-    """The LP in the named solver ("highs" or "cbc"): integer adds the max_options binaries, elastic a
-    slack per relaxable row. presolve (HiGHS) starts with presolve on, for small restricted LPs."""
-    if solver == "highs":
-        return HighsModel(lp, integer=integer, elastic=elastic, presolve=presolve)
-    if solver == "cbc":
-        return PulpModel(lp, integer=integer, elastic=elastic)
-    raise InputError.single(Setting("solver"), "", f"unknown solver '{solver}'; expected one of: {', '.join(SOLVERS)}")
+    """The LP in the named solver's backend: integer adds the max_options binaries, elastic a slack per
+    relaxable row. presolve (HiGHS) starts with presolve on, for small restricted LPs."""
+    return backend(solver).model(lp, integer=integer, elastic=elastic, presolve=presolve)
 
 
 def _relaxed_rows(lp: LinearProgram, elastic: bool) -> list[int]:

@@ -53,6 +53,10 @@ class Resolver:
         for j, v in self.moved.set_coefs(row, cols, values):
             self.h.changeCoeff(row, j, v)
 
+    def set_row_bounds(self, row: int, lower: float, upper: float) -> None:
+        """A row's bounds (an outage frees a workload left with no option from its cover row)."""
+        self.h.changeRowBounds(row, lower, upper)
+
     def set_row_lower(self, row: int, lower: float) -> None:
         """The lower bound of a '>=' row (a sweep moving a floor)."""
         self.moved.row_lower[row] = lower
@@ -178,6 +182,10 @@ class SiftedResolver(Resolver):
                 self._model.changeCoeff(row, int(self._where[j]), v)
         if self._whole is not None:
             self._whole.set_coefs(row, cols, values)
+
+    def set_row_bounds(self, row: int, lower: float, upper: float) -> None:
+        """A row's bounds (an outage frees a workload left with no option from its cover row)."""
+        self.h.changeRowBounds(row, lower, upper)
 
     def set_row_lower(self, row: int, lower: float) -> None:
         self.moved.row_lower[row] = lower

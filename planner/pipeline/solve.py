@@ -16,7 +16,7 @@ from planner.core.errors import InputError, Setting, SolverError
 from planner.core.fmt import money
 from planner.core.timing import OutOfTime, deadline, log, no_deadline, seconds_left, timed
 from planner.model.load import Inputs
-from planner.optimize.backends import NAMES, pick_solver
+from planner.optimize.backends import RESOLVE, WARM_START, backend, can, pick_solver
 from planner.optimize.lp import LinearProgram, Switching, build_problem, check_rows, switching_of
 from planner.optimize.pairs import Pairs, build_pairs
 from planner.optimize.prune import candidates
@@ -136,7 +136,7 @@ def _solve(
             share,
             result,
             activities,
-            solver=NAMES[solver],
+            solver=backend(solver).name,
             scenario=scenario,
             break_even=break_even,
             curves=curves,
@@ -167,7 +167,13 @@ def _solve(
     if review:
         with timed("baselines"):
             plan.baselines = insight.baselines(inputs, pairs)
-    if plan.status == "optimal" and resilience and int(pairs.eligible.sum()) <= insight.RESILIENCE_MAX_PAIRS:
+    outages = plan.status == "optimal" and resilience and int(pairs.eligible.sum()) <= insight.RESILIENCE_MAX_PAIRS
+    if outages and not can(solver, RESOLVE):
+        plan.assumptions.append(
+            f"the outage table was not computed: it re-solves the plan warm once per company, which "
+            f"{backend(solver).name} cannot do (solve with the highs solver to see it)"
+        )
+    elif outages:
         with timed("outages"), _unless_out_of_time(cut, "the outage table"):
             plan.resilience = insight.resilience(pairs, plan, full_lp())
     if cut:
@@ -240,7 +246,7 @@ def _run(lp: LinearProgram, solver: str, start: np.ndarray | None, time_limit: f
     if left is not None and left <= 0:
         raise no_time
     with no_deadline():
-        if start is not None and solver == "highs" and not lp.integer:
+        if start is not None and can(solver, WARM_START) and not lp.integer:
             result = solve_sifted(lp, start)  # None: solve the whole LP
             log.debug(
                 "solve: sifting from the start's routing %s",

@@ -398,11 +398,11 @@ def resilience(pairs: Pairs, plan: Plan, lp: LinearProgram) -> list[VendorOutage
         np.logical_or.at(alive, lp.var_w, upper > 0)
         lost = [ids[w] for w in in_lp if not alive[w]]
         for wid in lost:  # a workload with nothing left is dropped from the outage plan
-            resolver.h.changeRowBounds(cover_rows[wid], 0.0, 1.0)
+            resolver.set_row_bounds(cover_rows[wid], 0.0, 1.0)
         resolver.set_upper(upper)
         point = resolver.run()
         for wid in lost:
-            resolver.h.changeRowBounds(cover_rows[wid], 1.0, 1.0)
+            resolver.set_row_bounds(cover_rows[wid], 1.0, 1.0)
         kept = sum(c for wid, c in cost_by_w.items() if wid not in lost)
         change = None
         if point.ok:  # differences within solver tolerance are no change
