@@ -1,5 +1,9 @@
 """The golden corpus: what the commands write and print for the shipped files and a generated
-200 x 50 portfolio, kept under tests/golden/out and compared byte for byte by test_golden.py.
+200 x 50 portfolio, kept under tests/golden/out and compared by test_golden.py: plan and other JSON
+files as parsed JSON, CSV cell by cell, with numbers equal to a relative 1e-7 (the solvers' own
+tie tolerance, TIE_COST_TOL) or 1e-9 absolute; HTML reports by their structure (the element tree,
+with ids and classes) and their text (white space folded), not their bytes (an SVG coordinate or
+a style is not compared); anything else byte for byte.
 
 A change that alters an output on purpose regenerates the corpus in the same commit and says why:
 
@@ -14,6 +18,11 @@ runs them, so the paths recorded in plan files are the same on every machine.
 from __future__ import annotations
 
 import argparse
+import csv
+import html.parser
+import io
+import json
+import math
 import os
 import re
 import shutil
@@ -201,14 +210,99 @@ def _same_files(a: Path, b: Path) -> None:
             raise AssertionError(f"{b.name}/{name} differs from {a.name}/{name}")
 
 
+REL_TOL, ABS_TOL = 1e-7, 1e-9
+
+
 def differences(dest: Path) -> list[str]:
-    """Files that differ between dest and the corpus, or stand in only one of them."""
+    """Files that differ between dest and the corpus (with where), or stand in only one of them."""
     made = {p.relative_to(dest) for p in dest.rglob("*") if p.is_file()}
     kept = {p.relative_to(GOLDEN) for p in GOLDEN.rglob("*") if p.is_file()}
     out = [f"only in the corpus: {p}" for p in sorted(kept - made)]
     out += [f"not in the corpus: {p}" for p in sorted(made - kept)]
-    out += [f"differs: {p}" for p in sorted(made & kept) if (dest / p).read_bytes() != (GOLDEN / p).read_bytes()]
+    for p in sorted(made & kept):
+        where = _difference(p.suffix, (dest / p).read_text(), (GOLDEN / p).read_text())
+        if where is not None:
+            out.append(f"differs: {p}{': ' + where if where else ''}")
     return out
+
+
+def _difference(suffix: str, made: str, kept: str) -> str | None:
+    """None when the two texts are the same output; else where they first differ ('' when unknown)."""
+    if suffix == ".json":
+        return _json_difference(json.loads(made), json.loads(kept), "")
+    if suffix == ".csv":
+        a, b = list(csv.reader(io.StringIO(made))), list(csv.reader(io.StringIO(kept)))
+        if len(a) != len(b):
+            return f"{len(a)} rows, the corpus has {len(b)}"
+        for i, (ra, rb) in enumerate(zip(a, b)):
+            found = _json_difference([_cell(c) for c in ra], [_cell(c) for c in rb], f"row {i + 1}")
+            if found is not None:
+                return found
+        return None
+    if suffix == ".html":
+        a, b = _page(made), _page(kept)
+        if a == b:
+            return None
+        at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+        mine, theirs = a[at] if at < len(a) else "end", b[at] if at < len(b) else "end"
+        return f"at item {at}: {mine!r} where the corpus has {theirs!r}"
+    return None if made == kept else ""
+
+
+def _cell(text: str):
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _json_difference(a, b, path: str) -> str | None:
+    """Where two parsed values first differ (numbers to REL_TOL / ABS_TOL), or None."""
+    number = lambda x: isinstance(x, (int, float)) and not isinstance(x, bool)
+    mismatch = f"{path or 'top'}: {a!r:.80} where the corpus has {b!r:.80}"
+    if number(a) and number(b):
+        same = math.isclose(a, b, rel_tol=REL_TOL, abs_tol=ABS_TOL) or (math.isnan(a) and math.isnan(b))
+        return None if same else mismatch
+    if type(a) is not type(b):
+        return mismatch
+    if isinstance(a, dict):
+        if list(a) != list(b):
+            return f"{path or 'top'}: keys {sorted(set(a) ^ set(b))[:5]} differ"
+        return next((d for k in a if (d := _json_difference(a[k], b[k], f"{path}.{k}")) is not None), None)
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return f"{path}: {len(a)} items, the corpus has {len(b)}"
+        found = (_json_difference(x, y, f"{path}[{i}]") for i, (x, y) in enumerate(zip(a, b)))
+        return next((d for d in found if d is not None), None)
+    return None if a == b else mismatch
+
+
+class _Items(html.parser.HTMLParser):
+    """A page as a list: ("<tag", id, class) for each element, ("/tag",) for its end, and its text in
+    pieces with white space folded."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.items: list[tuple] = []
+
+    def handle_starttag(self, tag, attrs):
+        found = dict(attrs)
+        self.items.append((f"<{tag}", found.get("id"), found.get("class")))
+
+    def handle_endtag(self, tag):
+        self.items.append((f"/{tag}",))
+
+    def handle_data(self, data):
+        text = " ".join(data.split())
+        if text:
+            self.items.append(("text", text))
+
+
+def _page(text: str) -> list[tuple]:
+    parser = _Items()
+    parser.feed(text)
+    parser.close()
+    return parser.items
 
 
 def main() -> int:
