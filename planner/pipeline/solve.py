@@ -74,115 +74,144 @@ def solve_base(inputs: Inputs, solver: str = "auto") -> tuple[Plan, WarmStart]:
     return plan, WarmStart.of(inputs, pairs, cand, plan)
 
 
+@dataclass
+class _Solved:
+    """What the stages of one solve hand on: the tables, the LP and its cleaned solution."""
+
+    inputs: Inputs
+    options: SolveOptions
+    solver: str
+    pairs: Pairs
+    cand: np.ndarray  # W x O: the pairs the LP was given
+    in_lp: np.ndarray  # the workloads with an eligible option
+    switching: Switching | None
+    lp: LinearProgram
+    result: SolveResult
+    share: np.ndarray
+    extra: np.ndarray
+    activities: np.ndarray
+    cut: list[str]  # the parts of the review the time limit left out
+    full: LinearProgram | None = None
+
+    def full_lp(self) -> LinearProgram:
+        """The unpruned LP, built at most once and only when asked for."""
+        if self.full is None:
+            self.full = self.lp if not self.options.prune else insight.full_problem(self.inputs, self.pairs)
+        return self.full
+
+
 def _solve(
     inputs: Inputs, options: SolveOptions, scenario: str | None = None, start: WarmStart | None = None
 ) -> tuple[Plan, Pairs, np.ndarray]:
-    solver, review, resilience, prune, time_limit = (
-        options.solver,
-        options.review,
-        options.resilience,
-        options.prune,
-        options.time_limit,
-    )
-    solver = pick_solver(solver)
-    ws, catalog = inputs.workloads, inputs.catalog
-    with timed("pairs"):
-        pairs, changed = (
-            start.pairs_for(inputs) if start else (build_pairs(ws, catalog, distributions=inputs.distributions), None)
-        )
-    with timed("prune"):
-        if not prune:
-            cand = pairs.eligible
-        elif start:
-            cand = start.candidates_for(inputs, pairs, changed)
-        else:
-            cand = candidates(ws, catalog, pairs)
-        switching = switching_of(inputs, pairs)
-        cand = cand | (pairs.eligible & protected(pairs, switching))
-    in_lp = np.flatnonzero(pairs.eligible_count > 0)
-    with timed("lp"):
-        lp = build_problem(ws, catalog, pairs, in_lp, cand, switching)
-    with timed("solve"):
-        result = _run(lp, solver, None if start is None else start.columns(pairs, lp), time_limit)
-    with timed("check"), no_deadline():
-        result, share, extra, activities = _checked(lp, solver, result)
-    cut: list[str] = []  # the parts of the review the command's time limit left out
-    full: LinearProgram | None = None if prune else lp
-
-    def full_lp() -> LinearProgram:  # the unpruned LP, built at most once and only when asked for
-        nonlocal full
-        if full is None:
-            full = insight.full_problem(inputs, pairs)
-        return full
-
+    """The pipeline: the workload x option table, pruned; the LP, solved and checked; the review figures
+    the plan is assembled with; the plan; then the review's re-solves that read the plan."""
+    solver = pick_solver(options.solver)
+    pairs, changed, cand = _tables(inputs, options, start)
+    s = _optimum(inputs, options, solver, pairs, cand, start)
     with timed("review"):
-        break_even = {}
-        if review and result.slack is None and len(lp.var_w):
-            with _unless_out_of_time(cut, "break-even prices"):
-                break_even = insight.plan_break_even(pairs, lp, full_lp, share, result, solver, in_lp)
-        main, standard = main_options(pairs, lp, share), insight.standard_options(pairs)
-        known = {} if start is None else start.known_records(pairs, changed, lp, share, main, standard, break_even)
-        if start is not None:
-            log.debug("plan: %d of %d workload records taken from the start", len(known), pairs.shape[0])
-        if known:  # their compounding curves are the base's
-            main = main.copy()
-            main[list(known)] = -1
-        curves = insight.compounding_many(pairs, main, standard)
+        break_even, curves, known = _review_figures(s, start, changed)
     with timed("plan"):
         plan = build_plan(
             inputs,
             pairs,
-            lp,
-            share,
-            result,
-            activities,
+            s.lp,
+            s.share,
+            s.result,
+            s.activities,
             solver=backend(solver).name,
             scenario=scenario,
             break_even=break_even,
             curves=curves,
             known_rejections=start.known_rejections(changed) if start else None,
             known_records=known,
-            extra=extra,
+            extra=s.extra,
         )
-        if time_limit is not None:
-            plan.solver.time_limit = time_limit
+        if options.time_limit is not None:
+            plan.solver.time_limit = options.time_limit
         if plan.status == "optimal" and plan.solver.status == "Time limit":
             plan.status = "feasible"
+    _review_plan(plan, s)
+    return plan, pairs, cand
+
+
+def _tables(inputs: Inputs, options: SolveOptions, start: WarmStart | None):
+    """The workload x option table (from the start's where given) and the pairs the LP gets."""
+    ws, catalog = inputs.workloads, inputs.catalog
+    with timed("pairs"):
+        pairs, changed = (
+            start.pairs_for(inputs) if start else (build_pairs(ws, catalog, distributions=inputs.distributions), None)
+        )
+    with timed("prune"):
+        if not options.prune:
+            cand = pairs.eligible
+        elif start:
+            cand = start.candidates_for(inputs, pairs, changed)
+        else:
+            cand = candidates(ws, catalog, pairs)
+        cand = cand | (pairs.eligible & protected(pairs, switching_of(inputs, pairs)))
+    return pairs, changed, cand
+
+
+def _optimum(inputs: Inputs, options: SolveOptions, solver: str, pairs: Pairs, cand, start) -> _Solved:
+    """The LP of the candidate pairs, solved (from the start's routing where given) and checked row by row."""
+    switching = switching_of(inputs, pairs)
+    in_lp = np.flatnonzero(pairs.eligible_count > 0)
+    with timed("lp"):
+        lp = build_problem(inputs.workloads, inputs.catalog, pairs, in_lp, cand, switching)
+    with timed("solve"):
+        result = _run(lp, solver, None if start is None else start.columns(pairs, lp), options.time_limit)
+    with timed("check"), no_deadline():
+        result, share, extra, activities = _checked(lp, solver, result)
+    return _Solved(inputs, options, solver, pairs, cand, in_lp, switching, lp, result, share, extra, activities, [])
+
+
+def _review_figures(s: _Solved, start: WarmStart | None, changed):
+    """What the plan is assembled with beyond the routing: break-even prices, compounding curves, and
+    the records a what-if scenario takes from its base."""
+    break_even = {}
+    if s.options.review and s.result.slack is None and len(s.lp.var_w):
+        with _unless_out_of_time(s.cut, "break-even prices"):
+            break_even = insight.plan_break_even(s.pairs, s.lp, s.full_lp, s.share, s.result, s.solver, s.in_lp)
+    main, standard = main_options(s.pairs, s.lp, s.share), insight.standard_options(s.pairs)
+    known = {}
+    if start is not None:
+        known = start.known_records(s.pairs, changed, s.lp, s.share, main, standard, break_even)
+        log.debug("plan: %d of %d workload records taken from the start", len(known), s.pairs.shape[0])
+    if known:  # their compounding curves are the base's
+        main = main.copy()
+        main[list(known)] = -1
+    return break_even, insight.compounding_many(s.pairs, main, standard), known
+
+
+def _review_plan(plan: Plan, s: _Solved) -> None:
+    """The review's re-solves that read the plan: the budget a relaxation alone needs, commitments and
+    switches, baselines, the outage table; then the risks; and what the time limit or the solver left out."""
+    inputs, options, solver = s.inputs, s.options, s.solver
     if any(r.constraint == "budget" for r in plan.relaxation):
-        with _unless_out_of_time(cut, "the budget needed if it alone moves"):
-            _budget_alone(inputs, pairs, in_lp, cand, solver, plan)
-    if review and plan.status != "infeasible" and (plan.commitments or switching is not None):
-        with timed("commitments"), _unless_out_of_time(cut, "commitment savings and break-evens, switch savings"):
-            insight.commitment_review(
-                plan,
-                inputs,
-                pairs,
-                lp,
-                share,
-                extra,
-                solver,
-                switching,
-                lambda other: build_problem(ws, other, pairs, in_lp, cand, switching),
-            )
-    if review:
+        with _unless_out_of_time(s.cut, "the budget needed if it alone moves"):
+            _budget_alone(inputs, s.pairs, s.in_lp, s.cand, solver, plan)
+    if options.review and plan.status != "infeasible" and (plan.commitments or s.switching is not None):
+        rebuild = lambda other: build_problem(inputs.workloads, other, s.pairs, s.in_lp, s.cand, s.switching)
+        with timed("commitments"), _unless_out_of_time(s.cut, "commitment savings and break-evens, switch savings"):
+            insight.commitment_review(plan, inputs, s.pairs, s.lp, s.share, s.extra, solver, s.switching, rebuild)
+    if options.review:
         with timed("baselines"):
-            plan.baselines = insight.baselines(inputs, pairs)
-    outages = plan.status == "optimal" and resilience and int(pairs.eligible.sum()) <= insight.RESILIENCE_MAX_PAIRS
-    if outages and not can(solver, RESOLVE):
+            plan.baselines = insight.baselines(inputs, s.pairs)
+    small = int(s.pairs.eligible.sum()) <= insight.RESILIENCE_MAX_PAIRS
+    if plan.status == "optimal" and options.resilience and small and not can(solver, RESOLVE):
         plan.assumptions.append(
             f"the outage table was not computed: it re-solves the plan warm once per company, which "
             f"{backend(solver).name} cannot do (solve with the highs solver to see it)"
         )
-    elif outages:
-        with timed("outages"), _unless_out_of_time(cut, "the outage table"):
-            plan.resilience = insight.resilience(pairs, plan, full_lp())
-    if cut:
+    elif plan.status == "optimal" and options.resilience and small:
+        with timed("outages"), _unless_out_of_time(s.cut, "the outage table"):
+            plan.resilience = insight.resilience(s.pairs, plan, s.full_lp())
+    if s.cut:
         plan.assumptions.append(
-            f"--time-limit {time_limit:g} s reached during the review: {'; '.join(cut)} not computed "
-            "(allow more time to see them)"
+            f"the time limit ({options.time_limit:g} s) was reached during the review: {'; '.join(s.cut)} not "
+            "computed (allow more time to see them)"
         )
     plan.risks = risks(plan)
-    return plan, pairs, cand
 
 
 def _budget_alone(inputs: Inputs, pairs: Pairs, in_lp, cand, solver: str, plan: Plan) -> None:
