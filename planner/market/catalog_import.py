@@ -87,124 +87,21 @@ from pathlib import Path
 from planner.core.errors import InputError
 from planner.core.files import read_input
 from planner.core.fmt import csv_row
+from planner.market.names import (
+    LITELLM_PROVIDER_ALIASES,
+    dashes,
+    endpoint,
+    host_key,
+    normalize_model,
+    slug,
+    split_effort,
+    thinks,
+)
 
 KINDS = ("litellm", "openrouter", "aa")
 FAST_TPS = 500.0
 PRICE_TOLERANCE = 0.01  # an aggregator's price covers a host's up to 1% below it
 
-# A host's company (lower case, "-" read as a space) -> its litellm provider. `gateway` reads it too.
-HOST_ALIASES = {
-    "amazon": "bedrock",
-    "amazon bedrock": "bedrock",
-    "google": "gemini",
-    "google vertex": "vertex_ai",
-    "google (vertex)": "vertex_ai",
-    "google ai studio": "gemini",
-    "google (ai studio)": "gemini",
-    "microsoft": "azure_ai",
-    "microsoft azure": "azure_ai",
-    "together ai": "together_ai",
-    "fireworks": "fireworks_ai",
-    "moonshot": "moonshot",
-    "kimi": "moonshot",
-    "lightning ai": "lightning_ai",
-    "alibaba": "dashscope",
-    "alibaba cloud": "dashscope",
-    "ai21 labs": "ai21",
-    "reka ai": "reka",
-    "liquid ai": "liquid_ai",
-    "minimax": "minimax",
-}
-# Endpoint variants that are a company's own product with its own litellm provider.
-VARIANT_PROVIDERS = {("google", "vertex"): "vertex_ai", ("google", "ai-studio"): "gemini"}
-# A normalised host name (qualifiers removed) -> the company: product names to their company.
-COMPANIES = {
-    "amazon-bedrock": "amazon",
-    "aws": "amazon",
-    "aws-bedrock": "amazon",
-    "microsoft-azure": "microsoft",
-    "azure": "microsoft",
-    "azure-ai": "microsoft",
-    "google-cloud": "google",
-    "google-gemini": "google",
-    "gemini": "google",
-    "vertex-ai": "google",
-    "alibaba-cloud": "alibaba",
-    "dashscope": "alibaba",
-    "kimi": "moonshot",
-    "moonshot-ai": "moonshot",
-    "moonshotai": "moonshot",
-    "together": "together-ai",
-    "togetherai": "together-ai",
-    "fireworks-ai": "fireworks",
-    "gmicloud": "gmi",  # OpenRouter's names for companies Artificial Analysis names otherwise
-    "gmi-cloud": "gmi",
-    "friendli": "friendliai",
-}
-# Words that name an endpoint variant when they end a host name ("Nebius Fast", "DeepInfra FP8").
-VARIANT_WORDS = (
-    ("latency", "optimized"),
-    ("ai", "studio"),
-    ("vertex",),
-    ("turbo",),
-    ("fast",),
-    ("base",),
-    ("standard",),
-    ("fp4",),
-    ("fp8",),
-    ("fp16",),
-    ("bf16",),
-    ("int4",),
-    ("int8",),
-    ("mxfp4",),
-    ("mxfp8",),
-    ("nvfp4",),
-)
-# Parts of a parenthesised model-name qualifier that name a reasoning effort, not another model.
-EFFORT_WORDS = {
-    "reasoning",
-    "non-reasoning",
-    "adaptive reasoning",
-    "thinking",
-    "non-thinking",
-    "minimal",
-    "low",
-    "medium",
-    "high",
-    "xhigh",
-    "max",
-    "minimal effort",
-    "low effort",
-    "medium effort",
-    "high effort",
-    "xhigh effort",
-    "max effort",
-}
-LITELLM_PROVIDER_ALIASES = {
-    "bedrock_converse": "bedrock",
-    "vertex_ai-llama_models": "vertex_ai",
-    "vertex_ai-moonshot_models": "vertex_ai",
-    "vertex_ai-language-models": "vertex_ai",
-    "fireworks_ai-embedding-models": "fireworks_ai",
-}
-_PREFIXES = (
-    "us.",
-    "eu.",
-    "apac.",
-    "au.",
-    "jp.",
-    "global.",
-    "us-gov.",
-    "anthropic.",
-    "openai.",
-    "meta.",
-    "moonshotai.",
-    "moonshot.",
-    "mistral.",
-    "deepseek.",
-    "qwen.",
-    "google.",
-)
 # The Artificial Analysis columns read for each figure, first choice first (older scrapes lack some).
 SPEED_COLUMNS = ("median_output_speed", "perf_long_median_output_speed", "perf_medium_median_output_speed")
 TTFT_COLUMNS = ("median_ttft", "ttft_input_time", "perf_long_median_ttft", "perf_medium_median_ttft")
@@ -224,82 +121,6 @@ TIERS = (("batch", "_batches"), ("flex", "_flex"), ("priority", "_priority"))
 LONG_KEY = re.compile(r"(?:input|output)_cost_per_token_above_(\d+)([km])_tokens((?:_batches|_flex|_priority)?)")
 MAX_PRICE = 1e6  # per 1M tokens: the catalog schema's limit
 MAX_CONTEXT = 10**10  # tokens: the catalog schema's limit of a context window
-
-
-def normalize_model(name: str) -> str:
-    s = name.strip().lower()
-    s = s.rsplit("/", 1)[-1]
-    s = re.sub(r":free$", "", s)
-    changed = True
-    while changed:
-        changed = False
-        for p in _PREFIXES:
-            if s.startswith(p):
-                s, changed = s[len(p) :], True
-    s = re.sub(r"\([^)]*\)", " ", s)
-    s = re.sub(r"(\d)p(\d)", r"\1.\2", s)
-    s = re.sub(r"[-_ ]?(20\d\d-\d\d-\d\d|20\d{6})\b", "", s)
-    s = re.sub(r"[\s._:]+", "-", s)
-    words = [w for w in s.split("-") if w and w not in ("instruct", "chat", "latest", "maas", "it")]
-    if words and words[0] == "meta" and len(words) > 1:
-        words = words[1:]
-    return "-".join(words)
-
-
-def _dashes(text: str) -> str:
-    """Lower case, every run of other characters than letters and digits one "-"."""
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-
-
-def endpoint(host: str) -> tuple[str, str]:
-    """An Artificial Analysis host name as (company, variant): "DeepInfra (Turbo, FP4)" is
-    ("deepinfra", "turbo-fp4"), "Nebius Fast" ("nebius", "fast"), "Together.ai" ("together-ai", "")."""
-    text = host.strip()
-    inner = [_dashes(q) for q in re.findall(r"\(([^)]*)\)", text)]
-    words = [w for w in _dashes(re.sub(r"\([^)]*\)", " ", text)).split("-") if w]
-    suffix: list[str] = []
-    found = True
-    while found:
-        found = False
-        for v in VARIANT_WORDS:
-            if len(words) > len(v) and tuple(words[-len(v) :]) == v:
-                suffix = list(v) + suffix
-                words = words[: -len(v)]
-                found = True
-                break
-    base = "-".join(words) or _dashes(text) or "unknown"
-    variant = "-".join([*suffix, *(q for q in inner if q)])
-    return COMPANIES.get(base, base), variant
-
-
-def host_key(host: str) -> str | None:
-    """The litellm provider an Artificial Analysis host name stands for; None for a variant endpoint
-    (FP8, Turbo, Fast...) that keeps its own measured price."""
-    company, variant = endpoint(host)
-    if variant:
-        return VARIANT_PROVIDERS.get((company, variant))
-    return HOST_ALIASES.get(company.replace("-", " "), company.replace("-", "_"))
-
-
-def split_effort(model: str) -> tuple[str, str | None]:
-    """A model name as (base name, effort qualifier): "DeepSeek V4 Flash (Reasoning, High Effort)" is
-    ("DeepSeek V4 Flash", "Reasoning, High Effort"); "GPT-4o (Nov '24)" has no effort qualifier."""
-    for m in reversed(list(re.finditer(r"\(([^()]*)\)", model))):
-        parts = [p.strip().lower() for p in m.group(1).split(",")]
-        if parts and all(p in EFFORT_WORDS for p in parts):
-            base = re.sub(r"\s+", " ", model[: m.start()] + model[m.end() :]).strip()
-            return base or model, m.group(1).strip()
-    return model.strip(), None
-
-
-def _thinks(qualifier: str | None) -> bool:
-    """Whether an effort qualifier names a reasoning variant ("high" does, "Non-reasoning" does not)."""
-    return qualifier is not None and not qualifier.strip().lower().startswith("non-")
-
-
-def slug(text: str) -> str:
-    s = re.sub(r"[^A-Za-z0-9._@/:-]+", "-", text.strip().lower())
-    return re.sub(r"-{2,}", "-", s).strip("-") or "x"
 
 
 @dataclass
@@ -847,7 +668,7 @@ def _aa_row(r: dict, cols: _Columns, host: str, model: str, line: int) -> AARow:
         ctx, no_ctx = _context(r.get("model_context_window_tokens"))
     reasoning = _flag(r.get(cols.reasoning)) if cols.reasoning else None
     if reasoning is None:
-        reasoning = _thinks(split_effort(model)[1])
+        reasoning = thinks(split_effort(model)[1])
     creator = next((str(r[c]).strip() for c in cols.creator if str(r.get(c) or "").strip()), None)
     write = _num(r.get("cache_write_price"))
     if write is None:
@@ -944,7 +765,7 @@ def read_aa_api(path: Path, data, left: list | None = None) -> list[AARow]:
         creator = m.get("model_creator") if isinstance(m.get("model_creator"), dict) else {}
         first = _num(m.get("median_time_to_first_token_seconds"))
         answer = _num(m.get("median_time_to_first_answer_token"))
-        reasoning = _thinks(split_effort(name)[1])
+        reasoning = thinks(split_effort(name)[1])
         thinking = None if first is None or answer is None else max(0.0, answer - first)
         if reasoning and thinking == 0:
             thinking = None  # hidden in the first-token time, with nothing to tell it from the input time
@@ -1626,7 +1447,7 @@ def _endpoint_offering(
         left.append(("openrouter", f"{me.model_id} endpoints[{k}]", "not an endpoint entry"))
         return None
     provider = str(ep.get("provider_name") or "").strip()
-    tag = str(ep.get("tag") or "").strip() or _dashes(provider)
+    tag = str(ep.get("tag") or "").strip() or dashes(provider)
     label = f"{me.model_id} @ {tag or f'endpoints[{k}]'}"
     if not provider:
         left.append(("openrouter", label, "no provider_name"))
@@ -1658,7 +1479,7 @@ def _endpoint_offering(
         left.append(("openrouter", label, f"median throughput {tps:g} tok/s or first token {ttft:g} s out of range"))
         return None
     company, name_variant = endpoint(provider)
-    tag_variant = _dashes(tag.split("/", 1)[1]) if "/" in tag else ""
+    tag_variant = dashes(tag.split("/", 1)[1]) if "/" in tag else ""
     variant = "-".join(dict.fromkeys(x for x in (name_variant, tag_variant) if x))
     default = variants[0]
     out: dict = {
