@@ -87,26 +87,24 @@ from pathlib import Path
 from planner.core.errors import InputError
 from planner.core.files import read_input
 from planner.core.fmt import csv_row
-from planner.market.names import (
-    LITELLM_PROVIDER_ALIASES,
-    dashes,
-    endpoint,
-    host_key,
-    normalize_model,
-    slug,
-    split_effort,
-    thinks,
+from planner.market.names import dashes, endpoint, host_key, normalize_model, slug, split_effort
+from planner.market.sources.aa import PERCENTILES, read_aa
+from planner.market.sources.aa_api import API_METRICS
+from planner.market.sources.figures import given, num, read_cached, read_context, read_json, shown, why_no_price
+from planner.market.sources.litellm import TIERS, read_litellm
+from planner.market.sources.openrouter import (
+    ModelEndpoints,
+    openrouter_shape,
+    read_openrouter,
+    read_openrouter_endpoints,
+    read_openrouter_providers,
 )
+from planner.market.sources.records import AARow, LongPrice, Price, TierPrice
 
 KINDS = ("litellm", "openrouter", "aa")
 FAST_TPS = 500.0
 PRICE_TOLERANCE = 0.01  # an aggregator's price covers a host's up to 1% below it
 
-# The Artificial Analysis columns read for each figure, first choice first (older scrapes lack some).
-SPEED_COLUMNS = ("median_output_speed", "perf_long_median_output_speed", "perf_medium_median_output_speed")
-TTFT_COLUMNS = ("median_ttft", "ttft_input_time", "perf_long_median_ttft", "perf_medium_median_ttft")
-PERCENTILES = (5, 25, 75, 95)  # measured beside the medians: p05_output_speed ... p95_ttft
-BENCHMARKS = (("model_gpqa", "gpqa"), ("model_mmlu_pro", "mmlu_pro"), ("model_livecodebench", "livecodebench"))
 # Catalog metrics: what each score measures, with the column it is read from.
 METRICS = {
     "overall": ("Artificial Analysis Intelligence Index", "model_intelligence_index"),
@@ -115,93 +113,6 @@ METRICS = {
     "livecodebench": ("LiveCodeBench", "model_livecodebench"),
 }
 METRIC_ROUNDING = 0.0001  # the importer keeps the table's scores to 4 decimals
-# litellm's key suffix of each price tier, in the order the catalog lists them (SPEC v1.6).
-TIERS = (("batch", "_batches"), ("flex", "_flex"), ("priority", "_priority"))
-# A long-context price key: `input_cost_per_token_above_272k_tokens`, a tier's with its suffix.
-LONG_KEY = re.compile(r"(?:input|output)_cost_per_token_above_(\d+)([km])_tokens((?:_batches|_flex|_priority)?)")
-MAX_PRICE = 1e6  # per 1M tokens: the catalog schema's limit
-MAX_CONTEXT = 10**10  # tokens: the catalog schema's limit of a context window
-
-
-@dataclass
-class LongPrice:
-    """litellm's prices of a long call, per 1M tokens: a call whose input is above `above` tokens bills
-    all its tokens at these (the catalog's `long_context`)."""
-
-    above: int
-    input: float
-    output: float
-    cached_input: float | None
-
-    def record(self) -> dict:
-        out: dict = {"above": self.above, "input": round(self.input, 6), "output": round(self.output, 6)}
-        if self.cached_input is not None:
-            out["cached_input"] = round(self.cached_input, 6)
-        return out
-
-
-@dataclass
-class TierPrice:
-    """Another way a litellm entry is sold (batch, flex or priority), per 1M tokens, with its own
-    long-context prices when litellm gives them."""
-
-    name: str
-    input: float
-    output: float
-    cached_input: float | None
-    long_context: LongPrice | None
-
-
-@dataclass
-class Price:
-    key: str
-    provider: str
-    model: str
-    input: float
-    output: float
-    cached_input: float | None
-    context: int | None
-    rpm: float | None = None
-    tpm: float | None = None
-    cache_write: float | None = None
-    long_context: LongPrice | None = None
-    tiers: list[TierPrice] = field(default_factory=list)  # in TIERS' order, those litellm prices
-
-    @property
-    def free(self) -> bool:
-        return self.input == 0 and self.output == 0
-
-    def capacity(self) -> dict | None:
-        cap = {}
-        if self.tpm is not None:
-            cap["tokens_per_minute"] = self.tpm
-        if self.rpm is not None:
-            cap["requests_per_minute"] = self.rpm
-        return cap or None
-
-
-@dataclass
-class AARow:
-    host: str
-    model: str
-    input: float | None
-    output: float | None
-    cache_discount: float | None
-    tps: float | None
-    ttft: float | None
-    context: int | None
-    caps: dict[str, float]
-    deleted: bool
-    line: int
-    creator: str | None = None
-    reasoning: bool = False
-    thinking: float | None = None  # measured thinking time per call, s; None: not measured
-    cache_write: float | None = None
-    estimated: list[str] = field(default_factory=list)  # this row's figures that are estimates
-    per_model: bool = False  # from the Artificial Analysis API: one figure per model, for no named host
-    tps_pct: dict[int, float] | None = None  # output speed at the other measured percentiles
-    ttft_pct: dict[int, float] | None = None  # time to first token likewise
-    left_out: str | None = None  # why the row is no offering, found on reading it (a context that is no number)
 
 
 @dataclass
@@ -238,571 +149,6 @@ class Entry:
     @property
     def thinks(self) -> float:
         return self.row.thinking or 0.0
-
-
-def _num(text) -> float | None:
-    """A finite number, or None (missing, not a number, NaN or infinite)."""
-    if text is None or isinstance(text, bool):
-        return None
-    if isinstance(text, (int, float)):
-        value = float(text)
-    else:
-        try:
-            value = float(str(text).strip())
-        except ValueError:
-            return None
-    return value if math.isfinite(value) else None
-
-
-def _given(raw) -> bool:
-    """Whether a source gives a value (a CSV's empty cell and JSON's null give none)."""
-    return raw is not None and not (isinstance(raw, str) and not raw.strip())
-
-
-def _shown(raw) -> str:
-    """A value as a left-out reason quotes it: a number as a number (-1, 1e+30, inf), else its repr, cut."""
-    if not isinstance(raw, bool):
-        try:
-            return f"{float(raw):g}"
-        except (TypeError, ValueError, OverflowError):
-            pass
-    return repr(raw)[:40]
-
-
-def _context(raw) -> tuple[int | None, str | None]:
-    """A context length: (None, None) when not given (no limit known); (tokens, None) for a finite number
-    above 0 up to the schema's 10^10; else (None, the reason its entry is left out): a value that is no
-    number of tokens is never read as no limit."""
-    if not _given(raw):
-        return None, None
-    value = _num(raw)
-    if value is None or not 0 < value <= MAX_CONTEXT:
-        return None, f"context length {_shown(raw)} is not a positive number of tokens up to 10^10"
-    return int(value), None
-
-
-def _rate(raw, name: str, unit: str) -> tuple[float | None, str | None]:
-    """A published rate limit (litellm's rpm, tpm): (None, None) when not given (unlimited); the limit
-    when a finite number above 0; else (None, the reason its entry is left out), never read as unlimited."""
-    if not _given(raw):
-        return None, None
-    value = _num(raw)
-    if value is None or value <= 0:
-        return None, f"{name} {_shown(raw)} is not a positive number of {unit} a minute"
-    return value, None
-
-
-def _cached(raw) -> tuple[float | None, str | None]:
-    """A per-token cached-input price as per 1M: (None, None) when not given (billed at the input price);
-    the price when a finite number from 0; else (None, the reason its entry is left out)."""
-    if not _given(raw):
-        return None, None
-    value = _num(raw)
-    if value is None or value < 0:
-        return None, f"no usable cached-input price (found {repr(raw)[:40]})"
-    return value * 1e6, None
-
-
-def _why_no_price(*values) -> str:
-    shown = ", ".join(repr(v)[:40] for v in values)
-    return f"no usable input and output price (found {shown})"
-
-
-def _per_million(raw) -> float | None:
-    """A per-token price as per 1M tokens, when the schema takes it (a finite number from 0 to 1e6)."""
-    value = _num(raw)
-    return None if value is None or value < 0 or value * 1e6 > MAX_PRICE else value * 1e6
-
-
-def _prices(v: dict, keys: tuple[str, str, str], name: str, left: list) -> tuple[float, float, float | None] | None:
-    """The input, output and cached-input prices (per 1M) under these keys of a litellm entry. None when
-    it gives no input and no output price; None too, listed in `left` as `name` with the reason, when a
-    price given is missing its pair or is not a number from 0 to 1e6 per 1M: such prices are left out
-    whole, never half read."""
-    raw_in, raw_out, raw_cached = (v.get(k) for k in keys)
-    if raw_in is None and raw_out is None:
-        return None
-    pin, pout, cached = _per_million(raw_in), _per_million(raw_out), _per_million(raw_cached)
-    if pin is None or pout is None:
-        why = _why_no_price(raw_in, raw_out)
-        given = raw_in is not None and raw_out is not None
-    elif raw_cached is not None and cached is None:
-        why, given = f"no usable cached-input price (found {repr(raw_cached)[:40]})", True
-    else:
-        return pin, pout, cached
-    if given:  # a price out of range, not a missing one: say the range
-        why += f": a price is a number from 0 to {MAX_PRICE:,.0f} per 1M tokens"
-    left.append(("litellm", name, why))
-    return None
-
-
-def _long_context(v: dict, suffix: str, name: str, left: list) -> LongPrice | None:
-    """An entry's long-context prices for the list price (suffix "") or a tier ("_batches"...). Several
-    thresholds (`above_32k` and `above_256k`) are steps the catalog cannot hold, as it has one threshold:
-    the lowest with input and output prices is taken, so every call past the first step bills at least
-    at that step's prices (a call past a higher step bills at the first step's: below litellm's)."""
-    found = {}
-    for key in v:
-        m = LONG_KEY.fullmatch(key)
-        if m and m.group(3) == suffix:
-            found[int(m.group(1)) * (1000 if m.group(2) == "k" else 1_000_000)] = f"{m.group(1)}{m.group(2)}"
-    for above in sorted(found):
-        got = _prices(
-            v, _price_keys(f"_above_{found[above]}_tokens{suffix}"), f"{name} long context above {above}", left
-        )
-        if got is not None:
-            return LongPrice(above, *got)
-    return None
-
-
-def _price_keys(suffix: str) -> tuple[str, str, str]:
-    """litellm's input, output and cached-input price keys with a suffix (a tier's, a threshold's)."""
-    return (
-        f"input_cost_per_token{suffix}",
-        f"output_cost_per_token{suffix}",
-        f"cache_read_input_token_cost{suffix}",
-    )
-
-
-def _tiers(v: dict, key: str, left: list) -> list[TierPrice]:
-    """The entry's batch, flex and priority prices, each with its own long-context prices (none when
-    litellm gives the tier none: the list price's are not the tier's)."""
-    out = []
-    for name, suffix in TIERS:
-        got = _prices(v, _price_keys(suffix), f"{key} {name}", left)
-        if got is not None:
-            out.append(TierPrice(name, *got, _long_context(v, suffix, f"{key} {name}", left)))
-    return out
-
-
-def read_litellm(path: Path, left: list | None = None) -> list[Price]:
-    """litellm's chat entries with both prices, with their long-context prices and price tiers; the others
-    with a price problem (and each tier or long-context price that cannot be used) go to `left`."""
-    left = [] if left is None else left
-    data = _json(path)
-    if not isinstance(data, dict):
-        raise InputError.single(str(path), "", "expected litellm's price table: a JSON object of model entries")
-    out = []
-    for key, v in data.items():
-        why = _not_chat(key, v)
-        if why:
-            left.append(("litellm", str(key), why))
-            continue
-        raw_in, raw_out = v.get("input_cost_per_token"), v.get("output_cost_per_token")
-        pin, pout = _num(raw_in), _num(raw_out)
-        if pin is None or pout is None or pin < 0 or pout < 0:
-            left.append(("litellm", str(key), _why_no_price(raw_in, raw_out)))
-            continue
-        provider = str(v.get("litellm_provider") or "")
-        provider = LITELLM_PROVIDER_ALIASES.get(provider, provider)
-        cached, no_cached = _cached(v.get("cache_read_input_token_cost"))
-        context, no_context = _context(v.get("max_input_tokens"))
-        rpm, no_rpm = _rate(v.get("rpm"), "rpm", "requests")
-        tpm, no_tpm = _rate(v.get("tpm"), "tpm", "tokens")
-        why = no_cached or no_context or no_rpm or no_tpm
-        if why:
-            left.append(("litellm", str(key), why))
-            continue
-        write = _num(v.get("cache_creation_input_token_cost"))  # read only to spot a scrape's swapped prices
-        out.append(
-            Price(
-                key,
-                provider,
-                key,
-                pin * 1e6,
-                pout * 1e6,
-                cached,
-                context,
-                rpm,
-                tpm,
-                None if write is None or write <= 0 else write * 1e6,
-                _long_context(v, "", str(key), left),
-                _tiers(v, str(key), left),
-            )
-        )
-    return out
-
-
-def _not_chat(key, v) -> str | None:
-    """Why a litellm entry is no chat model's price (None: it is one): every entry is read or listed."""
-    if key == "sample_spec":
-        return "litellm's sample entry, which documents the fields: not a model"
-    if not isinstance(v, dict):
-        return f"not a model entry (found a {type(v).__name__})"
-    mode = v.get("mode")
-    if mode is None:
-        return "no mode: not known to be a chat model"
-    if mode != "chat":
-        return f"mode {repr(mode)[:40]}, not chat: the planner prices chat calls"
-    return None
-
-
-def read_openrouter(path: Path, left: list | None = None, data=None) -> list[Price]:
-    """OpenRouter's models with both prices; the others go to `left` with the reason."""
-    left = [] if left is None else left
-    data = _json(path) if data is None else data
-    models = data.get("data") if isinstance(data, dict) else None
-    if not isinstance(models, list):
-        raise InputError.single(str(path), "data", 'expected an OpenRouter /api/v1/models response: {"data": [...]}')
-    out = []
-    for i, m in enumerate(models):
-        if not isinstance(m, dict) or m.get("id") in (None, ""):
-            left.append(("openrouter", f"data[{i}]", "not a model entry with an id"))
-            continue
-        mid = str(m["id"])
-        pricing = m.get("pricing")
-        if not isinstance(pricing, dict):
-            left.append(("openrouter", mid, f"pricing is not an object (found {repr(pricing)[:40]})"))
-            continue
-        pin, pout = _num(pricing.get("prompt")), _num(pricing.get("completion"))
-        if pin is None or pout is None or pin < 0 or pout < 0:
-            left.append(("openrouter", mid, _why_no_price(pricing.get("prompt"), pricing.get("completion"))))
-            continue
-        cached, no_cached = _cached(pricing.get("input_cache_read"))
-        context, no_context = _context(m.get("context_length"))
-        if no_cached or no_context:
-            left.append(("openrouter", mid, no_cached or no_context))
-            continue
-        out.append(Price(mid, "openrouter", mid, pin * 1e6, pout * 1e6, cached, context))
-    return out
-
-
-@dataclass
-class ModelEndpoints:
-    """A saved OpenRouter endpoints response (`GET /api/v1/models/{author}/{slug}/endpoints`): the
-    providers that serve one model, each with its own price and measured speed."""
-
-    model_id: str
-    name: str
-    endpoints: list[dict]
-    path: Path
-
-
-def openrouter_shape(data) -> str:
-    """Which OpenRouter response a saved file is: "endpoints" (one model's endpoints), "providers" (the
-    providers listing: entries with a slug and no id) or "models" (the models listing)."""
-    inner = data.get("data") if isinstance(data, dict) else None
-    if isinstance(inner, dict) and "endpoints" in inner:
-        return "endpoints"
-    if isinstance(inner, list) and inner and all(isinstance(x, dict) and "slug" in x and "id" not in x for x in inner):
-        return "providers"
-    return "models"
-
-
-def read_openrouter_endpoints(path: Path, data) -> ModelEndpoints:
-    """One model's endpoints as saved; each endpoint is read (and left out with its reason) when the
-    catalog is built."""
-    inner = data.get("data") if isinstance(data, dict) else None
-    model_id = inner.get("id") if isinstance(inner, dict) else None
-    endpoints = inner.get("endpoints") if isinstance(inner, dict) else None
-    if not isinstance(model_id, str) or not model_id or not isinstance(endpoints, list):
-        raise InputError.single(
-            str(path),
-            "data",
-            'expected an OpenRouter /api/v1/models/{author}/{slug}/endpoints response: {"data": {"id": ..., '
-            '"endpoints": [...]}}',
-        )
-    return ModelEndpoints(model_id, str(inner.get("name") or model_id), endpoints, path)
-
-
-def read_openrouter_providers(data) -> dict[str, dict]:
-    """The providers listing (`GET /api/v1/providers`) by slug."""
-    return {str(x["slug"]): x for x in data["data"] if isinstance(x, dict) and x.get("slug")}
-
-
-def _first(columns: set[str], names: tuple[str, ...]) -> str | None:
-    return next((c for c in names if c in columns), None)
-
-
-@dataclass
-class _Columns:
-    """Which of a scrape's columns give each figure, and what its missing columns made the importer do."""
-
-    speed: str
-    ttft: str
-    thinking: tuple[str, ...]  # one column; two: the first minus the second; none: not measured
-    reasoning: str | None
-    overall: str | None
-    creator: tuple[str, ...]
-    notes: list[tuple[str, str]]  # (column, what the importer did instead)
-    tps_pct: tuple[str, ...] = ()  # the output speed's percentile columns, in PERCENTILES' order; (): none
-    ttft_pct: tuple[str, ...] = ()  # the first-token time's
-
-
-def _aa_columns(path: Path, columns: set[str]) -> _Columns:
-    """The columns to read in this scrape; exit 2 naming the file when a required one is missing."""
-    speed, ttft = _first(columns, SPEED_COLUMNS), _first(columns, TTFT_COLUMNS)
-    missing = [c for c in ("host_name", "model_name") if c not in columns]
-    if speed is None:
-        missing.append(" or ".join(SPEED_COLUMNS))
-    if ttft is None:
-        missing.append(" or ".join(TTFT_COLUMNS))
-    if missing:
-        raise InputError.single(
-            str(path), "", f"not an Artificial Analysis providers table: missing columns {', '.join(missing)}"
-        )
-    notes = []
-    if speed != SPEED_COLUMNS[0]:
-        notes.append((SPEED_COLUMNS[0], f"output speed read from {speed}"))
-    if ttft != TTFT_COLUMNS[0]:
-        notes.append((TTFT_COLUMNS[0], f"time to first token read from {ttft}"))
-    if "ttft_reasoning_time" in columns:
-        thinking: tuple[str, ...] = ("ttft_reasoning_time",)
-    elif "ttft_total_time" in columns and ttft in ("median_ttft", "ttft_input_time"):
-        thinking = ("ttft_total_time", ttft)
-        notes.append(("ttft_reasoning_time", f"thinking time = ttft_total_time - {ttft}"))
-    elif "e2e_reasoning_time" in columns:
-        thinking = ("e2e_reasoning_time",)
-        notes.append(("ttft_reasoning_time", "thinking time read from e2e_reasoning_time"))
-    else:
-        thinking = ()
-        notes.append(("ttft_reasoning_time", "no thinking time: reasoning models left out"))
-    reasoning = "model_reasoning_model" if "model_reasoning_model" in columns else None
-    if reasoning is None:
-        notes.append(
-            (
-                "model_reasoning_model",
-                "a row is a reasoning model when its name carries an effort qualifier other than Non-reasoning",
-            )
-        )
-    overall = _first(columns, ("model_intelligence_index", "model_estimated_intelligence_index"))
-    if overall == "model_estimated_intelligence_index":
-        notes.append(
-            ("model_intelligence_index", "capability overall read from model_estimated_intelligence_index (estimated)")
-        )
-    elif overall is None:
-        notes.append(("model_intelligence_index", "no intelligence index: every row left out"))
-    for col, metric in BENCHMARKS:
-        if col not in columns:
-            notes.append((col, f"no {metric} score"))
-    for col in ("price_1m_input_tokens", "price_1m_output_tokens"):
-        if col not in columns:
-            notes.append((col, "prices from litellm only; rows without a litellm price left out"))
-    if "cache_hit_discount_percent" not in columns:
-        notes.append(("cache_hit_discount_percent", "no cached-input price from this table (litellm's where matched)"))
-    if "cache_write_price" not in columns and "price_per_1m_cache_write" not in columns:
-        notes.append(("cache_write_price", "input prices not checked against cache-write prices"))
-    if "model_context_window_tokens" not in columns:
-        notes.append(("model_context_window_tokens", "context window only where the row or litellm gives one"))
-    if "context_window_if_different_to_model" not in columns:
-        notes.append(("context_window_if_different_to_model", "context window read from the model's window"))
-    if "deleted" not in columns:
-        notes.append(("deleted", "no row counted as deleted"))
-    creator = tuple(c for c in ("model_creator_name", "model_creator_slug") if c in columns)
-    if "model_creator_name" not in columns:
-        notes.append(("model_creator_name", "creator from model_creator_slug" if creator else "no creator"))
-    pct = {}
-    for name, median, what in (("output_speed", speed, "output speed"), ("ttft", ttft, "time to first token")):
-        wanted = tuple(f"p{k:02d}_{name}" for k in PERCENTILES)
-        absent = [c for c in wanted if c not in columns]
-        if absent:
-            notes.append((absent[0], f"no percentiles of {what}: budgets at a percentile judge at the median"))
-        elif median != f"median_{name}":  # percentiles of another measurement than the median read
-            notes.append((f"median_{name}", f"percentiles of {what} not read: they do not go with {median}"))
-        else:
-            pct[name] = wanted
-    return _Columns(
-        speed, ttft, thinking, reasoning, overall, creator, notes, pct.get("output_speed", ()), pct.get("ttft", ())
-    )
-
-
-def _flag(text) -> bool | None:
-    value = str(text if text is not None else "").strip().lower()
-    return True if value in ("true", "1", "yes") else False if value in ("false", "0", "no") else None
-
-
-def _thinking(r: dict, cols: _Columns) -> float | None:
-    if not cols.thinking:
-        return None
-    first = _num(r.get(cols.thinking[0]))
-    if len(cols.thinking) == 1 or first is None:
-        return first
-    second = _num(r.get(cols.thinking[1]))
-    return None if second is None else max(0.0, first - second)
-
-
-def read_aa(path: Path, left: list | None = None) -> list[AARow]:
-    """The Artificial Analysis table's rows; a row too short to name its host and model, and each
-    column this scrape lacks (with what the importer does instead), go to `left`. A saved API response
-    (JSON) gives one row per model, marked `per_model` (see read_aa_api)."""
-    left = [] if left is None else left
-    text = read_input(path, "a CSV file").removeprefix("\ufeff")
-    if text.lstrip().startswith(("{", "[")):
-        return read_aa_api(path, _parse_json(text, path), left)
-    try:
-        with io.StringIO(text, newline="") as fh:
-            reader = csv.DictReader(fh)
-            cols = _aa_columns(path, set(reader.fieldnames or []))
-            for col, what in cols.notes:
-                note = ("aa", f"column {col}", f"missing from this scrape: {what}")
-                if note not in left:
-                    left.append(note)
-            rows = []
-            for i, r in enumerate(reader, start=2):
-                host, model = r.get("host_name"), r.get("model_name")
-                if not isinstance(host, str) or not isinstance(model, str) or not host.strip() or not model.strip():
-                    left.append(("aa", f"row {i}", "short row: no host_name or model_name"))
-                    continue
-                row = _aa_row(r, cols, host.strip(), model.strip(), i)
-                row.tps_pct = _percentiles(r, cols.tps_pct, row.tps, "output speed", row, left)
-                row.ttft_pct = _percentiles(r, cols.ttft_pct, row.ttft, "time to first token", row, left)
-                rows.append(row)
-            return rows
-    except csv.Error as exc:
-        raise InputError.single(str(path), "", f"not a CSV file: {exc}") from None
-
-
-def _aa_row(r: dict, cols: _Columns, host: str, model: str, line: int) -> AARow:
-    caps, estimated = {}, []
-    ii = _num(r.get(cols.overall)) if cols.overall else None
-    if ii is not None:
-        caps["overall"] = round(ii, 4)
-        if cols.overall == "model_estimated_intelligence_index":
-            estimated.append("capability.overall")
-    for col, metric in BENCHMARKS:
-        x = _num(r.get(col))
-        if x is not None:
-            caps[metric] = round(100 * x if x <= 1 else x, 4)
-    ctx, no_ctx = _context(r.get("context_window_if_different_to_model"))
-    if ctx is None and no_ctx is None:
-        ctx, no_ctx = _context(r.get("model_context_window_tokens"))
-    reasoning = _flag(r.get(cols.reasoning)) if cols.reasoning else None
-    if reasoning is None:
-        reasoning = thinks(split_effort(model)[1])
-    creator = next((str(r[c]).strip() for c in cols.creator if str(r.get(c) or "").strip()), None)
-    write = _num(r.get("cache_write_price"))
-    if write is None:
-        write = _num(r.get("price_per_1m_cache_write"))
-    return AARow(
-        host,
-        model,
-        _num(r.get("price_1m_input_tokens")),
-        _num(r.get("price_1m_output_tokens")),
-        _num(r.get("cache_hit_discount_percent")),
-        _num(r.get(cols.speed)),
-        _num(r.get(cols.ttft)),
-        ctx,
-        caps,
-        str(r.get("deleted", "")).strip().lower() == "true",
-        line,
-        creator,
-        reasoning,
-        _thinking(r, cols),
-        write,
-        estimated,
-        left_out=no_ctx,
-    )
-
-
-def _percentiles(r: dict, columns: tuple[str, ...], median: float | None, what: str, row: AARow, left: list):
-    """A row's figure at the other measured percentiles, when every one is a number that, with the
-    median at 50, does not fall as the percentile rises; else none (the figure is judged at its median),
-    and a row whose percentiles are there but incomplete, not numbers from 0 or out of order is listed
-    in `left` (a row with none measured is not)."""
-    if not columns or median is None:
-        return None
-    raw = [r.get(c) for c in columns]
-    if not any(_given(x) for x in raw):  # not measured for this row
-        return None
-    values = [_num(x) for x in raw]
-    why = None
-    if not all(_given(x) for x in raw):
-        why = f"{what} percentiles incomplete"
-    elif any(v is None or v < 0 for v in values):
-        why = f"{what} percentiles not all numbers from 0 (found {', '.join(_shown(x) for x in raw)})"
-    if why:
-        left.append(("aa", f"{row.host} / {row.model}", f"{why} (line {row.line}): judged at the median"))
-        return None
-    ordered = values[:2] + [median] + values[2:]
-    if any(b < a for a, b in zip(ordered, ordered[1:])) or (what == "output speed" and ordered[0] <= 0):
-        why = f"{what} percentiles out of order with the median (line {row.line}): judged at the median"
-        left.append(("aa", f"{row.host} / {row.model}", why))
-        return None
-    return dict(zip(PERCENTILES, values))
-
-
-# The Artificial Analysis API's evaluation fields for each catalog metric (GET /api/v2/data/llms/models).
-API_METRICS = {
-    "overall": "artificial_analysis_intelligence_index",
-    "gpqa": "gpqa",
-    "mmlu_pro": "mmlu_pro",
-    "livecodebench": "livecodebench",
-}
-API_PER_MODEL = (
-    "per model, not per host: the Artificial Analysis API gives one speed and price per model and names no "
-    "host they stand for, so it is no offering (its scores still rate OpenRouter endpoints of the model)"
-)
-
-
-def read_aa_api(path: Path, data, left: list | None = None) -> list[AARow]:
-    """A saved Artificial Analysis API response (`GET /api/v2/data/llms/models`): one row per model, with
-    its scores, median output speed, median first-token time and the thinking between the first token
-    and the first answer token. The API names no host (a model's figures are its creator's API or a median
-    over hosts, and the response does not say which), so each row is `per_model`: its scores rate models,
-    it is never an offering. A reasoning model whose first answer token comes with its first token (a host
-    that does not stream thinking) has its thinking hidden in that time: unknown, not 0."""
-    left = [] if left is None else left
-    models = data.get("data") if isinstance(data, dict) else None
-    if not isinstance(models, list):
-        raise InputError.single(
-            str(path),
-            "data",
-            'expected an Artificial Analysis API response (GET /api/v2/data/llms/models): {"data": [...]}',
-        )
-    rows = []
-    for i, m in enumerate(models):
-        name = m.get("name") if isinstance(m, dict) else None
-        if not isinstance(name, str) or not name.strip():
-            left.append(("aa", f"data[{i}]", "not a model entry with a name"))
-            continue
-        evaluations = m.get("evaluations") if isinstance(m.get("evaluations"), dict) else {}
-        caps = {}
-        for metric, key in API_METRICS.items():
-            x = _num(evaluations.get(key))
-            if x is not None:
-                caps[metric] = round(x if metric == "overall" or x > 1 else 100 * x, 4)
-        pricing = m.get("pricing") if isinstance(m.get("pricing"), dict) else {}
-        creator = m.get("model_creator") if isinstance(m.get("model_creator"), dict) else {}
-        first = _num(m.get("median_time_to_first_token_seconds"))
-        answer = _num(m.get("median_time_to_first_answer_token"))
-        reasoning = thinks(split_effort(name)[1])
-        thinking = None if first is None or answer is None else max(0.0, answer - first)
-        if reasoning and thinking == 0:
-            thinking = None  # hidden in the first-token time, with nothing to tell it from the input time
-        rows.append(
-            AARow(
-                "",
-                name.strip(),
-                _num(pricing.get("price_1m_input_tokens")),
-                _num(pricing.get("price_1m_output_tokens")),
-                None,
-                _num(m.get("median_output_tokens_per_second")),
-                first,
-                None,
-                caps,
-                False,
-                i,
-                str(creator.get("name") or "").strip() or None,
-                reasoning,
-                thinking,
-                per_model=True,
-            )
-        )
-        left.append(("aa", name.strip(), API_PER_MODEL))
-    return rows
-
-
-def _json(path: Path):
-    return _parse_json(read_input(path, "a JSON file"), path)
-
-
-def _parse_json(text: str, path: Path):
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError.single(str(path), "", f"not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None
-    except RecursionError:
-        raise InputError.single(str(path), "", "not valid JSON: nested too deeply") from None
 
 
 def _aa_as_of(path: Path) -> str | None:
@@ -1337,7 +683,7 @@ def _pct(stats, scale: float = 1.0) -> tuple[float | None, str]:
     """An OpenRouter percentile object: its median (x scale) and all four percentiles as text."""
     if not isinstance(stats, dict):
         return None, ""
-    values = {k: _num(stats.get(k)) for k in ("p50", "p75", "p90", "p99")}
+    values = {k: num(stats.get(k)) for k in ("p50", "p75", "p90", "p99")}
     shown = ", ".join(f"{k} {round(v * scale, 4):g}" for k, v in values.items() if v is not None)
     p50 = values["p50"]
     return (None if p50 is None else p50 * scale), shown
@@ -1453,16 +799,16 @@ def _endpoint_offering(
         left.append(("openrouter", label, "no provider_name"))
         return None
     pricing = ep.get("pricing") if isinstance(ep.get("pricing"), dict) else {}
-    pin, pout = _num(pricing.get("prompt")), _num(pricing.get("completion"))
+    pin, pout = num(pricing.get("prompt")), num(pricing.get("completion"))
     if pin is None or pout is None or pin < 0 or pout < 0:
-        left.append(("openrouter", label, _why_no_price(pricing.get("prompt"), pricing.get("completion"))))
+        left.append(("openrouter", label, why_no_price(pricing.get("prompt"), pricing.get("completion"))))
         return None
-    discount = _num(pricing.get("discount")) if _given(pricing.get("discount")) else 0.0
+    discount = num(pricing.get("discount")) if given(pricing.get("discount")) else 0.0
     if discount is None or not 0 <= discount <= 1:
-        left.append(("openrouter", label, f"discount {_shown(pricing.get('discount'))} is not a fraction from 0 to 1"))
+        left.append(("openrouter", label, f"discount {shown(pricing.get('discount'))} is not a fraction from 0 to 1"))
         return None
-    cached, no_cached = _cached(pricing.get("input_cache_read"))
-    context, no_context = _context(ep.get("context_length"))
+    cached, no_cached = read_cached(pricing.get("input_cache_read"))
+    context, no_context = read_context(ep.get("context_length"))
     if no_cached or no_context:
         left.append(("openrouter", label, no_cached or no_context))
         return None
@@ -1520,7 +866,7 @@ def _endpoint_offering(
         f"speed: the medians over the last 30 minutes (throughput tok/s {tps_text}; first token s {ttft_text})",
     ]
     spans = (("uptime_last_5m", "5 minutes"), ("uptime_last_30m", "30 minutes"), ("uptime_last_1d", "a day"))
-    uptime = [f"{_num(ep.get(key)):g}% over {span}" for key, span in spans if _num(ep.get(key)) is not None]
+    uptime = [f"{num(ep.get(key)):g}% over {span}" for key, span in spans if num(ep.get(key)) is not None]
     if uptime:
         notes.append("uptime " + ", ".join(uptime))
     if ep.get("status") not in (None, 0):
@@ -1630,7 +976,7 @@ def build_catalog(
         elif kind == "litellm":
             litellm += read_litellm(path, skipped)
         elif kind == "openrouter":
-            data = _json(path)
+            data = read_json(path)
             shape = openrouter_shape(data)
             if shape == "endpoints":
                 endpoints.append(read_openrouter_endpoints(path, data))
@@ -1781,7 +1127,7 @@ def fetched_files(folder: Path) -> list[tuple[str, Path]]:
             "",
             f"is a folder with no {PROVENANCE_JSON}: expected files, or a folder `planner catalog fetch` wrote",
         )
-    data = _json(manifest)
+    data = read_json(manifest)
     entries = data.get("files") if isinstance(data, dict) else None
     if not isinstance(entries, list):
         raise InputError.single(str(manifest), "files", "expected the list of fetched files")
