@@ -14,9 +14,10 @@ from typer.testing import CliRunner
 
 from planner.cli.app import app
 from planner.core.errors import InputError
-from planner.market.catalog_import import _named, build_catalog, import_catalog, parse_sources
+from planner.market.catalog_import import _named, build_catalog, import_catalog
 from planner.market.diff import diff_catalogs
 from planner.market.names import endpoint, host_key, normalize_model, split_effort
+from planner.market.provenance import parse_sources
 from planner.market.sources.aa import read_aa
 from planner.market.sources.litellm import read_litellm
 from planner.model.load import load_catalog, validate
