@@ -85,12 +85,22 @@ from pathlib import Path
 
 from planner.core.errors import InputError
 from planner.core.fmt import csv_row
-from planner.market.names import dashes, endpoint, host_key, normalize_model, slug, split_effort
+from planner.market.merge import Entry, free_reason, hidden_thinking, merge_prices, shallow_thinkers
+from planner.market.names import dashes, endpoint, normalize_model, slug, split_effort
 from planner.market.provenance import aa_as_of, fetched_on, parse_sources
 from planner.market.sources.aa import PERCENTILES, read_aa
 from planner.market.sources.aa_api import API_METRICS
-from planner.market.sources.figures import given, num, read_cached, read_context, read_json, shown, why_no_price
-from planner.market.sources.litellm import TIERS, read_litellm
+from planner.market.sources.figures import (
+    dollars,
+    given,
+    num,
+    read_cached,
+    read_context,
+    read_json,
+    shown,
+    why_no_price,
+)
+from planner.market.sources.litellm import read_litellm
 from planner.market.sources.openrouter import (
     ModelEndpoints,
     openrouter_shape,
@@ -98,7 +108,7 @@ from planner.market.sources.openrouter import (
     read_openrouter_endpoints,
     read_openrouter_providers,
 )
-from planner.market.sources.records import AARow, LongPrice, Price, TierPrice
+from planner.market.sources.records import AARow, Price
 
 FAST_TPS = 500.0
 PRICE_TOLERANCE = 0.01  # an aggregator's price covers a host's up to 1% below it
@@ -124,219 +134,10 @@ class ImportResult:
         return [r for r in self.left_out if r[0] == "aa" and r[1].startswith("column ")]
 
 
-@dataclass
-class Entry:
-    """An Artificial Analysis row with every figure an offering needs, resolved."""
-
-    row: AARow
-    path: Path
-    company: str
-    variant: str
-    base: str  # the model name without its effort qualifier
-    effort: str  # the effort qualifier as a mode name (a name without one: reasoning or non-reasoning)
-    price: dict
-    price_src: str
-    capacity: dict | None
-    capacity_src: str
-    context: int | None
-    gateway: dict
-    free: bool
-    estimated: list[str]  # "thinking.tokens", "price.cached_input", "capability.overall"
-    tiers: list[dict] = field(default_factory=list)  # the offering's price_tiers: litellm's, else none
-
-    @property
-    def thinks(self) -> float:
-        return self.row.thinking or 0.0
-
-
 def _ceil_ms(seconds: float) -> float:
     """Seconds rounded up to the millisecond: the catalog never understates a measured time."""
     value = math.ceil(seconds * 1000) / 1000
     return value if value >= seconds else value + 0.001
-
-
-def _money(x: float) -> str:
-    return f"${x:g}"
-
-
-def _free_reason(capacity: dict | None, free_tiers: bool) -> str | None:
-    """Why a free tier stays out (None: it enters): it needs the option and a published rate limit."""
-    if capacity is None:
-        return "free tier with no published rate limit"
-    if not free_tiers:
-        return "free tier; import with --free-tiers to include it with its rate limits"
-    return None
-
-
-def _blended(p_in: float, p_out: float) -> float:
-    return (3 * p_in + p_out) / 4  # Artificial Analysis's 3:1 blend
-
-
-def _typical_prices(rows: list[AARow]) -> dict[str, float]:
-    """Per model (without its effort qualifier), the median blended price of the table's priced rows,
-    where at least 3 rows price it: what a host's price is compared with to spot a placeholder."""
-    by: dict[str, list[float]] = {}
-    for r in rows:
-        if r.input is not None and r.output is not None and (r.input or r.output) and not r.deleted:
-            by.setdefault(normalize_model(split_effort(r.model)[0]), []).append(_blended(r.input, r.output))
-    return {m: statistics.median(v) for m, v in by.items() if len(v) >= 3}
-
-
-def _resolve(
-    row: AARow,
-    path: Path,
-    prices: dict,
-    surcharged: set[str],
-    free_tiers: bool,
-    left: list,
-    used: set[str],
-    typical: dict[str, float],
-) -> Entry | None:
-    """The row's offering figures, or None with the reason in `left`. `surcharged`: the models some
-    row prices cache writes above input (so an input price equal to a cache-write price is suspect)."""
-    label = f"{row.host} / {row.model}"
-    if row.deleted:
-        left.append(("aa", label, "marked deleted in the source"))
-        return None
-    if row.left_out:
-        left.append(("aa", label, row.left_out))
-        return None
-    company, variant = endpoint(row.host)
-    price = prices.get((host_key(row.host) or "", normalize_model(row.model)))
-    missing = [
-        k
-        for k, v in (
-            ("output speed", row.tps),
-            ("time to first token", row.ttft),
-            ("intelligence index", row.caps.get("overall")),
-        )
-        if v is None
-    ]
-    if row.tps is not None and row.tps <= 0:
-        missing.append("positive output speed")
-    if price is None and (row.input is None or row.output is None):
-        missing.append("price")
-    if missing:
-        left.append(("aa", label, "no " + ", no ".join(missing)))
-        return None
-    estimated = list(row.estimated)
-    capacity, capacity_src, gateway = None, "", {}
-    long, tiers = None, []
-    if price is not None:
-        used.add(price.key)
-        p_in, p_out, cached, long = price.input, price.output, price.cached_input, price.long_context
-        price_src = f"price: litellm '{price.key}'"
-        if row.input is not None and price.input != row.input and row.input in (row.cache_write, price.cache_write):
-            price_src += " (the table's input price is the cache-write price)"
-        tiers = [_tier_record(t, price.key) for t in price.tiers]
-        price_src += _tiers_text(price)
-        capacity = price.capacity()
-        if capacity:
-            limits = ", ".join(k for k, v in (("rpm", price.rpm), ("tpm", price.tpm)) if v is not None)
-            capacity_src = f"; capacity: litellm '{price.key}' {limits} (published rate limits)"
-        gateway["litellm"] = price.key if "/" in price.key else f"{price.provider}/{price.key}"
-    else:
-        p_in, p_out = row.input, row.output
-        if p_in == 0 and p_out == 0:
-            left.append(("aa", label, "price not published (Artificial Analysis lists 0 for input and output)"))
-            return None
-        median = typical.get(normalize_model(split_effort(row.model)[0]))
-        if median and _blended(p_in, p_out) < median / 10:
-            left.append(
-                (
-                    "aa",
-                    label,
-                    f"price {_money(p_in)}/{_money(p_out)} is under a tenth of the other hosts' for this model "
-                    f"(median blended {_money(median)}): a placeholder, not a published price",
-                )
-            )
-            return None
-        if p_in > 0 and p_in == row.cache_write and normalize_model(row.model) in surcharged:
-            left.append(
-                (
-                    "aa",
-                    label,
-                    f"input price {_money(p_in)} equals the cache-write price, which other rows of this model "
-                    "charge above input: a scrape that took one for the other; no list price to use instead",
-                )
-            )
-            return None
-        cached = p_in * (1 - row.cache_discount / 100) if row.cache_discount else None
-        if cached is not None:
-            estimated.append("price.cached_input")
-        price_src = "price: Artificial Analysis"
-    free = p_in == 0 and p_out == 0
-    if free:
-        why = _free_reason(capacity, free_tiers)
-        if why is not None:
-            left.append(("aa", label, f"{why} (litellm lists it at 0/0)"))
-            return None
-    if row.thinking is None and row.reasoning:
-        left.append(("aa", label, "reasoning model with no measured thinking time"))
-        return None
-    if row.thinking:
-        estimated.append("thinking.tokens")
-    base, effort = split_effort(row.model)
-    if effort is None:  # a name with no effort qualifier: the model at its own default effort
-        effort = "reasoning" if row.reasoning else "non-reasoning"
-    out = _price_record(p_in, p_out, cached, long)
-    context = (price.context if price is not None and price.context else None) or row.context
-    return Entry(
-        row,
-        path,
-        company,
-        variant,
-        base,
-        slug(effort),
-        out,
-        price_src,
-        capacity,
-        capacity_src,
-        context,
-        gateway,
-        free,
-        estimated,
-        tiers,
-    )
-
-
-def _price_record(p_in: float, p_out: float, cached: float | None, long: LongPrice | None) -> dict:
-    """A catalog price: per 1M tokens, to 6 decimals; `long_context` only when there is one."""
-    out: dict = {"input": round(p_in, 6), "output": round(p_out, 6)}
-    if cached is not None:
-        out["cached_input"] = round(cached, 6)
-    if long is not None:
-        out["long_context"] = long.record()
-    return out
-
-
-# What each tier's `source` says beside its prices: litellm gives prices, nobody measures these tiers' speed.
-TIER_NOTES = {
-    "batch": "litellm states no window: 24 h",
-    "flex": "speed not measured: unknown",
-    "priority": "speed not measured: the list speed",
-}
-
-
-def _tier_record(t: TierPrice, key: str) -> dict:
-    """A catalog price tier from litellm: no speed (Artificial Analysis measures the standard API only),
-    so flex is judged of unknown speed and priority at the offering's; batch takes the default window."""
-    suffix = dict(TIERS)[t.name]
-    return {
-        "name": t.name,
-        "price": _price_record(t.input, t.output, t.cached_input, t.long_context),
-        "source": f"litellm '{key}' *{suffix} prices; {TIER_NOTES[t.name]}",
-    }
-
-
-def _tiers_text(price: Price) -> str:
-    """The offering source's note on its tiers; "" without any."""
-    if not price.tiers:
-        return ""
-    names = [t.name for t in price.tiers]
-    speeds = [x for n, x in (("flex", "flex judged unknown"), ("priority", "priority at the list speed")) if n in names]
-    text = f"; tiers: litellm '{price.key}' {', '.join(names)}"
-    return text + (f" (speeds not measured: {', '.join(speeds)})" if speeds else "")
 
 
 def _frozen(value):
@@ -470,7 +271,7 @@ def _aa_offering(oid: str, order: list[Entry], as_of: str | None) -> dict:
 
 
 def _price_text(price: dict) -> str:
-    return f"{_money(price['input'])}/{_money(price['output'])}"
+    return f"{dollars(price['input'])}/{dollars(price['output'])}"
 
 
 def _aggregator(p: Price, entries: list[Entry], ids: dict[str, int]) -> dict:
@@ -548,7 +349,7 @@ def _aggregator(p: Price, entries: list[Entry], ids: dict[str, int]) -> dict:
     if modes:
         out["modes"] = modes
     out["source"] = (
-        f"price: OpenRouter models listing '{p.key}' ({_money(round(p.input, 6))}/{_money(round(p.output, 6))} "
+        f"price: OpenRouter models listing '{p.key}' ({dollars(round(p.input, 6))}/{dollars(round(p.output, 6))} "
         "per 1M input/output); speed, first token, thinking and scores: Artificial Analysis, per figure the "
         "slowest host OpenRouter may route to at this price (hosts priced at or below it, within 1%): "
         + "; ".join(notes)
@@ -801,7 +602,7 @@ def _endpoint_offering(
         return None
     p_in, p_out = pin * 1e6 * (1 - discount), pout * 1e6 * (1 - discount)
     if p_in == 0 and p_out == 0:
-        left.append(("openrouter", label, _free_reason(None, False)))
+        left.append(("openrouter", label, free_reason(None, False)))
         return None
     tps, tps_text = _pct(ep.get("throughput_last_30m"))
     ttft, ttft_text = _pct(ep.get("latency_last_30m"), 0.001)
@@ -848,7 +649,7 @@ def _endpoint_offering(
     notes = [
         f"OpenRouter endpoints of '{me.model_id}' ({Path(me.path).name}), endpoint '{ep.get('name') or provider}' "
         f"(tag {tag}{', ' + str(quant) if quant and quant != 'unknown' else ''})",
-        f"price {_money(round(p_in, 6))}/{_money(round(p_out, 6))} per 1M input/output"
+        f"price {dollars(round(p_in, 6))}/{dollars(round(p_out, 6))} per 1M input/output"
         + (f" (its list price less OpenRouter's discount of {discount:.0%})" if discount else ""),
         f"speed: the medians over the last 30 minutes (throughput tok/s {tps_text}; first token s {ttft_text})",
     ]
@@ -898,51 +699,6 @@ def _metrics(offerings: list[dict], as_of: str | None, api: bool = False) -> dic
     return out
 
 
-def _hidden_thinking(rows: list[AARow]) -> None:
-    """Reasoning rows measured with no thinking time (thinking 0) on hosts that do not stream it (OpenAI,
-    Azure, Bedrock, Anthropic, Google...): their time to first token holds the thinking. It is split:
-    the first token takes what the same host's non-reasoning rows take (their median), the rest is
-    thinking, so its tokens are billed; both are estimates. With no non-reasoning row on the host there
-    is nothing to split by: the thinking is unknown and the row is left out. The total to the first
-    answer token stays the measured one."""
-    plain: dict[str, list[float]] = {}
-    for r in rows:
-        if not r.reasoning and r.ttft is not None and not r.deleted:
-            plain.setdefault(r.host, []).append(r.ttft)
-    for r in rows:
-        if not r.reasoning or r.thinking != 0 or r.ttft is None or r.ttft <= 0:
-            continue
-        if r.host not in plain:
-            r.thinking = None  # hidden in the first token, with nothing to tell it from the input time
-            continue
-        first = min(statistics.median(plain[r.host]), r.ttft)
-        r.thinking, r.ttft = r.ttft - first, first
-        r.estimated += ["thinking.seconds", "speed.ttft_s"]
-        r.ttft_pct = None  # its first-token percentiles hold the thinking, which only the median is split of
-
-
-def _shallow_thinkers(rows: list[tuple[AARow, Path]]) -> dict[tuple[str, int], str]:
-    """Reasoning rows that think under a quarter of the tokens the same model thinks on its other hosts
-    (median over at least 3): the endpoint likely does not run that effort, so the model's score (one
-    per model, not per host) would not hold there. Keyed by (file, line), with the reason."""
-    tokens: dict[str, list[tuple[tuple[str, int], float]]] = {}
-    for r, path in rows:
-        if r.reasoning and r.thinking is not None and r.tps and not r.deleted:
-            tokens.setdefault(r.model, []).append(((str(path), r.line), r.thinking * r.tps))
-    out = {}
-    for found in tokens.values():
-        if len(found) < 3:
-            continue
-        median = statistics.median(t for _, t in found)
-        for key, t in found:
-            if t < median / 4:
-                out[key] = (
-                    f"thinks {t:,.0f} tokens a call against a median of {median:,.0f} for this model on other "
-                    "hosts: the endpoint likely does not run this effort, so the model's score would not hold"
-                )
-    return out
-
-
 def build_catalog(
     files: list[tuple[str, Path]], name: str, as_of: str | None = None, free_tiers: bool = False
 ) -> tuple[dict, ImportResult]:
@@ -972,33 +728,13 @@ def build_catalog(
             else:
                 openrouter += read_openrouter(path, skipped, data)
     as_of = as_of or next((d for _, path in files if (d := fetched_on(path))), None)
-    _hidden_thinking([r for r, _ in aa_rows])
+    hidden_thinking([r for r, _ in aa_rows])
     result = ImportResult([], as_of=as_of)
     result.left_out += skipped
-    by_host_model: dict[tuple[str, str], Price] = {}
-    for p in sorted(litellm, key=lambda p: (p.free, len(p.key), p.key)):  # a paid list price, shortest key first
-        by_host_model.setdefault((p.provider, normalize_model(p.model)), p)
-    used_prices: set[str] = set()
-    surcharged = {normalize_model(r.model) for r, _ in aa_rows if r.cache_write and r.input and r.cache_write > r.input}
-    typical = _typical_prices([r for r, _ in aa_rows])
-    shallow = _shallow_thinkers(aa_rows)
-    for row, path in aa_rows:
-        if (str(path), row.line) in shallow:
-            result.left_out.append(("aa", f"{row.host} / {row.model}", shallow[str(path), row.line]))
-    entries = [
-        e
-        for row, path in aa_rows
-        if (str(path), row.line) not in shallow
-        if (e := _resolve(row, path, by_host_model, surcharged, free_tiers, result.left_out, used_prices, typical))
-        is not None
-    ]
+    shallow = shallow_thinkers(aa_rows)
+    entries = merge_prices(aa_rows, litellm, shallow, free_tiers, result.left_out)
     ids: dict[str, int] = {}
     result.offerings = _aa_offerings(entries, ids, as_of)
-    for p in litellm:
-        if p.key not in used_prices:
-            result.left_out.append(
-                ("litellm", p.key, "no measured speed (no Artificial Analysis row for this host and model)")
-            )
     by_model: dict[str, list[Entry]] = {}
     for e in entries:
         if not e.free:
@@ -1029,7 +765,7 @@ def build_catalog(
                 )
             )
         elif p.free:
-            result.left_out.append(("openrouter", p.key, _free_reason(None, free_tiers)))
+            result.left_out.append(("openrouter", p.key, free_reason(None, free_tiers)))
         else:
             result.offerings.append(_aggregator(p, found, ids))
     for me in measured.values():  # endpoints of models the listing (if any) does not name, in file order

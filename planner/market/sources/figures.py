@@ -42,6 +42,11 @@ def shown(raw) -> str:
     return repr(raw)[:40]
 
 
+def dollars(x: float) -> str:
+    """A price as a left-out reason or an offering's source quotes it: $0.15, $1e-05."""
+    return f"${x:g}"
+
+
 def read_context(raw) -> tuple[int | None, str | None]:
     """A context length: (None, None) when not given (no limit known); (tokens, None) for a finite number
     above 0 up to the schema's 10^10; else (None, the reason its entry is left out): a value that is no
