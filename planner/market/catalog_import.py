@@ -74,7 +74,6 @@ estimated one) and lists each missing column with what it did instead.
 
 from __future__ import annotations
 
-import copy
 import csv
 import io
 import math
@@ -87,6 +86,15 @@ from planner.core.errors import InputError
 from planner.core.fmt import csv_row
 from planner.market.merge import Entry, free_reason, hidden_thinking, merge_prices, shallow_thinkers
 from planner.market.names import dashes, endpoint, normalize_model, slug, split_effort
+from planner.market.offerings import (
+    aa_offerings,
+    ceil_ms,
+    least_thinking,
+    plausible,
+    speed_record,
+    tier_name,
+    unique_id,
+)
 from planner.market.provenance import aa_as_of, fetched_on, parse_sources
 from planner.market.sources.aa import PERCENTILES, read_aa
 from planner.market.sources.aa_api import API_METRICS
@@ -110,7 +118,6 @@ from planner.market.sources.openrouter import (
 )
 from planner.market.sources.records import AARow, Price
 
-FAST_TPS = 500.0
 PRICE_TOLERANCE = 0.01  # an aggregator's price covers a host's up to 1% below it
 
 # Catalog metrics: what each score measures, with the column it is read from.
@@ -134,142 +141,6 @@ class ImportResult:
         return [r for r in self.left_out if r[0] == "aa" and r[1].startswith("column ")]
 
 
-def _ceil_ms(seconds: float) -> float:
-    """Seconds rounded up to the millisecond: the catalog never understates a measured time."""
-    value = math.ceil(seconds * 1000) / 1000
-    return value if value >= seconds else value + 0.001
-
-
-def _frozen(value):
-    """A record (dicts and lists of numbers and text) as a hashable value, to group equal records."""
-    if isinstance(value, dict):
-        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
-    if isinstance(value, list):
-        return tuple(_frozen(v) for v in value)
-    return value
-
-
-def _least_thinking(entries: list[Entry]) -> tuple:
-    """Sort key: non-reasoning first, then the least thinking time, then the file's order."""
-    e = entries[0]
-    return (any(x.row.reasoning for x in entries), max(x.thinks for x in entries), e.row.line)
-
-
-def _speed(tps: float, ttft: float, tps_pct: dict | None = None, ttft_pct: dict | None = None) -> dict:
-    """A speed block: the medians, and the other measured percentiles of each when known (rounded as
-    the medians are, which keeps their order)."""
-    speed: dict = {"output_tps": round(tps, 3), "ttft_s": round(ttft, 4)}
-    pct = {}
-    if tps_pct:
-        pct["output_tps"] = {k: round(v, 3) for k, v in sorted(tps_pct.items())}
-    if ttft_pct:
-        pct["ttft_s"] = {k: round(v, 4) for k, v in sorted(ttft_pct.items())}
-    if pct:
-        speed["percentiles"] = pct
-    return speed
-
-
-def _lines(entries: list[Entry]) -> str:
-    by_file: dict[str, list[int]] = {}
-    for e in entries:
-        by_file.setdefault(Path(e.path).name, []).append(e.row.line)
-    return "; ".join(
-        f"{name} line{'s' if len(lines) > 1 else ''} {', '.join(map(str, sorted(lines)))}"
-        for name, lines in by_file.items()
-    )
-
-
-def _tier(tps: float, variant: str, free: bool = False) -> str:
-    """free; else fast or standard by the measured speed, with the endpoint variant: standard-fp8."""
-    if free:
-        return "free"
-    tier = "fast" if tps >= FAST_TPS else "standard"
-    return tier if not variant or variant == tier else f"{tier}-{variant}"
-
-
-def _aa_offerings(entries: list[Entry], ids: dict[str, int], as_of: str | None) -> list[dict]:
-    """One offering per endpoint, model and price: effort variants are its modes (section 2)."""
-    groups: dict[tuple, list[list[Entry]]] = {}
-    for e in entries:
-        key = (
-            e.company,
-            e.variant,
-            e.base,
-            _frozen(e.price),
-            tuple(sorted((e.capacity or {}).items())),
-            e.free,
-            _frozen(e.tiers),
-        )
-        slots = groups.setdefault(key, [])
-        slot = next((s for s in slots if all(x.effort != e.effort for x in s)), None)
-        if slot is None:
-            slots.append([e])
-        else:
-            slot.append(e)
-    prices_of: dict[tuple, int] = {}
-    for key, slots in groups.items():
-        prices_of[key[:3]] = prices_of.get(key[:3], 0) + len(slots)
-    made = []
-    for key, slots in groups.items():
-        for slot in slots:
-            made.append((min(e.row.line for e in slot), key, slot))
-    out = []
-    for _, key, slot in sorted(made, key=lambda m: (m[0], str(Path(m[2][0].path)))):
-        order = sorted(slot, key=lambda e: _least_thinking([e]))
-        d = order[0]
-        where = f"{d.company}-{d.variant}" if d.variant else d.company
-        name = d.base if prices_of[key[:3]] == 1 else d.row.model
-        oid = _unique(ids, f"{slug(name.replace('(', '').replace(')', ''))}@{where}")
-        out.append(_aa_offering(oid, order, as_of))
-    return out
-
-
-def _aa_offering(oid: str, order: list[Entry], as_of: str | None) -> dict:
-    d = order[0]
-    offering: dict = {"id": oid, "model": d.row.model, "vendor": d.company, "host": d.company}
-    if d.row.creator:
-        offering["creator"] = d.row.creator
-    offering["tier"] = _tier(d.row.tps, d.variant, d.free)
-    offering["capability"] = dict(d.row.caps)
-    offering["price"] = copy.deepcopy(d.price)
-    if d.tiers:
-        offering["price_tiers"] = copy.deepcopy(d.tiers)
-    offering["speed"] = _speed(d.row.tps, d.row.ttft, d.row.tps_pct, d.row.ttft_pct)
-    if d.row.thinking:
-        offering["thinking"] = {"seconds": _ceil_ms(d.row.thinking)}
-    contexts = [e.context for e in order if e.context]
-    if contexts:
-        offering["context_window"] = int(min(contexts))
-    if d.capacity:
-        offering["capacity"] = dict(d.capacity)
-    estimated = [x for x in d.estimated if x != "price.cached_input"]
-    modes = []
-    for e in order[1:]:
-        name = e.effort
-        mode: dict = {"name": name, "model": e.row.model, "reasoning_factor": 1.0, "capability": dict(e.row.caps)}
-        if e.row.thinking:
-            mode["thinking"] = {"seconds": _ceil_ms(e.row.thinking)}
-        mode["speed"] = _speed(e.row.tps, e.row.ttft, e.row.tps_pct, e.row.ttft_pct)
-        modes.append(mode)
-        estimated += [f"modes.{name}.{x}" for x in e.estimated if x != "price.cached_input"]
-    if modes:
-        offering["modes"] = modes
-    what = (
-        "speed, first token, thinking, scores" if any(e.row.thinking for e in order) else "speed, first token, scores"
-    )
-    offering["source"] = (
-        f"Artificial Analysis providers leaderboard{' (' + as_of + ')' if as_of else ''}, "
-        f"{_lines(order)}: {what}; {d.price_src}{d.capacity_src}"
-    )
-    if any("price.cached_input" in e.estimated for e in order):
-        estimated.insert(0, "price.cached_input")
-    if estimated:
-        offering["estimated"] = estimated
-    if d.gateway:
-        offering["gateway"] = dict(d.gateway)
-    return offering
-
-
 def _price_text(price: dict) -> str:
     return f"{dollars(price['input'])}/{dollars(price['output'])}"
 
@@ -289,7 +160,7 @@ def _aggregator(p: Price, entries: list[Entry], ids: dict[str, int]) -> dict:
             and e.price["output"] <= p.output * (1 + PRICE_TOLERANCE) + 1e-9
         ]
         variants.append((effort, at or rows, bool(at)))
-    variants.sort(key=lambda v: _least_thinking(v[1]))
+    variants.sort(key=lambda v: least_thinking(v[1]))
     figures, notes, estimated = [], [], []
     for k, (effort, pool, priced) in enumerate(variants):
         slow = min(pool, key=lambda e: e.row.tps)
@@ -300,10 +171,10 @@ def _aggregator(p: Price, entries: list[Entry], ids: dict[str, int]) -> dict:
             for metric, value in e.row.caps.items():
                 caps[metric] = min(caps.get(metric, value), value)
         f: dict = {"model": " / ".join(dict.fromkeys(e.row.model for e in pool)), "capability": caps}
-        f["speed"] = _speed(slow.row.tps, late.row.ttft, *_slowest_percentiles(pool))
+        f["speed"] = speed_record(slow.row.tps, late.row.ttft, *_slowest_percentiles(pool))
         prefix = "" if k == 0 else f"modes.{effort}."
         if deep.thinks:
-            f["thinking"] = {"seconds": _ceil_ms(deep.thinks)}
+            f["thinking"] = {"seconds": ceil_ms(deep.thinks)}
             estimated.append(prefix + "thinking.tokens")
         if any("capability.overall" in e.estimated for e in pool):
             estimated.append(prefix + "capability.overall")
@@ -321,7 +192,7 @@ def _aggregator(p: Price, entries: list[Entry], ids: dict[str, int]) -> dict:
         figures.append(f)
     d = figures[0]
     out: dict = {
-        "id": _unique(ids, f"{slug(p.model)}@openrouter"),
+        "id": unique_id(ids, f"{slug(p.model)}@openrouter"),
         "model": d["model"],
         "vendor": "openrouter",
         "host": "openrouter",
@@ -329,7 +200,7 @@ def _aggregator(p: Price, entries: list[Entry], ids: dict[str, int]) -> dict:
     creator = next((e.row.creator for e in variants[0][1] if e.row.creator), None)
     if creator:
         out["creator"] = creator
-    out["tier"] = _tier(d["speed"]["output_tps"], "")
+    out["tier"] = tier_name(d["speed"]["output_tps"], "")
     out["capability"] = d["capability"]
     out["price"] = {"input": round(p.input, 6), "output": round(p.output, 6)}
     if p.cached_input is not None:
@@ -617,19 +488,19 @@ def _endpoint_offering(
     variant = "-".join(dict.fromkeys(x for x in (name_variant, tag_variant) if x))
     default = variants[0]
     out: dict = {
-        "id": _unique(ids, f"{slug(me.model_id)}@openrouter:{slug(tag)}"),
+        "id": unique_id(ids, f"{slug(me.model_id)}@openrouter:{slug(tag)}"),
         "model": default.model,
         "vendor": "openrouter",
         "host": company,
     }
     if creator:
         out["creator"] = creator
-    out["tier"] = _tier(tps, variant)
+    out["tier"] = tier_name(tps, variant)
     out["capability"] = dict(default.caps)
     out["price"] = {"input": round(p_in, 6), "output": round(p_out, 6)}
     if cached is not None:
         out["price"]["cached_input"] = round(cached * (1 - discount), 6)
-    out["speed"] = _speed(tps, ttft)
+    out["speed"] = speed_record(tps, ttft)
     estimated = []
     if default.tokens:
         out["thinking"] = {"tokens": math.ceil(default.tokens)}
@@ -734,7 +605,7 @@ def build_catalog(
     shallow = shallow_thinkers(aa_rows)
     entries = merge_prices(aa_rows, litellm, shallow, free_tiers, result.left_out)
     ids: dict[str, int] = {}
-    result.offerings = _aa_offerings(entries, ids, as_of)
+    result.offerings = aa_offerings(entries, ids, as_of)
     by_model: dict[str, list[Entry]] = {}
     for e in entries:
         if not e.free:
@@ -770,40 +641,13 @@ def build_catalog(
             result.offerings.append(_aggregator(p, found, ids))
     for me in measured.values():  # endpoints of models the listing (if any) does not name, in file order
         result.offerings += _endpoint_offerings(me, scored, providers, ids, result.left_out)
-    result.offerings = _plausible(result)
+    result.offerings = plausible(result.offerings, result.left_out)
     catalog: dict = {"catalog": name, "as_of": as_of, "currency": "USD"}
     metrics = _metrics(result.offerings, as_of, api=bool(aa_models) and not aa_rows)
     if metrics:
         catalog["metrics"] = metrics
     catalog["offerings"] = result.offerings
     return catalog, result
-
-
-def _plausible(result: ImportResult) -> list[dict]:
-    """The offerings the catalog schema accepts; one with a figure out of range (SPEC's plausibility
-    limits) is left out and listed with the field and the value, and the rest still import."""
-    from pydantic import ValidationError
-
-    from planner.model.schema import Offering
-
-    kept = []
-    for offering in result.offerings:
-        try:
-            Offering.model_validate(offering)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(p) for p in err["loc"])
-            found = repr(err.get("input"))[:40]
-            result.left_out.append(("import", str(offering.get("id", "?")), f"{where}: {err['msg']} (found {found})"))
-            continue
-        kept.append(offering)
-    return kept
-
-
-def _unique(ids: dict[str, int], base: str) -> str:
-    n = ids.get(base, 0)
-    ids[base] = n + 1
-    return base if n == 0 else f"{base}-{n + 1}"
 
 
 def _named(sources: list[tuple[str, Path]]) -> str:
