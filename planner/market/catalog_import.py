@@ -70,6 +70,12 @@ Older scrapes lack some of today's columns: the importer reads what is there, de
 can (output speed and first-token time from the long or medium prompt's medians, thinking time
 from the total minus the input time or from e2e_reasoning_time, the intelligence index from the
 estimated one) and lists each missing column with what it did instead.
+
+Where each part lives: this module reads the sources in order and builds the catalog and its
+header; planner.market.sources reads each file into records; names makes hosts and models
+comparable; merge prices each Artificial Analysis row (the rules above that leave a row out);
+offerings builds their offering records and drops what the schema rejects; openrouter_offerings
+builds OpenRouter's; provenance finds the files (KIND:FILE, fetched folders) and their dates.
 """
 
 from __future__ import annotations
@@ -82,17 +88,12 @@ from pathlib import Path
 from planner.core.errors import InputError
 from planner.core.fmt import csv_row
 from planner.market.merge import hidden_thinking, merge_prices, shallow_thinkers
-from planner.market.offerings import (
-    aa_offerings,
-    plausible,
-)
+from planner.market.offerings import aa_offerings, plausible
 from planner.market.openrouter_offerings import openrouter_offerings
 from planner.market.provenance import aa_as_of, fetched_on, parse_sources
 from planner.market.sources.aa import read_aa
 from planner.market.sources.aa_api import API_METRICS
-from planner.market.sources.figures import (
-    read_json,
-)
+from planner.market.sources.figures import read_json
 from planner.market.sources.litellm import read_litellm
 from planner.market.sources.openrouter import (
     ModelEndpoints,
@@ -115,6 +116,8 @@ METRIC_ROUNDING = 0.0001  # the importer keeps the table's scores to 4 decimals
 
 @dataclass
 class ImportResult:
+    """What an import made: the offerings, every entry left out with the reason, and the catalog's date."""
+
     offerings: list[dict]
     left_out: list[tuple[str, str, str]] = field(default_factory=list)  # (source, name, reason)
     as_of: str | None = None
@@ -152,48 +155,71 @@ def _metrics(offerings: list[dict], as_of: str | None, api: bool = False) -> dic
     return out
 
 
+@dataclass
+class _Read:
+    """What the readers gave, by kind, with the entries they could not use (and why)."""
+
+    aa_rows: list[tuple[AARow, Path]] = field(default_factory=list)
+    aa_models: list[tuple[AARow, Path]] = field(default_factory=list)  # the API's: one per model, no named host
+    litellm: list[Price] = field(default_factory=list)
+    openrouter: list[Price] = field(default_factory=list)
+    endpoints: list[ModelEndpoints] = field(default_factory=list)
+    providers: dict[str, dict] = field(default_factory=dict)
+    skipped: list[tuple[str, str, str]] = field(default_factory=list)
+    as_of: str | None = None
+
+
+def _read(files: list[tuple[str, Path]], as_of: str | None) -> _Read:
+    """Each (kind, file) by its reader, in order; an OpenRouter file by its shape. `as_of`, when not given,
+    is the first Artificial Analysis scrape's date."""
+    read = _Read(as_of=as_of)
+    for kind, path in files:
+        if kind == "aa":
+            for r in read_aa(path, read.skipped):
+                (read.aa_models if r.per_model else read.aa_rows).append((r, path))
+            read.as_of = read.as_of or aa_as_of(path)
+        elif kind == "litellm":
+            read.litellm += read_litellm(path, read.skipped)
+        elif kind == "openrouter":
+            data = read_json(path)
+            shape = openrouter_shape(data)
+            if shape == "endpoints":
+                read.endpoints.append(read_openrouter_endpoints(path, data))
+            elif shape == "providers":
+                read.providers.update(read_openrouter_providers(data))
+            else:
+                read.openrouter += read_openrouter(path, read.skipped, data)
+    return read
+
+
 def build_catalog(
     files: list[tuple[str, Path]], name: str, as_of: str | None = None, free_tiers: bool = False
 ) -> tuple[dict, ImportResult]:
     """Merge the given (kind, file) sources into a catalog dict (SPEC section 1). `free_tiers`: import
     prices of 0/0 that publish a rate limit, with tier `free` and that limit as capacity."""
-    aa_rows: list[tuple[AARow, Path]] = []
-    aa_models: list[tuple[AARow, Path]] = []  # the API's rows: one per model, for no named host
-    litellm: list[Price] = []
-    openrouter: list[Price] = []
-    endpoints: list[ModelEndpoints] = []
-    providers: dict[str, dict] = {}
-    skipped: list[tuple[str, str, str]] = []  # entries no reader could use, with the reason
-    for kind, path in files:
-        if kind == "aa":
-            for r in read_aa(path, skipped):
-                (aa_models if r.per_model else aa_rows).append((r, path))
-            as_of = as_of or aa_as_of(path)
-        elif kind == "litellm":
-            litellm += read_litellm(path, skipped)
-        elif kind == "openrouter":
-            data = read_json(path)
-            shape = openrouter_shape(data)
-            if shape == "endpoints":
-                endpoints.append(read_openrouter_endpoints(path, data))
-            elif shape == "providers":
-                providers.update(read_openrouter_providers(data))
-            else:
-                openrouter += read_openrouter(path, skipped, data)
-    as_of = as_of or next((d for _, path in files if (d := fetched_on(path))), None)
-    hidden_thinking([r for r, _ in aa_rows])
+    read = _read(files, as_of)
+    as_of = read.as_of or next((d for _, path in files if (d := fetched_on(path))), None)
+    hidden_thinking([r for r, _ in read.aa_rows])
     result = ImportResult([], as_of=as_of)
-    result.left_out += skipped
-    shallow = shallow_thinkers(aa_rows)
-    entries = merge_prices(aa_rows, litellm, shallow, free_tiers, result.left_out)
+    result.left_out += read.skipped
+    shallow = shallow_thinkers(read.aa_rows)
+    entries = merge_prices(read.aa_rows, read.litellm, shallow, free_tiers, result.left_out)
     ids: dict[str, int] = {}
     result.offerings = aa_offerings(entries, ids, as_of)
     result.offerings += openrouter_offerings(
-        openrouter, endpoints, providers, entries, [*aa_rows, *aa_models], shallow, ids, free_tiers, result.left_out
+        read.openrouter,
+        read.endpoints,
+        read.providers,
+        entries,
+        [*read.aa_rows, *read.aa_models],
+        shallow,
+        ids,
+        free_tiers,
+        result.left_out,
     )
     result.offerings = plausible(result.offerings, result.left_out)
     catalog: dict = {"catalog": name, "as_of": as_of, "currency": "USD"}
-    metrics = _metrics(result.offerings, as_of, api=bool(aa_models) and not aa_rows)
+    metrics = _metrics(result.offerings, as_of, api=bool(read.aa_models) and not read.aa_rows)
     if metrics:
         catalog["metrics"] = metrics
     catalog["offerings"] = result.offerings
