@@ -21,10 +21,6 @@ from planner.market.sources.records import AARow, Price
 PRICE_TOLERANCE = 0.01  # an aggregator's price covers a host's up to 1% below it
 
 
-def _price_text(price: dict) -> str:
-    return f"{dollars(price['input'])}/{dollars(price['output'])}"
-
-
 def openrouter_offerings(
     listing: list[Price],
     endpoints: list[ModelEndpoints],
@@ -195,6 +191,10 @@ def _slowest(pool: list[Entry], priced: bool, prefix: str) -> tuple[dict, str, l
         + ", lowest score of each metric"
     )
     return f, note, estimated
+
+
+def _price_text(price: dict) -> str:
+    return f"{dollars(price['input'])}/{dollars(price['output'])}"
 
 
 def _slowest_percentiles(pool: list[Entry]) -> tuple[dict | None, dict | None]:
