@@ -14,19 +14,12 @@ from typer.testing import CliRunner
 
 from planner.cli.app import app
 from planner.core.errors import InputError
-from planner.market.catalog_import import (
-    _named,
-    build_catalog,
-    endpoint,
-    host_key,
-    import_catalog,
-    normalize_model,
-    parse_sources,
-    read_aa,
-    read_litellm,
-    split_effort,
-)
+from planner.market.catalog_import import _named, build_catalog, import_catalog
 from planner.market.diff import diff_catalogs
+from planner.market.names import endpoint, host_key, normalize_model, split_effort
+from planner.market.provenance import parse_sources
+from planner.market.sources.aa import read_aa
+from planner.market.sources.litellm import read_litellm
 from planner.model.load import load_catalog, validate
 from planner.model.schema import Catalog
 

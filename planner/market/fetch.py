@@ -35,7 +35,7 @@ from planner import __version__
 from planner.core.errors import InputError, NetworkError, Setting
 from planner.core.files import Outputs, file_stem, max_input_bytes, umask
 from planner.core.fmt import visible
-from planner.market.catalog_import import KINDS, PROVENANCE_JSON
+from planner.market.provenance import KINDS, PROVENANCE_JSON
 
 DEFAULT_URLS = {
     "openrouter": "https://openrouter.ai",

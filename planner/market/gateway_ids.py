@@ -28,7 +28,7 @@ from typing import Any
 
 from planner.core.errors import InputError
 from planner.core.files import read_input
-from planner.market.catalog_import import HOST_ALIASES
+from planner.market.names import HOST_ALIASES
 
 DEFAULT_SOURCES = Path(__file__).resolve().parents[2] / "catalogs" / "sources"
 
