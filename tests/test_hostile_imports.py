@@ -217,3 +217,11 @@ def test_aa_percentiles_that_are_no_measurement_are_said(tmp_path, values, words
     assert reason.startswith(f"output speed percentiles {words}") and reason.endswith(": judged at the median")
     groq = next(o for o in catalog["offerings"] if o["id"] == "gpt-oss-120b@groq")
     assert "output_tps" not in groq["speed"].get("percentiles", {})
+
+
+@pytest.mark.parametrize("meta", ["[]", "3", '{"scrape_date": 7}', '"x"'])
+def test_a_scrape_metadata_file_of_another_shape_gives_no_date_not_a_crash(tmp_path, meta):
+    from planner.market.provenance import aa_as_of
+
+    (tmp_path / "aa_scrape_meta.json").write_text(meta)
+    assert aa_as_of(tmp_path / "aa.csv") is None

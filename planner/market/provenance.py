@@ -107,8 +107,9 @@ def aa_as_of(path: Path) -> str | None:
     meta = Path(path).with_name("aa_scrape_meta.json")
     if meta.exists():
         try:
-            date = json.loads(meta.read_text()).get("scrape_date")
-            return str(date)[:10] if date else None
-        except (json.JSONDecodeError, OSError):
+            data = json.loads(meta.read_text())
+        except (json.JSONDecodeError, OSError, UnicodeDecodeError, RecursionError):
             return None
+        date = data.get("scrape_date") if isinstance(data, dict) else None  # (a list or a number: no date)
+        return str(date)[:10] if isinstance(date, str) and date else None
     return None
