@@ -604,7 +604,7 @@ def _switch_info(
     """Moves made and declined against the previous plan: two re-solves (when `resolving`), one where every
     switch is free (the moves the switch costs declined) and one where none may switch (what each move
     saves); without them, the moves made with no saving figure."""
-    from planner.plan.assemble import commitment_terms
+    from planner.plan.commitments import commitment_terms
     from planner.plan.model import SwitchInfo, SwitchMove
 
     ids = {w.id: i for i, w in enumerate(inputs.workloads.workloads)}

@@ -1,0 +1,352 @@
+"""Each workload's records in the plan: its allocations with their latency and cost, the options it
+rejected and why (cheapest first), its nearest misses when it has no option, and the misses far from
+any rule."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from planner.core.fmt import short
+from planner.model.load import Inputs
+from planner.optimize.lp import LinearProgram
+from planner.optimize.pairs import LIST, Pairs, percentile_gaps
+from planner.plan.model import (
+    Allocation,
+    BreakEven,
+    Compounding,
+    Diagnosis,
+    DistributionInfo,
+    LatencySummary,
+    NearMiss,
+    PercentileInfo,
+    Rejection,
+    WorkloadPlan,
+    trusted,
+)
+
+REJECTIONS = 10  # rejected options listed per workload, cheapest first (SPEC 5)
+
+
+FAR_FLOOR = 0.8  # a score under 80% of the floor misses it by a mile (SPEC v1.3) ...
+
+
+FAR_BUDGET = 10.0  # ... as does a latency over ten times the budget
+
+
+Known = Callable[[np.ndarray, np.ndarray], list[Rejection | None]] | None
+
+
+def _finite(x: float) -> float | None:
+    """An option's figure, None where the arrays hold nan (absent)."""
+    return None if x != x else float(x)
+
+
+def workload_plans(
+    inputs: Inputs,
+    pairs: Pairs,
+    lp: LinearProgram,
+    share: np.ndarray,
+    break_even: dict[int, list],
+    rejected: list[list[Rejection]],
+    curves: dict[int, dict],
+    known: dict[int, WorkloadPlan],
+    factor: np.ndarray | None = None,
+    signed: frozenset[str] = frozenset(),
+) -> list[WorkloadPlan]:
+    """Every workload's part of the plan, built from the arrays as typed records (plan.trusted);
+    a workload in `known` takes that record (equal to the one made here) with these rejections."""
+    from pydantic import TypeAdapter
+
+    wa, opts = pairs.workloads, pairs.options
+    ws = inputs.workloads
+    used = np.flatnonzero(share > 0)
+    if known:
+        is_known = np.zeros(pairs.shape[0], dtype=bool)
+        is_known[list(known)] = True
+        used = used[~is_known[lp.var_w[used]]]
+    u_w, u_o, u_s = lp.var_w[used], lp.var_o[used], share[used]
+    u_tasks = u_s * wa.tasks[u_w]
+    u_cpt = pairs.cost_per_task[u_w, u_o] * (1.0 if factor is None else factor[used])
+    u_lat = pairs.latency_s[u_w, u_o]
+    u_cap = pairs.capability[u_w, u_o]
+    u_within = pairs.within_budget[u_w, u_o]
+    u_inside = pairs.within_share[u_w, u_o]
+    u_sampled = wa.sampled[u_w] & ~np.isnan(wa.budget_s[u_w])
+    u_in = wa.turns[u_w] * wa.input[u_w]  # per task: what the price bridge of a comparison reprices
+    u_out = pairs.task_tokens[u_w, u_o] - u_in
+    n_w = len(wa.ids)
+    lat_mean = np.bincount(u_w, u_s * u_lat, minlength=n_w).tolist()
+    lat_max = np.full(n_w, -np.inf)
+    np.maximum.at(lat_max, u_w, u_lat)
+    within = np.bincount(u_w, u_s * u_inside, minlength=n_w).tolist()
+    cap_mean = np.bincount(u_w, u_s * np.nan_to_num(u_cap), minlength=n_w)
+    cap_mean = np.where(np.bincount(u_w, np.isnan(u_cap), minlength=n_w) > 0, None, cap_mean).tolist()
+    lat_max = lat_max.tolist()
+    allocs_of: list[list[Allocation]] = [[] for _ in range(n_w)]
+    for w, o, sh, tasks, cpt, lat, cap, inside, t_in, t_out, share_in in zip(
+        u_w.tolist(),
+        u_o.tolist(),
+        u_s.tolist(),
+        u_tasks.tolist(),
+        u_cpt.tolist(),
+        u_lat.tolist(),
+        np.where(np.isnan(u_cap), None, u_cap).tolist(),
+        u_within.tolist(),
+        u_in.tolist(),
+        u_out.tolist(),
+        np.where(u_sampled, u_inside, None).tolist(),
+    ):
+        allocs_of[w].append(
+            trusted(
+                Allocation,
+                {
+                    "offering": opts.offering_id[o],
+                    "mode": opts.mode[o],
+                    "share": sh,
+                    "tasks": tasks,
+                    "cost_per_task": cpt,
+                    "cost": tasks * cpt,
+                    "latency_s": lat,
+                    "capability": cap,
+                    "vendor": opts.vendor[o],
+                    "host": opts.host[o],
+                    "tier": opts.tier[o],
+                    "model": opts.model[o],
+                    "within_budget": inside,
+                    "input_tokens": t_in,
+                    "output_tokens": t_out,
+                    "within_budget_share": share_in,
+                    "output_tps": float(opts.output_tps[o]) if np.isfinite(opts.output_tps[o]) else None,
+                    "ttft_s": float(opts.ttft_s[o]) if np.isfinite(opts.output_tps[o]) else None,
+                    "prefill_tps": _finite(opts.prefill_tps[o]),
+                    "thinking_tokens": _finite(opts.thinking[o]),
+                    "reasoning_factor": float(opts.reasoning_factor[o]),
+                    "price_tier": None if opts.sale[o] == LIST else opts.sale[o],
+                    "reserved": opts.reserved[o],
+                    "discounted": opts.discounted[o] if opts.discounted[o] in signed else None,
+                },
+            )
+        )
+    tasks_w, budget_w = wa.tasks.tolist(), np.where(np.isnan(wa.budget_s), None, wa.budget_s).tolist()
+    eligible = pairs.eligible_count.tolist()
+    loose = [b for entries in break_even.values() for b in entries if not isinstance(b, BreakEven)]
+    made = iter(TypeAdapter(list[BreakEven]).validate_python(loose)) if loose else iter(())
+    break_even = {
+        w: [b if isinstance(b, BreakEven) else next(made) for b in entries] for w, entries in break_even.items()
+    }
+    costs = np.bincount(u_w, u_tasks * u_cpt, minlength=n_w)  # (in allocation order, as a running sum would)
+    per_task = (costs / wa.tasks).tolist()
+    costs = costs.tolist()
+    required, peak = wa.within_budget_share.tolist(), wa.peak_tasks_per_minute.tolist()
+    assumed = wa.peak_assumed.tolist()
+    judged = _percentile_info(pairs, allocs_of)
+    out = []
+    for w, wl in enumerate(ws.workloads):
+        if w in known:
+            out.append(trusted(WorkloadPlan, {**known[w].__dict__, "rejected": rejected[w]}))
+            continue
+        allocs = allocs_of[w]
+        curve = curves.get(w) if allocs else None
+        out.append(
+            trusted(
+                WorkloadPlan,
+                {
+                    "id": wl.id,
+                    "status": "ok" if allocs else "infeasible",
+                    "description": wl.description,
+                    "tasks": tasks_w[w],
+                    "turns": wl.turns,
+                    "budget_s": budget_w[w],
+                    "threshold": wa.threshold[w],
+                    "metric": wa.metric[w],
+                    "capability_min": None if np.isnan(wa.cap_min[w]) else float(wa.cap_min[w]),
+                    "cost": costs[w],
+                    "cost_per_task": per_task[w] if allocs else None,
+                    "latency_s": trusted(LatencySummary, {"mean": lat_mean[w], "max": lat_max[w]}) if allocs else None,
+                    "within_budget_share": within[w] if allocs else None,
+                    "within_budget_share_required": required[w],
+                    "capability_mean": cap_mean[w] if allocs else None,
+                    "peak_tasks_per_minute": peak[w],
+                    "peak_assumed": assumed[w],
+                    "eligible": eligible[w],
+                    "allocations": allocs,
+                    "rejected": rejected[w],
+                    "rejected_far": 0,
+                    "cached_input_share": float(wl.tokens.cached_input_share),
+                    "break_even": break_even.get(w, []),
+                    "tool_latency_s": wl.tool_latency_s,
+                    "streaming": wl.latency.streaming,
+                    "compounding": None if curve is None else trusted(Compounding, curve),
+                    "diagnosis": None if eligible[w] else _nearest_misses(pairs, w),
+                    "distribution": None
+                    if wa.distributions[w] is None
+                    else trusted(
+                        DistributionInfo, {"file": wa.distributions[w].file, "samples": len(wa.distributions[w])}
+                    ),
+                    "percentile": judged.get(w),
+                },
+            )
+        )
+    return out
+
+
+def _percentile_info(pairs: Pairs, allocs_of: list[list[Allocation]]) -> dict[int, PercentileInfo]:
+    """Per workload judged at a percentile: which of its options were judged at a median for lack of
+    measured percentiles, and which at their last measured point (the percentile lies beyond it)."""
+    wa, opts = pairs.workloads, pairs.options
+    out: dict[int, PercentileInfo] = {}
+    gaps: dict[float, tuple[np.ndarray, np.ndarray]] = {}
+    index = {key: o for o, key in enumerate(zip(opts.offering_id, opts.mode))}
+    for w in np.flatnonzero(~np.isnan(wa.percentile)).tolist():
+        p = float(wa.percentile[w])
+        if p not in gaps:
+            gaps[p] = percentile_gaps(opts, p)
+        median, limit = gaps[p]
+        used = [index[a.offering, a.mode] for a in allocs_of[w]]
+        out[w] = PercentileInfo(
+            percentile=p,
+            output_tps_percentile=100.0 - p,
+            ttft_percentile=p,
+            at_median=[opts.label(o) for o in used if median[o]],
+            at_median_eligible=int((median & pairs.eligible[w]).sum()),
+            at_limit=[opts.label(o) for o in used if limit[o] and not median[o]],
+        )
+    return out
+
+
+def far_misses(pairs: Pairs) -> np.ndarray:
+    """Per pair, whether the option misses the workload's rules by a mile: a score under FAR_FLOOR of
+    its floor, or a latency over FAR_BUDGET times its budget. Such options are counted, not listed;
+    a workload with no eligible option lists its cheapest misses however far (with its diagnosis)."""
+    wa = pairs.workloads
+    floor = wa.cap_min[:, None]
+    with np.errstate(invalid="ignore"):
+        low = (floor > 0) & (pairs.capability < FAR_FLOOR * floor)
+        slow = pairs.latency_s > FAR_BUDGET * wa.budget_s[:, None]
+    return ~pairs.eligible & (low | slow) & (pairs.eligible_count > 0)[:, None]
+
+
+def count_far(workloads: list[WorkloadPlan], pairs: Pairs, far: np.ndarray) -> None:
+    """Each workload's count of options that miss by a mile and cost less per task than its plan
+    (than anything, when it has no plan)."""
+    chosen = np.array([np.inf if w.cost_per_task is None else w.cost_per_task for w in workloads])
+    counts = (far & (pairs.cost_per_task < chosen[:, None])).sum(axis=1).tolist()
+    for w, n in zip(workloads, counts):
+        if w.rejected_far != n:
+            w.__dict__["rejected_far"] = n
+
+
+def rejections(
+    pairs: Pairs, known: Known = None, limit: int = REJECTIONS, far: np.ndarray | None = None
+) -> list[list[Rejection]]:
+    """Per workload, up to `limit` ineligible options, cheapest first (then faster, then catalog order),
+    each with its reasons, leaving out those that miss by a mile (`far`). known(rw, ro): per pair, a
+    record already made for it (equal to the one made here), or None."""
+    W, O = pairs.shape
+    listed = ~pairs.eligible if far is None else ~pairs.eligible & ~far
+    cost = np.where(listed, pairs.cost_per_task, np.inf)
+    if O > limit:  # only options up to each row's limit-th cheapest cost can make its list
+        nth = np.partition(cost, limit - 1, axis=1)[:, limit - 1]
+        rw, ro = np.nonzero(listed & (cost <= nth[:, None]))
+    else:
+        rw, ro = np.nonzero(listed)
+    order = np.lexsort((pairs.latency_s[rw, ro], cost[rw, ro], rw))  # cheapest, then faster, then catalog (stable)
+    rw, ro = rw[order], ro[order]
+    keep = np.arange(len(rw)) - np.searchsorted(rw, rw) < limit
+    rw, ro = rw[keep], ro[keep]
+    records = [None] * len(rw) if known is None else known(rw, ro)
+    new = [i for i, r in enumerate(records) if r is None]
+    for i, r in zip(new, _new_rejections(pairs, rw[new], ro[new])):
+        records[i] = r
+    ends = np.searchsorted(rw, np.arange(W + 1)).tolist()  # rw is sorted: each workload's records are a run
+    return [records[a:b] for a, b in zip(ends[:-1], ends[1:])]
+
+
+def _new_rejections(pairs: Pairs, rw: np.ndarray, ro: np.ndarray) -> list[Rejection]:
+    ids, modes = pairs.options.offering_id, pairs.options.mode
+    cap = pairs.capability[rw, ro]
+    cap = np.where(np.isnan(cap), None, cap).tolist()  # floats, None where there is no score
+    return [
+        trusted(
+            Rejection,
+            {
+                "offering": ids[o],
+                "mode": modes[o],
+                "reasons": why,
+                "cost_per_task": cpt,
+                "latency_s": lat,
+                "capability": c,
+            },
+        )
+        for o, why, cpt, lat, c in zip(
+            ro.tolist(),
+            pairs.reasons_many(rw, ro),
+            pairs.cost_per_task[rw, ro].tolist(),
+            pairs.latency_s[rw, ro].tolist(),
+            cap,
+        )
+    ]
+
+
+def _near(pairs: Pairs, w: int, o: int) -> NearMiss:
+    cap = pairs.capability[w, o]
+    return NearMiss(
+        offering=pairs.options.offering_id[o],
+        mode=pairs.options.mode[o],
+        latency_s=float(pairs.latency_s[w, o]),
+        capability=None if np.isnan(cap) else float(cap),
+        cost_per_task=float(pairs.cost_per_task[w, o]),
+    )
+
+
+def _nearest_misses(pairs: Pairs, w: int) -> Diagnosis:
+    """Why workload w has no eligible option, and the nearest misses on latency and capability."""
+    wa = pairs.workloads
+    allowed = pairs.vendor_ok[w] & pairs.region_ok[w] & pairs.context_ok[w]
+    if not allowed.any():
+        counts = {
+            "vendor": (~pairs.vendor_ok[w]).sum(),
+            "region": (~pairs.region_ok[w]).sum(),
+            "context": (~pairs.context_ok[w]).sum(),
+        }
+        why = ", ".join(f"{k} ({v})" for k, v in counts.items() if v)
+        return Diagnosis(summary=f"no option passes the vendor, region and context rules; rejected by {why}")
+    parts = []
+    fastest = most = None
+    floor_ok = np.flatnonzero(allowed & pairs.capability_ok[w])
+    if len(floor_ok):
+        o = int(floor_ok[np.lexsort((floor_ok, pairs.cost_per_task[w, floor_ok], pairs.need_s[w, floor_ok]))[0]])
+        fastest = _near(pairs, w, o)
+        if wa.sampled[w]:  # the budget it would need: its slowest sample task's latency
+            fastest.latency_s = float(pairs.need_s[w, o])
+            parts.append(
+                f"the fastest option meeting the capability floor is {pairs.options.label(o)}, with its slowest "
+                f"sample task at {short(fastest.latency_s)} s; it would need a budget of "
+                f"{short(fastest.latency_s)} s (budget {short(wa.budget_s[w])} s)"
+            )
+        else:
+            parts.append(
+                f"the fastest option meeting the capability floor is {pairs.options.label(o)} at "
+                f"{short(fastest.latency_s)} s; it would need a budget of {short(fastest.latency_s)} s "
+                f"(budget {short(wa.budget_s[w])} s)"
+            )
+    else:
+        parts.append(f"no allowed option reaches the {wa.metric[w]} floor of {wa.cap_min[w]:g}")
+    budget_ok = np.flatnonzero(allowed & pairs.within_budget[w] & ~np.isnan(pairs.capability[w]))
+    if len(budget_ok):
+        caps = pairs.capability[w, budget_ok]
+        o = int(budget_ok[np.lexsort((budget_ok, pairs.cost_per_task[w, budget_ok], -caps))[0]])
+        most = _near(pairs, w, o)
+        parts.append(
+            f"the most capable option within the budget is {pairs.options.label(o)}, scoring "
+            f"{most.capability:g} {wa.metric[w]} (floor {wa.cap_min[w]:g})"
+        )
+    elif not np.isnan(wa.budget_s[w]):
+        parts.append(f"no allowed option finishes within {short(wa.budget_s[w])} s")
+    return Diagnosis(
+        summary="no eligible option: " + "; ".join(parts),
+        fastest_meeting_floor=fastest,
+        most_capable_within_budget=most,
+    )
