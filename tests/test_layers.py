@@ -6,7 +6,7 @@ lazily). The layers are the folders of planner/, bottom up:
     model     the input files as typed objects              schema, load, edits, scenarios, distribution, schemas/
     traffic   request logs in DuckDB, their aggregation     logs, aggregate, sql/
     market    catalogs from public sources                  catalog_import, fetch, diff, calibrate, gateway_ids
-    optimize  SPEC 3 and 4, the solvers                     pairs, prune, lp, backends, solver, resolve
+    optimize  SPEC 3 and 4, the solvers                     pairs, prune, lp/, backends, solver, resolve
     plan      the Plan (SPEC 5) and its assembly            model, assemble
     review    what a review reads off a plan                insight, compare, risks
     pipeline  files to plans                                solve, warm, whatif, frontier, replay
