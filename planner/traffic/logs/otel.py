@@ -26,54 +26,12 @@ OTEL_CALL_OPERATIONS = ("chat", "text_completion", "generate_content")
 
 
 def read(logs: Logs) -> None:
-    value = "STRUCT(stringValue VARCHAR, intValue VARCHAR, doubleValue VARCHAR, boolValue VARCHAR)"
-    attrs = f"STRUCT(key VARCHAR, value {value})[]"
-    span = (
-        f"STRUCT(traceId VARCHAR, spanId VARCHAR, name VARCHAR, startTimeUnixNano VARCHAR, endTimeUnixNano VARCHAR, "
-        f"attributes {attrs}, status STRUCT(code VARCHAR))"
-    )
-    resource_spans = f"STRUCT(resource STRUCT(attributes {attrs}), scopeSpans STRUCT(spans {span}[])[])[]"
-    rel, _ = raw(logs, {"resourceSpans": resource_spans})
-    try:
-        lines, without = logs.run(
-            f"SELECT count(*), count(*) FILTER (WHERE resourceSpans IS NULL) FROM {rel}"
-        ).fetchone()
-    except Exception as exc:
-        raise unreadable(logs, exc) from None
-    if lines == 0 or without == lines:
-        raise InputError.single(
-            logs.first_file,
-            "resourceSpans",
-            'no spans: expected OTLP JSON traces, one {"resourceSpans": [...]} a line (the collector\'s file exporter)',
-        )
-
-    def attr(keys: tuple[str, ...], where: str = "sp.attributes") -> str:
-        one = lambda k: f"list_filter({where}, a -> a.key = {logs.bind(k)})[1].value"
-        parts = [
-            f"COALESCE({one(k)}.stringValue, {one(k)}.intValue, {one(k)}.doubleValue, {one(k)}.boolValue)" for k in keys
-        ]
-        return parts[0] if len(parts) == 1 else "COALESCE(" + ", ".join(parts) + ")"
-
-    group_by = logs.options.group_by or "service.name"
-    group = f"COALESCE({attr((group_by,))}, {attr((group_by,), 'rattrs')})"
-    logs.group_rule = (
-        "by service.name (the resource attribute)"
-        if group_by == "service.name"
-        else f"by the attribute '{group_by}' (the span's, else its resource's)"
-    )
-    task_by = logs.options.task_by or "trace"
-    if task_by == "trace":
-        task = "sp.traceId"
-        logs.task_rule = "the spans of one trace are one task"
-    elif task_by == "conversation":
-        task = f"COALESCE({attr(OTEL_ATTRS['conversation'])}, sp.traceId)"
-        logs.task_rule = "the spans with the same gen_ai.conversation.id are one task (else those of one trace)"
-    elif task_by == "call":
-        task = "NULL"
-        logs.task_rule = "each span is its own task (--task-by call)"
-    else:
-        task = f"COALESCE({attr((task_by,))}, {attr((task_by,), 'rattrs')})"
-        logs.task_rule = f"the spans with the same '{task_by}' are one task (a span without one is a task of its own)"
+    """Every span a row (spans that are not model calls, or failed, left out), grouped by --group-by
+    (service.name by default) and into tasks by --task-by (the trace by default)."""
+    rel = _spans(logs)
+    attr = lambda keys: _attr(logs, keys)
+    group = _group(logs)
+    task = _task(logs)
     operation = attr(OTEL_ATTRS["operation"])
     model = attr(OTEL_ATTRS["model"])
     ops = logs.bind(list(OTEL_CALL_OPERATIONS))
@@ -109,3 +67,67 @@ def read(logs: Logs) -> None:
         "task": "spanId",
     }
     load(logs, src, names, time_parse=lambda e: f"(TRY_CAST({e} AS HUGEINT) // 1000)", first_is_offset=True)
+
+
+def _spans(logs: Logs) -> str:
+    """The files as one relation of OTLP JSON lines (their resourceSpans); an input error without spans."""
+    value = "STRUCT(stringValue VARCHAR, intValue VARCHAR, doubleValue VARCHAR, boolValue VARCHAR)"
+    attrs = f"STRUCT(key VARCHAR, value {value})[]"
+    span = (
+        f"STRUCT(traceId VARCHAR, spanId VARCHAR, name VARCHAR, startTimeUnixNano VARCHAR, endTimeUnixNano VARCHAR, "
+        f"attributes {attrs}, status STRUCT(code VARCHAR))"
+    )
+    resource_spans = f"STRUCT(resource STRUCT(attributes {attrs}), scopeSpans STRUCT(spans {span}[])[])[]"
+    rel, _ = raw(logs, {"resourceSpans": resource_spans})
+    try:
+        lines, without = logs.run(
+            f"SELECT count(*), count(*) FILTER (WHERE resourceSpans IS NULL) FROM {rel}"
+        ).fetchone()
+    except Exception as exc:
+        raise unreadable(logs, exc) from None
+    if lines == 0 or without == lines:
+        raise InputError.single(
+            logs.first_file,
+            "resourceSpans",
+            'no spans: expected OTLP JSON traces, one {"resourceSpans": [...]} a line (the collector\'s file exporter)',
+        )
+    return rel
+
+
+def _attr(logs: Logs, keys: tuple[str, ...], where: str = "sp.attributes") -> str:
+    """The first of the attributes `keys` a span (or, with where="rattrs", its resource) has, as text."""
+    one = lambda k: f"list_filter({where}, a -> a.key = {logs.bind(k)})[1].value"
+    parts = [
+        f"COALESCE({one(k)}.stringValue, {one(k)}.intValue, {one(k)}.doubleValue, {one(k)}.boolValue)" for k in keys
+    ]
+    return parts[0] if len(parts) == 1 else "COALESCE(" + ", ".join(parts) + ")"
+
+
+def _group(logs: Logs) -> str:
+    """The workload of a span (--group-by: an attribute, the span's else its resource's), its rule in
+    logs.group_rule."""
+    group_by = logs.options.group_by or "service.name"
+    group = f"COALESCE({_attr(logs, (group_by,))}, {_attr(logs, (group_by,), 'rattrs')})"
+    logs.group_rule = (
+        "by service.name (the resource attribute)"
+        if group_by == "service.name"
+        else f"by the attribute '{group_by}' (the span's, else its resource's)"
+    )
+    return group
+
+
+def _task(logs: Logs) -> str:
+    """The task of a span (--task-by: trace, conversation, call or an attribute), its rule in
+    logs.task_rule."""
+    task_by = logs.options.task_by or "trace"
+    if task_by == "trace":
+        logs.task_rule = "the spans of one trace are one task"
+        return "sp.traceId"
+    if task_by == "conversation":
+        logs.task_rule = "the spans with the same gen_ai.conversation.id are one task (else those of one trace)"
+        return f"COALESCE({_attr(logs, OTEL_ATTRS['conversation'])}, sp.traceId)"
+    if task_by == "call":
+        logs.task_rule = "each span is its own task (--task-by call)"
+        return "NULL"
+    logs.task_rule = f"the spans with the same '{task_by}' are one task (a span without one is a task of its own)"
+    return f"COALESCE({_attr(logs, (task_by,))}, {_attr(logs, (task_by,), 'rattrs')})"

@@ -24,29 +24,10 @@ CSV_TASK_NAMES = ("task_id", "session_id", "trace_id", "conversation_id")
 
 
 def read(logs: Logs) -> None:
+    """Every row a call: its columns found (_found_columns), grouped by --group-by (else one workload) and
+    into tasks by --task-by or a task id column (else each call its own task, numbered later)."""
     rel, types = raw(logs)
-    columns = [c for c in types if c != FILE_COLUMN]
-    found = dict(logs.options.mapping)
-    for fld, col in found.items():
-        if col not in types:
-            raise InputError.single(
-                logs.first_file, col, f"--map {col}={fld}: no such column; the columns are: {listed(columns)}"
-            )
-    for fld, names in CSV_NAMES.items():
-        if fld not in found:
-            hit = next((n for n in names if n in types), None) or next(
-                (c for n in names for c in columns if c.lower() == n.lower()), None
-            )
-            if hit is not None and hit not in found.values():
-                found[fld] = hit
-    for fld, what in (("time", "the call's start time"), ("input", "input tokens"), ("output", "output tokens")):
-        if fld not in found:
-            raise InputError.single(
-                logs.first_file,
-                "",
-                f"no column for {what}: expected one named {', '.join(CSV_NAMES[fld][:4])} or --map COLUMN={fld}; "
-                f"the columns are: {listed(columns)}",
-            )
+    found = _found_columns(logs, types)
     logs.columns = found
     text = lambda fld: as_text(found[fld], types) if fld in found else "NULL"
     col = lambda fld: found.get(fld, fld)
@@ -77,3 +58,32 @@ def read(logs: Logs) -> None:
         "cached": col("cached_input"),
     }
     load(logs, src, names, time_parse=timestamp_us, rank_tasks=True)
+
+
+def _found_columns(logs: Logs, types: dict[str, str]) -> dict[str, str]:
+    """The column of each planner field (field -> column): --map's, else the first of CSV_NAMES the file
+    has (exactly, else in any case) and no other field took; an input error without a start time, input
+    or output tokens."""
+    columns = [c for c in types if c != FILE_COLUMN]
+    found = dict(logs.options.mapping)
+    for fld, col in found.items():
+        if col not in types:
+            raise InputError.single(
+                logs.first_file, col, f"--map {col}={fld}: no such column; the columns are: {listed(columns)}"
+            )
+    for fld, names in CSV_NAMES.items():
+        if fld not in found:
+            hit = next((n for n in names if n in types), None) or next(
+                (c for n in names for c in columns if c.lower() == n.lower()), None
+            )
+            if hit is not None and hit not in found.values():
+                found[fld] = hit
+    for fld, what in (("time", "the call's start time"), ("input", "input tokens"), ("output", "output tokens")):
+        if fld not in found:
+            raise InputError.single(
+                logs.first_file,
+                "",
+                f"no column for {what}: expected one named {', '.join(CSV_NAMES[fld][:4])} or --map COLUMN={fld}; "
+                f"the columns are: {listed(columns)}",
+            )
+    return found
