@@ -432,15 +432,15 @@ def test_a_bad_memory_setting_is_one_line(tmp_path, monkeypatch, value):
 
 
 def test_the_default_memory_is_sized_from_the_machine(monkeypatch):
-    from planner.traffic import logs
+    from planner.traffic.logs import base  # where memory_mb reads _machine_mb
 
     monkeypatch.delenv("PLANNER_LOGS_MEMORY_MB", raising=False)
-    monkeypatch.setattr(logs, "_machine_mb", lambda: 24_000)
-    assert logs.memory_mb() == 512
-    monkeypatch.setattr(logs, "_machine_mb", lambda: 1024)
-    assert logs.memory_mb() == 256  # a quarter of a small machine
-    monkeypatch.setattr(logs, "_machine_mb", lambda: None)
-    assert logs.memory_mb() == 512
+    monkeypatch.setattr(base, "_machine_mb", lambda: 24_000)
+    assert base.memory_mb() == 512
+    monkeypatch.setattr(base, "_machine_mb", lambda: 1024)
+    assert base.memory_mb() == 256  # a quarter of a small machine
+    monkeypatch.setattr(base, "_machine_mb", lambda: None)
+    assert base.memory_mb() == 512
 
 
 def test_calls_without_task_ids_are_numbered_in_order_within_little_memory(tmp_path, monkeypatch):

@@ -4,12 +4,12 @@ lazily). The layers are the folders of planner/, bottom up:
 
     core      errors, fmt, files, timing, arrays            imports nothing else of planner
     model     the input files as typed objects              schema, load, edits, scenarios, distribution, schemas/
-    traffic   request logs in DuckDB, their aggregation     logs, aggregate, sql/
+    traffic   request logs in DuckDB, their aggregation     logs/, aggregate, sql/
     market    catalogs from public sources                  catalog_import, sources/, names, merge, offerings,
                                                             openrouter_offerings, provenance, fetch, diff, calibrate,
                                                             gateway_ids
-    optimize  SPEC 3 and 4, the solvers                     pairs, prune, lp, backends, solver, resolve
-    plan      the Plan (SPEC 5) and its assembly            model, assemble
+    optimize  SPEC 3 and 4, the solvers                     pairs, prune, lp/, backends, solver, resolve
+    plan      the Plan (SPEC 5) and its assembly            model, assemble, records, wording, commitments
     review    what a review reads off a plan                insight, compare, risks
     pipeline  files to plans                                solve, warm, whatif, frontier, replay
     outputs   what people read                              tables, terminal, report/, gateway

@@ -1,0 +1,65 @@
+"""The linear program of SPEC section 4 as arrays: problem (rows and columns), contracts (the extra
+columns), families (one function per constraint family), build (build_problem), check (the answer read)."""
+
+from planner.optimize.lp.build import TIE_BREAK, build_problem
+from planner.optimize.lp.check import FEAS_TOL, SHARE_EPS, TIED_DJ, check_rows, clean_shares
+from planner.optimize.lp.contracts import Extras, Switching, switching_of
+from planner.optimize.lp.families import (
+    CONSTRAINT_FAMILIES,
+    CONTRACT_FAMILIES,
+    MONEY_FAMILIES,
+    SHARE_UNIT,
+    Context,
+    company_columns,
+    define_budget,
+    define_committed_spend,
+    define_cover,
+    define_latency_share,
+    define_mean_capability,
+    define_requests_per_minute,
+    define_reserved,
+    define_switch,
+    define_tokens_per_minute,
+    define_vendor_share,
+    define_vendor_spend,
+    define_workload_vendor_share,
+    traffic,
+)
+from planner.optimize.lp.problem import SENSE_CODE, LinearProgram, Row, RowBlock, Rows
+
+__all__ = [
+    "CONSTRAINT_FAMILIES",
+    "CONTRACT_FAMILIES",
+    "FEAS_TOL",
+    "MONEY_FAMILIES",
+    "SENSE_CODE",
+    "SHARE_EPS",
+    "SHARE_UNIT",
+    "TIE_BREAK",
+    "TIED_DJ",
+    "Context",
+    "Extras",
+    "LinearProgram",
+    "Row",
+    "RowBlock",
+    "Rows",
+    "Switching",
+    "build_problem",
+    "check_rows",
+    "clean_shares",
+    "company_columns",
+    "define_budget",
+    "define_committed_spend",
+    "define_cover",
+    "define_latency_share",
+    "define_mean_capability",
+    "define_requests_per_minute",
+    "define_reserved",
+    "define_switch",
+    "define_tokens_per_minute",
+    "define_vendor_share",
+    "define_vendor_spend",
+    "define_workload_vendor_share",
+    "switching_of",
+    "traffic",
+]

@@ -1,0 +1,56 @@
+"""What a solver's answer is read with: its tolerances, the shares cleaned of solver noise, and every
+row the plan claims to meet checked on them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from planner.optimize.lp.problem import LinearProgram
+
+SHARE_EPS = 1e-9  # allocations below this share are dropped
+FEAS_TOL = 1e-6  # tolerance of the self-check on every row (scaled units)
+TIED_DJ = 1e-9  # reduced costs and duals up to this (scaled cost, total >= 1) count as zero
+
+
+def clean_shares(lp: LinearProgram, share: np.ndarray) -> np.ndarray:
+    """Drop dust, renormalise each workload to exactly one, round away solver noise."""
+    share = np.clip(share, 0.0, 1.0)
+    share[share < SHARE_EPS] = 0.0
+    totals = np.bincount(lp.var_w, share, minlength=int(lp.var_w.max()) + 1) if len(lp.var_w) else np.zeros(0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(totals[lp.var_w] > 0, share / totals[lp.var_w], 0.0)
+    return np.round(share, 12)
+
+
+def check_rows(
+    lp: LinearProgram,
+    share: np.ndarray,
+    slack: np.ndarray | None = None,
+    activities: tuple[np.ndarray, np.ndarray] | None = None,
+    extra: np.ndarray | None = None,
+) -> list[str]:
+    """Every row the plan claims to meet, checked on the cleaned shares: a list of violations.
+
+    The tolerance is relative to the row's gross activity (sum of |coefficient x share|), the size
+    that rounding in the solver's answer scales with: a spend-share row whose terms cancel can
+    carry terms a thousand times its limit when the optimum is far above the scaling bound."""
+    bad = []
+    acts, grosses = lp.activities(share, extra) if activities is None else activities
+    if lp.rows:
+        sense, rhs = lp.senses
+        give = np.zeros(len(lp.rows)) if slack is None else np.asarray(slack, dtype=float)
+        tol = FEAS_TOL * np.maximum.reduce([np.ones(len(rhs)), np.abs(rhs), np.abs(give), grosses])
+        over = (
+            ((sense == 0) & (acts > rhs + give + tol))
+            | ((sense == 1) & (acts < rhs - give - tol))
+            | ((sense == 2) & (np.abs(acts - rhs) > tol))
+        )
+        for i in np.flatnonzero(over).tolist():
+            row, act = lp.rows[i], float(acts[i])
+            limit = row.rhs + give[i] if row.sense == "<=" else row.rhs - give[i] if row.sense == ">=" else row.rhs
+            op = {"<=": ">", ">=": "<", "==": "!="}[row.sense]
+            bad.append(f"{row.name}: {act:.9g} {op} {limit:.9g}")
+    for w, cols, k in lp.max_options:
+        if int((share[cols] > 0).sum()) > k:
+            bad.append(f"max_options:{w}: more than {k} options")
+    return bad
