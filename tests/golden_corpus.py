@@ -267,7 +267,8 @@ def _json_difference(a, b, path: str) -> str | None:
         return mismatch
     if isinstance(a, dict):
         if list(a) != list(b):
-            return f"{path or 'top'}: keys {sorted(set(a) ^ set(b))[:5]} differ"
+            extra = sorted(set(a) ^ set(b))[:5]
+            return f"{path or 'top'}: keys {extra} differ" if extra else f"{path or 'top'}: the keys' order differs"
         return next((d for k in a if (d := _json_difference(a[k], b[k], f"{path}.{k}")) is not None), None)
     if isinstance(a, list):
         if len(a) != len(b):

@@ -5,6 +5,7 @@ any rule."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -43,6 +44,21 @@ def _finite(x: float) -> float | None:
     return None if x != x else float(x)
 
 
+@dataclass
+class _Entries:
+    """The plan's allocation entries (share > 0) as arrays, one position per entry: workload, option,
+    share, tasks, cost per task, latency, capability, share of tasks within budget."""
+
+    w: np.ndarray
+    o: np.ndarray
+    share: np.ndarray
+    tasks: np.ndarray
+    cpt: np.ndarray
+    latency: np.ndarray
+    capability: np.ndarray
+    inside: np.ndarray
+
+
 def workload_plans(
     inputs: Inputs,
     pairs: Pairs,
@@ -57,139 +73,187 @@ def workload_plans(
 ) -> list[WorkloadPlan]:
     """Every workload's part of the plan, built from the arrays as typed records (plan.trusted);
     a workload in `known` takes that record (equal to the one made here) with these rejections."""
-    from pydantic import TypeAdapter
+    e = _entries(pairs, lp, share, known, factor)
+    allocs_of = _allocations(pairs, e, signed)
+    sums = _summaries(pairs, e)
+    break_even = _typed(break_even)
+    judged = _percentile_info(pairs, allocs_of)
+    out = []
+    for w, wl in enumerate(inputs.workloads.workloads):
+        if w in known:
+            out.append(trusted(WorkloadPlan, {**known[w].__dict__, "rejected": rejected[w]}))
+            continue
+        record = _record(pairs, w, wl, allocs_of[w], sums, curves.get(w) if allocs_of[w] else None)
+        record.update(rejected=rejected[w], break_even=break_even.get(w, []), percentile=judged.get(w))
+        out.append(trusted(WorkloadPlan, record))
+    return out
 
-    wa, opts = pairs.workloads, pairs.options
-    ws = inputs.workloads
+
+def _entries(pairs: Pairs, lp: LinearProgram, share: np.ndarray, known, factor) -> _Entries:
+    """The allocation entries of the workloads not taken from a start, with their figures."""
+    wa = pairs.workloads
     used = np.flatnonzero(share > 0)
     if known:
         is_known = np.zeros(pairs.shape[0], dtype=bool)
         is_known[list(known)] = True
         used = used[~is_known[lp.var_w[used]]]
     u_w, u_o, u_s = lp.var_w[used], lp.var_o[used], share[used]
-    u_tasks = u_s * wa.tasks[u_w]
-    u_cpt = pairs.cost_per_task[u_w, u_o] * (1.0 if factor is None else factor[used])
-    u_lat = pairs.latency_s[u_w, u_o]
-    u_cap = pairs.capability[u_w, u_o]
-    u_within = pairs.within_budget[u_w, u_o]
-    u_inside = pairs.within_share[u_w, u_o]
-    u_sampled = wa.sampled[u_w] & ~np.isnan(wa.budget_s[u_w])
-    u_in = wa.turns[u_w] * wa.input[u_w]  # per task: what the price bridge of a comparison reprices
-    u_out = pairs.task_tokens[u_w, u_o] - u_in
-    n_w = len(wa.ids)
-    lat_mean = np.bincount(u_w, u_s * u_lat, minlength=n_w).tolist()
-    lat_max = np.full(n_w, -np.inf)
-    np.maximum.at(lat_max, u_w, u_lat)
-    within = np.bincount(u_w, u_s * u_inside, minlength=n_w).tolist()
-    cap_mean = np.bincount(u_w, u_s * np.nan_to_num(u_cap), minlength=n_w)
-    cap_mean = np.where(np.bincount(u_w, np.isnan(u_cap), minlength=n_w) > 0, None, cap_mean).tolist()
-    lat_max = lat_max.tolist()
-    allocs_of: list[list[Allocation]] = [[] for _ in range(n_w)]
-    for w, o, sh, tasks, cpt, lat, cap, inside, t_in, t_out, share_in in zip(
-        u_w.tolist(),
-        u_o.tolist(),
-        u_s.tolist(),
-        u_tasks.tolist(),
-        u_cpt.tolist(),
-        u_lat.tolist(),
-        np.where(np.isnan(u_cap), None, u_cap).tolist(),
-        u_within.tolist(),
-        u_in.tolist(),
-        u_out.tolist(),
-        np.where(u_sampled, u_inside, None).tolist(),
+    return _Entries(
+        u_w,
+        u_o,
+        u_s,
+        u_s * wa.tasks[u_w],
+        pairs.cost_per_task[u_w, u_o] * (1.0 if factor is None else factor[used]),
+        pairs.latency_s[u_w, u_o],
+        pairs.capability[u_w, u_o],
+        pairs.within_share[u_w, u_o],
+    )
+
+
+def _allocations(pairs: Pairs, e: _Entries, signed: frozenset[str]) -> list[list[Allocation]]:
+    """Per workload, its allocations as typed records, in entry order."""
+    wa, opts = pairs.workloads, pairs.options
+    sampled = wa.sampled[e.w] & ~np.isnan(wa.budget_s[e.w])
+    t_in = wa.turns[e.w] * wa.input[e.w]  # per task: what the price bridge of a comparison reprices
+    t_out = pairs.task_tokens[e.w, e.o] - t_in
+    allocs_of: list[list[Allocation]] = [[] for _ in range(len(wa.ids))]
+    for w, o, sh, tasks, cpt, lat, cap, inside, tin, tout, share_in in zip(
+        e.w.tolist(),
+        e.o.tolist(),
+        e.share.tolist(),
+        e.tasks.tolist(),
+        e.cpt.tolist(),
+        e.latency.tolist(),
+        np.where(np.isnan(e.capability), None, e.capability).tolist(),
+        pairs.within_budget[e.w, e.o].tolist(),
+        t_in.tolist(),
+        t_out.tolist(),
+        np.where(sampled, e.inside, None).tolist(),
     ):
-        allocs_of[w].append(
-            trusted(
-                Allocation,
-                {
-                    "offering": opts.offering_id[o],
-                    "mode": opts.mode[o],
-                    "share": sh,
-                    "tasks": tasks,
-                    "cost_per_task": cpt,
-                    "cost": tasks * cpt,
-                    "latency_s": lat,
-                    "capability": cap,
-                    "vendor": opts.vendor[o],
-                    "host": opts.host[o],
-                    "tier": opts.tier[o],
-                    "model": opts.model[o],
-                    "within_budget": inside,
-                    "input_tokens": t_in,
-                    "output_tokens": t_out,
-                    "within_budget_share": share_in,
-                    "output_tps": float(opts.output_tps[o]) if np.isfinite(opts.output_tps[o]) else None,
-                    "ttft_s": float(opts.ttft_s[o]) if np.isfinite(opts.output_tps[o]) else None,
-                    "prefill_tps": _finite(opts.prefill_tps[o]),
-                    "thinking_tokens": _finite(opts.thinking[o]),
-                    "reasoning_factor": float(opts.reasoning_factor[o]),
-                    "price_tier": None if opts.sale[o] == LIST else opts.sale[o],
-                    "reserved": opts.reserved[o],
-                    "discounted": opts.discounted[o] if opts.discounted[o] in signed else None,
-                },
-            )
-        )
-    tasks_w, budget_w = wa.tasks.tolist(), np.where(np.isnan(wa.budget_s), None, wa.budget_s).tolist()
-    eligible = pairs.eligible_count.tolist()
+        figures = {"share": sh, "tasks": tasks, "cost_per_task": cpt, "cost": tasks * cpt, "latency_s": lat}
+        figures.update(capability=cap, within_budget=inside, input_tokens=tin, output_tokens=tout)
+        figures["within_budget_share"] = share_in
+        fields = {**_option_fields(opts, o, signed), **figures}
+        allocs_of[w].append(trusted(Allocation, {k: fields[k] for k in ALLOCATION_ORDER}))
+    return allocs_of
+
+
+# An allocation's fields in the order the plan file writes them (the model's order).
+ALLOCATION_ORDER = (
+    "offering",
+    "mode",
+    "share",
+    "tasks",
+    "cost_per_task",
+    "cost",
+    "latency_s",
+    "capability",
+    "vendor",
+    "host",
+    "tier",
+    "model",
+    "within_budget",
+    "input_tokens",
+    "output_tokens",
+    "within_budget_share",
+    "output_tps",
+    "ttft_s",
+    "prefill_tps",
+    "thinking_tokens",
+    "reasoning_factor",
+    "price_tier",
+    "reserved",
+    "discounted",
+)
+
+
+def _option_fields(opts, o: int, signed: frozenset[str]) -> dict:
+    """What an allocation says of its option: who, which tier, its measured figures."""
+    return {
+        "offering": opts.offering_id[o],
+        "mode": opts.mode[o],
+        "vendor": opts.vendor[o],
+        "host": opts.host[o],
+        "tier": opts.tier[o],
+        "model": opts.model[o],
+        "output_tps": float(opts.output_tps[o]) if np.isfinite(opts.output_tps[o]) else None,
+        "ttft_s": float(opts.ttft_s[o]) if np.isfinite(opts.output_tps[o]) else None,
+        "prefill_tps": _finite(opts.prefill_tps[o]),
+        "thinking_tokens": _finite(opts.thinking[o]),
+        "reasoning_factor": float(opts.reasoning_factor[o]),
+        "price_tier": None if opts.sale[o] == LIST else opts.sale[o],
+        "reserved": opts.reserved[o],
+        "discounted": opts.discounted[o] if opts.discounted[o] in signed else None,
+    }
+
+
+def _summaries(pairs: Pairs, e: _Entries) -> dict[str, list]:
+    """Per workload: mean and worst latency, share within budget, mean capability, cost, cost per task."""
+    wa = pairs.workloads
+    n_w = len(wa.ids)
+    lat_max = np.full(n_w, -np.inf)
+    np.maximum.at(lat_max, e.w, e.latency)
+    cap_mean = np.bincount(e.w, e.share * np.nan_to_num(e.capability), minlength=n_w)
+    cap_mean = np.where(np.bincount(e.w, np.isnan(e.capability), minlength=n_w) > 0, None, cap_mean)
+    costs = np.bincount(e.w, e.tasks * e.cpt, minlength=n_w)  # (in allocation order, as a running sum would)
+    return {
+        "lat_mean": np.bincount(e.w, e.share * e.latency, minlength=n_w).tolist(),
+        "lat_max": lat_max.tolist(),
+        "within": np.bincount(e.w, e.share * e.inside, minlength=n_w).tolist(),
+        "cap_mean": cap_mean.tolist(),
+        "cost": costs.tolist(),
+        "per_task": (costs / wa.tasks).tolist(),
+    }
+
+
+def _typed(break_even: dict[int, list]) -> dict[int, list[BreakEven]]:
+    """The break-even rows as BreakEven records (those still given as dicts validated in one batch)."""
+    from pydantic import TypeAdapter
+
     loose = [b for entries in break_even.values() for b in entries if not isinstance(b, BreakEven)]
     made = iter(TypeAdapter(list[BreakEven]).validate_python(loose)) if loose else iter(())
-    break_even = {
-        w: [b if isinstance(b, BreakEven) else next(made) for b in entries] for w, entries in break_even.items()
+    return {w: [b if isinstance(b, BreakEven) else next(made) for b in entries] for w, entries in break_even.items()}
+
+
+def _record(pairs: Pairs, w: int, wl, allocs: list[Allocation], sums: dict[str, list], curve) -> dict:
+    """A workload's record but for its rejections, break-evens and percentile."""
+    wa = pairs.workloads
+    eligible = int(pairs.eligible_count[w])
+    on = bool(allocs)
+    distribution = wa.distributions[w]
+    return {
+        "id": wl.id,
+        "status": "ok" if on else "infeasible",
+        "description": wl.description,
+        "tasks": float(wa.tasks[w]),
+        "turns": wl.turns,
+        "budget_s": None if np.isnan(wa.budget_s[w]) else float(wa.budget_s[w]),
+        "threshold": wa.threshold[w],
+        "metric": wa.metric[w],
+        "capability_min": None if np.isnan(wa.cap_min[w]) else float(wa.cap_min[w]),
+        "cost": sums["cost"][w],
+        "cost_per_task": sums["per_task"][w] if on else None,
+        "latency_s": trusted(LatencySummary, {"mean": sums["lat_mean"][w], "max": sums["lat_max"][w]}) if on else None,
+        "within_budget_share": sums["within"][w] if on else None,
+        "within_budget_share_required": float(wa.within_budget_share[w]),
+        "capability_mean": sums["cap_mean"][w] if on else None,
+        "peak_tasks_per_minute": float(wa.peak_tasks_per_minute[w]),
+        "peak_assumed": bool(wa.peak_assumed[w]),
+        "eligible": eligible,
+        "allocations": allocs,
+        "rejected": [],  # (filled by the caller, as are break_even and percentile)
+        "rejected_far": 0,
+        "cached_input_share": float(wl.tokens.cached_input_share),
+        "break_even": [],
+        "tool_latency_s": wl.tool_latency_s,
+        "streaming": wl.latency.streaming,
+        "compounding": None if curve is None else trusted(Compounding, curve),
+        "diagnosis": None if eligible else _nearest_misses(pairs, w),
+        "distribution": None
+        if distribution is None
+        else trusted(DistributionInfo, {"file": distribution.file, "samples": len(distribution)}),
+        "percentile": None,
     }
-    costs = np.bincount(u_w, u_tasks * u_cpt, minlength=n_w)  # (in allocation order, as a running sum would)
-    per_task = (costs / wa.tasks).tolist()
-    costs = costs.tolist()
-    required, peak = wa.within_budget_share.tolist(), wa.peak_tasks_per_minute.tolist()
-    assumed = wa.peak_assumed.tolist()
-    judged = _percentile_info(pairs, allocs_of)
-    out = []
-    for w, wl in enumerate(ws.workloads):
-        if w in known:
-            out.append(trusted(WorkloadPlan, {**known[w].__dict__, "rejected": rejected[w]}))
-            continue
-        allocs = allocs_of[w]
-        curve = curves.get(w) if allocs else None
-        out.append(
-            trusted(
-                WorkloadPlan,
-                {
-                    "id": wl.id,
-                    "status": "ok" if allocs else "infeasible",
-                    "description": wl.description,
-                    "tasks": tasks_w[w],
-                    "turns": wl.turns,
-                    "budget_s": budget_w[w],
-                    "threshold": wa.threshold[w],
-                    "metric": wa.metric[w],
-                    "capability_min": None if np.isnan(wa.cap_min[w]) else float(wa.cap_min[w]),
-                    "cost": costs[w],
-                    "cost_per_task": per_task[w] if allocs else None,
-                    "latency_s": trusted(LatencySummary, {"mean": lat_mean[w], "max": lat_max[w]}) if allocs else None,
-                    "within_budget_share": within[w] if allocs else None,
-                    "within_budget_share_required": required[w],
-                    "capability_mean": cap_mean[w] if allocs else None,
-                    "peak_tasks_per_minute": peak[w],
-                    "peak_assumed": assumed[w],
-                    "eligible": eligible[w],
-                    "allocations": allocs,
-                    "rejected": rejected[w],
-                    "rejected_far": 0,
-                    "cached_input_share": float(wl.tokens.cached_input_share),
-                    "break_even": break_even.get(w, []),
-                    "tool_latency_s": wl.tool_latency_s,
-                    "streaming": wl.latency.streaming,
-                    "compounding": None if curve is None else trusted(Compounding, curve),
-                    "diagnosis": None if eligible[w] else _nearest_misses(pairs, w),
-                    "distribution": None
-                    if wa.distributions[w] is None
-                    else trusted(
-                        DistributionInfo, {"file": wa.distributions[w].file, "samples": len(wa.distributions[w])}
-                    ),
-                    "percentile": judged.get(w),
-                },
-            )
-        )
-    return out
 
 
 def _percentile_info(pairs: Pairs, allocs_of: list[list[Allocation]]) -> dict[int, PercentileInfo]:
