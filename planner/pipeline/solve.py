@@ -125,11 +125,8 @@ def _solve(
             known_rejections=start.known_rejections(changed) if start else None,
             known_records=known,
             extra=s.extra,
+            time_limit=options.time_limit,
         )
-        if options.time_limit is not None:
-            plan.solver.time_limit = options.time_limit
-        if plan.status == "optimal" and plan.solver.status == "Time limit":
-            plan.status = "feasible"
     _review_plan(plan, s)
     return plan, pairs, cand
 

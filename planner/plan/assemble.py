@@ -46,10 +46,12 @@ def build_plan(
     known_rejections: Known = None,
     known_records: dict[int, WorkloadPlan] | None = None,
     extra: np.ndarray | None = None,
+    time_limit: float | None = None,
 ) -> Plan:
     """The plan of the cleaned shares: records, spend, bindings, relaxation, diagnosis, assumptions.
     break_even (per workload) and curves (compounding, per multi-turn workload) come from insight;
-    known_rejections and known_records (a what-if scenario's, warm.py) give records already made."""
+    known_rejections and known_records (a what-if scenario's, warm.py) give records already made;
+    time_limit: the one the integer search ran under (a plan it stopped short of proving is `feasible`)."""
     ws, catalog = inputs.workloads, inputs.catalog
     total = lp.money(share, extra, total_only=True)  # what is paid to vendors: a budget's measure
     factor, commitments, paid = commitment_terms(inputs, pairs, lp, share, extra)
@@ -76,16 +78,9 @@ def build_plan(
     for w in alone:
         diagnosis.append(f"workload '{pairs.workloads.ids[w]}': {workloads[w].diagnosis.summary}")
     feasible = result.slack is None and len(alone) == 0
-    overlaid: dict[str, dict[str, str]] = {}  # offering -> field -> the (last) overlay that set it
-    for a in inputs.overlays:
-        for oid, field, _, _ in a.changes:
-            if field != "removed":
-                overlaid.setdefault(oid, {})[field] = a.name
-    named = {a.offering for w in workloads for a in w.allocations} | {
-        b.offering for w in workloads for b in w.break_even
-    }
+    proven = result.status != "Time limit"
     return Plan(
-        status="optimal" if feasible else "infeasible",
+        status=("optimal" if proven else "feasible") if feasible else "infeasible",
         name=inputs.name,
         period=ws.period,
         currency=catalog.currency,
@@ -104,6 +99,7 @@ def build_plan(
             constraints=result.n_rows,
             integer=lp.integer,
             gap=result.gap if result.status == "Time limit" else None,
+            time_limit=time_limit,
         ),
         total_cost=sum(w.cost for w in workloads) + sum(c.cost for c in commitments or ()),
         workloads=workloads,
@@ -114,8 +110,27 @@ def build_plan(
         diagnosis=diagnosis,
         thresholds=ws.all_thresholds,
         assumptions=_assumptions(inputs, pairs),
-        sources={o.id: o.source for o in catalog.offerings if o.source},
-        offering_info={
+        **_catalog_parts(inputs, workloads),
+        share_of=ws.policy.share_of,
+        commitments=commitments,
+    )
+
+
+def _catalog_parts(inputs: Inputs, workloads: list[WorkloadPlan]) -> dict:
+    """What the plan keeps of the catalog: sources, the offerings it names, metrics, every offering's
+    list terms, and the overlays with their changes."""
+    catalog = inputs.catalog
+    overlaid: dict[str, dict[str, str]] = {}  # offering -> field -> the (last) overlay that set it
+    for a in inputs.overlays:
+        for oid, field, _, _ in a.changes:
+            if field != "removed":
+                overlaid.setdefault(oid, {})[field] = a.name
+    named = {a.offering for w in workloads for a in w.allocations} | {
+        b.offering for w in workloads for b in w.break_even
+    }
+    return {
+        "sources": {o.id: o.source for o in catalog.offerings if o.source},
+        "offering_info": {
             o.id: OfferingInfo(
                 model=o.model,
                 vendor=o.vendor,
@@ -130,10 +145,9 @@ def build_plan(
             for o in catalog.offerings
             if o.id in named
         },
-        metrics={m: MetricInfo(**d.model_dump()) for m, d in catalog.metrics.items()},
-        catalog_index={o.id: _entry(o) for o in catalog.offerings},
-        share_of=ws.policy.share_of,
-        overlays=[
+        "metrics": {m: MetricInfo(**d.model_dump()) for m, d in catalog.metrics.items()},
+        "catalog_index": {o.id: _entry(o) for o in catalog.offerings},
+        "overlays": [
             OverlayInfo(
                 name=a.name,
                 file=a.file,
@@ -143,8 +157,7 @@ def build_plan(
             )
             for a in inputs.overlays
         ],
-        commitments=commitments,
-    )
+    }
 
 
 def _float(x: float | None) -> float | None:
