@@ -563,24 +563,38 @@ def _needs(rebuild: Callable, catalog, solver: str, c, best: float, period: str,
                 exact = True
                 break
             if listed <= 0 or shortfall > 1e-9 * max(1.0, listed):  # the minimum binds: a discount cannot help
-                minimum = c.per_period(c.min_spend, period)
-                lower_min = minimum - gap if shortfall >= gap else None
-                text = (
-                    f"not signed: its minimum of {money(minimum, currency)} a {period} costs more than it saves "
-                    f"(at {percent(term)} off, the plan that signs it discounts {money(listed, currency)} of list "
-                    "spend and still pays the minimum); "
-                    + (
-                        f"it pays with a minimum of {money(lower_min / per_plan, currency)} a {own} or less"
-                        if lower_min is not None and lower_min > 0
-                        else "no discount makes it pay"
-                    )
-                )
-                return CommitmentBreakEven(
-                    min_spend=None if lower_min is None else lower_min / per_plan, exact=True, text=text
-                )
+                return _minimum_binds(c, gap, shortfall, listed, term, period, own, currency)
             term = term + gap / listed
             if term >= 1:
                 return CommitmentBreakEven(exact=True, text="not signed: no discount below 100% makes it pay")
+    return _needed(c, term, units, listed, exact, period, own, currency)
+
+
+def _minimum_binds(c, gap: float, shortfall: float, listed: float, term: float, period: str, own: str, currency: str):
+    """An unsigned spend contract whose minimum binds in the plan that signs it: the minimum, if any, at
+    which it pays (a discount cannot help)."""
+    from planner.plan.model import CommitmentBreakEven
+
+    per_plan = MINUTES_PER_PERIOD[period] / MINUTES_PER_PERIOD[own]
+    minimum = c.per_period(c.min_spend, period)
+    lower_min = minimum - gap if shortfall >= gap else None
+    text = (
+        f"not signed: its minimum of {money(minimum, currency)} a {period} costs more than it saves "
+        f"(at {percent(term)} off, the plan that signs it discounts {money(listed, currency)} of list "
+        "spend and still pays the minimum); "
+        + (
+            f"it pays with a minimum of {money(lower_min / per_plan, currency)} a {own} or less"
+            if lower_min is not None and lower_min > 0
+            else "no discount makes it pay"
+        )
+    )
+    return CommitmentBreakEven(min_spend=None if lower_min is None else lower_min / per_plan, exact=True, text=text)
+
+
+def _needed(c, term: float, units, listed, exact: bool, period: str, own: str, currency: str):
+    """The fee (reserved) or discount (spend) at which signing pays, in words."""
+    from planner.plan.model import CommitmentBreakEven
+
     if c.reserved:
         if term <= 0:
             return CommitmentBreakEven(
