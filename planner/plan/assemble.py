@@ -59,7 +59,6 @@ def build_plan(
     relaxation = (
         relaxations(lp, share, result.slack, total, catalog.currency, activities[0]) if result.slack is not None else []
     )
-    diagnosis = [r.meaning for r in relaxation]
     far = far_misses(pairs)
     workloads = workload_plans(
         inputs,
@@ -75,8 +74,8 @@ def build_plan(
     )
     count_far(workloads, pairs, far)
     alone = np.flatnonzero(pairs.eligible_count == 0)
-    for w in alone:
-        diagnosis.append(f"workload '{pairs.workloads.ids[w]}': {workloads[w].diagnosis.summary}")
+    diagnosis = [r.meaning for r in relaxation]
+    diagnosis += [f"workload '{pairs.workloads.ids[w]}': {workloads[w].diagnosis.summary}" for w in alone]
     feasible = result.slack is None and len(alone) == 0
     proven = result.status != "Time limit"
     return Plan(
@@ -91,16 +90,7 @@ def build_plan(
             as_of=catalog.as_of,
             scenario=scenario,
         ),
-        solver=SolverInfo(
-            name=solver,
-            status=result.status if result.slack is None else "Infeasible",
-            seconds=round(result.seconds, 4),
-            variables=result.n_vars,
-            constraints=result.n_rows,
-            integer=lp.integer,
-            gap=result.gap if result.status == "Time limit" else None,
-            time_limit=time_limit,
-        ),
+        solver=_solver_info(solver, result, lp, time_limit),
         total_cost=sum(w.cost for w in workloads) + sum(c.cost for c in commitments or ()),
         workloads=workloads,
         offerings=_offering_uses(inputs, pairs, lp, share, eff),
@@ -113,6 +103,19 @@ def build_plan(
         **_catalog_parts(inputs, workloads),
         share_of=ws.policy.share_of,
         commitments=commitments,
+    )
+
+
+def _solver_info(solver: str, result: SolveResult, lp: LinearProgram, time_limit: float | None) -> SolverInfo:
+    return SolverInfo(
+        name=solver,
+        status=result.status if result.slack is None else "Infeasible",
+        seconds=round(result.seconds, 4),
+        variables=result.n_vars,
+        constraints=result.n_rows,
+        integer=lp.integer,
+        gap=result.gap if result.status == "Time limit" else None,
+        time_limit=time_limit,
     )
 
 
