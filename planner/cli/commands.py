@@ -259,7 +259,7 @@ def _rescaled_workloads(cmp, old, new) -> dict[str, str]:
 
 
 def catalog_show(catalog: Path, fmt: str, metric: str | None = None) -> int:
-    from planner.optimize.pairs import build_options
+    from planner.optimize.options import build_options
     from planner.outputs.tables import catalog_rows, default_metric, metric_lines, metric_names
     from planner.outputs.terminal import print_catalog, print_rows
 
@@ -281,7 +281,7 @@ def catalog_show(catalog: Path, fmt: str, metric: str | None = None) -> int:
 
 
 def catalog_validate(catalog: Path) -> int:
-    from planner.optimize.pairs import build_options
+    from planner.optimize.options import build_options
 
     cat = load_catalog(catalog)
     tiers = sum(len(o.price_tiers) for o in cat.offerings)

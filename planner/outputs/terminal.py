@@ -25,7 +25,7 @@ from planner.core.fmt import (
     signed_percent,
     visible,
 )
-from planner.optimize.pairs import Options
+from planner.optimize.options import Options
 from planner.outputs.tables import allocations_csv, rows_csv, rows_json
 from planner.pipeline.frontier import Frontier
 from planner.plan.model import Plan

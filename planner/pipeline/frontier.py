@@ -27,7 +27,8 @@ from planner.core.fmt import csv_safe
 from planner.model.load import Inputs, validate
 from planner.model.schema import WorkloadSet
 from planner.optimize.lp import build_problem
-from planner.optimize.pairs import Pairs, build_pairs, sample_shares, speeds_at
+from planner.optimize.options import speeds_at
+from planner.optimize.pairs import Pairs, build_pairs, sample_shares
 from planner.optimize.prune import sweep_candidates
 from planner.optimize.resolve import Resolver, SiftedResolver
 from planner.pipeline.solve import solve_inputs
