@@ -13,7 +13,7 @@ from functools import cached_property
 import numpy as np
 
 from planner.core.fmt import option
-from planner.model.schema import Catalog, Price, Speed
+from planner.model.schema import Catalog, Offering, Price, PriceTier, Speed
 
 Points = tuple[tuple[float, ...], tuple[float, ...]]  # (percentiles ascending, the figure at each)
 
@@ -103,25 +103,20 @@ def _long(price: Price, factor: float = 1.0) -> tuple[float, float, float, float
 
 
 def build_options(catalog: Catalog) -> Options:
+    """Every option of the catalog, laid out in columns in the order Options states."""
+    return _columns(_option_rows(catalog))
+
+
+def _option_rows(catalog: Catalog) -> list[dict]:
+    """One dict per option, in catalog order: per offering each mode (_variants), and per mode its list
+    price, then each price tier (_tier_row), then the list price inside reserved capacity when a
+    reserved-throughput commitment covers the offering."""
     reserved_by = {o.id: c.id for c in catalog.commitments if c.reserved for o in catalog.offerings if c.covers(o)}
     factor_of = {c.id: c.factor for c in catalog.commitments if c.reserved}
     spend_by = {o.id: c.id for c in catalog.commitments if not c.reserved for o in catalog.offerings if c.covers(o)}
     rows: list[dict] = []
     for i, off in enumerate(catalog.offerings):
-        variants = [("default", 1.0, dict(off.capability), off.speed, off.thinking, off.model)]
-        for mode in off.modes:
-            caps = {**off.capability, **(mode.capability or {})}
-            variants.append(
-                (
-                    mode.name,
-                    mode.reasoning_factor,
-                    caps,
-                    mode.speed or off.speed,
-                    mode.thinking or off.thinking,
-                    mode.model or off.model,
-                )
-            )
-        for name, factor, caps, speed, thinking, model in variants:
+        for name, factor, caps, speed, thinking, model in _variants(off):
             base = dict(
                 i=i,
                 off=off,
@@ -140,21 +135,49 @@ def build_options(catalog: Catalog) -> Options:
                 scale=1.0,
             )
             rows.append(base)
-            for t in off.price_tiers:
-                known = t.speed is not None or t.name != "flex"
-                rows.append(
-                    {
-                        **base,
-                        "sale": t.name,
-                        "price": t.price,
-                        "speed": t.speed or speed,
-                        "known": known,
-                        "window": t.window if t.name == "batch" else None,
-                    }
-                )
+            rows.extend(_tier_row(base, t) for t in off.price_tiers)
             if off.id in reserved_by:
                 c = reserved_by[off.id]
                 rows.append({**base, "reserved": c, "discounted": None, "scale": factor_of[c]})
+    return rows
+
+
+def _variants(off: Offering) -> list[tuple]:
+    """The offering's modes as (name, reasoning factor, capability, speed, thinking, model): `default`
+    first, then each named mode, with what it does not state taken from the offering."""
+    variants = [("default", 1.0, dict(off.capability), off.speed, off.thinking, off.model)]
+    for mode in off.modes:
+        caps = {**off.capability, **(mode.capability or {})}
+        variants.append(
+            (
+                mode.name,
+                mode.reasoning_factor,
+                caps,
+                mode.speed or off.speed,
+                mode.thinking or off.thinking,
+                mode.model or off.model,
+            )
+        )
+    return variants
+
+
+def _tier_row(base: dict, tier: PriceTier) -> dict:
+    """A mode's option sold at one price tier: the tier's price and speed (a flex tier without a speed of its
+    own is judged at the mode's, marked unknown), and a batch tier's window."""
+    known = tier.speed is not None or tier.name != "flex"
+    return {
+        **base,
+        "sale": tier.name,
+        "price": tier.price,
+        "speed": tier.speed or base["speed"],
+        "known": known,
+        "window": tier.window if tier.name == "batch" else None,
+    }
+
+
+def _columns(rows: list[dict]) -> Options:
+    """The option rows as Options' columns: a batch tier's figures are its window (ttft_s, no output speed
+    limit); prices scaled by a reservation's price factor."""
     metrics = sorted({m for r in rows for m in r["caps"]})
 
     def arr(values) -> np.ndarray:
