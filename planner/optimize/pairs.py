@@ -323,45 +323,132 @@ def build_pairs(
     tasks of the workloads that name a file, load.Inputs.distributions)."""
     opts = build_options(catalog) if options is None else options
     wa = build_workloads(ws, catalog, distributions) if workloads is None else workloads
-    col = lambda a: a[:, None]
+    time = _timing(wa, opts)
+    cost = _costs(wa, opts, time)
+    capability, capability_ok = _scores(wa, opts, time.latency.shape)
+    budget = _budgets(wa, opts, time)
+    context_ok = (wa.input[:, None] + time.reasoning + wa.output[:, None]) <= opts.context_window[None, :]
+    vendor_ok, vendor_why = _vendor_rule(ws, opts) if vendor_rule is None else vendor_rule
+    region_ok, region_need = _region_rule(ws, opts)
+    sale_ok = _sale_rule(wa, opts, time.latency)
+    latency_ok = budget.within_budget | (wa.within_budget_share < 1)[:, None]
+    eligible = vendor_ok & region_ok & context_ok & capability_ok & latency_ok & sale_ok
+    return Pairs(
+        workloads=wa,
+        options=opts,
+        reasoning=time.reasoning,
+        call_s=time.call_s,
+        first_token_s=time.first_token_s,
+        latency_s=time.latency,
+        call_cost=cost.call_cost,
+        cost_per_task=cost.cost_per_task,
+        task_tokens=cost.task_tokens,
+        peak_tpm=cost.peak_tpm,
+        peak_rpm=cost.peak_rpm,
+        capability=capability,
+        vendor_ok=vendor_ok,
+        region_ok=region_ok,
+        context_ok=context_ok,
+        capability_ok=capability_ok,
+        within_budget=budget.within_budget,
+        eligible=eligible,
+        within_share=budget.within_share,
+        need_s=budget.need_s,
+        sale_ok=sale_ok,
+        vendor_why=vendor_why,
+        region_need=region_need,
+    )
 
+
+@dataclass(frozen=True)
+class _Timing:
+    """SPEC 3's times per workload (rows) and option (columns), and the speeds they were judged at."""
+
+    reasoning: np.ndarray  # reasoning tokens per call
+    tps: np.ndarray  # output_tps and ttft_s: one row for every workload, or one per workload (_speeds)
+    ttft: np.ndarray
+    call_s: np.ndarray
+    first_token_s: np.ndarray
+    latency: np.ndarray  # a task's
+
+
+def _timing(wa: WorkloadArrays, opts: Options) -> _Timing:
+    """A call's time, to its first answer token and in full, and a task's latency."""
+    col = lambda a: a[:, None]
     # a call reasons at least what the workload states and at least what the option was measured to think
     reasoning = _reasoning(col(wa.reasoning), opts)
     prefill_s = _prefill(col(wa.input), opts)
     tps, ttft = _speeds(wa, opts)
     call_s = ttft + prefill_s + (reasoning + col(wa.output)) / tps
-    turns = col(wa.turns)
     first_token_s = ttft + prefill_s + reasoning / tps  # the first answer token
-    latency = task_latency(call_s, first_token_s, turns, col(wa.tool_latency_s), col(wa.streaming))
+    latency = task_latency(call_s, first_token_s, col(wa.turns), col(wa.tool_latency_s), col(wa.streaming))
+    return _Timing(reasoning, tps, ttft, call_s, first_token_s, latency)
 
-    c = col(wa.cached_share)
+
+@dataclass(frozen=True)
+class _Costs:
+    """SPEC 3's cost and load per workload and option."""
+
+    call_cost: np.ndarray
+    cost_per_task: np.ndarray
+    task_tokens: np.ndarray
+    peak_tpm: np.ndarray
+    peak_rpm: np.ndarray
+
+
+def _costs(wa: WorkloadArrays, opts: Options, time: _Timing) -> _Costs:
+    """A call's cost and a task's; a task's tokens and the peak load in tokens and calls a minute. A
+    workload with sample tasks has its long calls billed one by one, from the samples."""
+    col = lambda a: a[:, None]
+    turns = col(wa.turns)
     inp = col(wa.input)
-    call_cost = _call_cost(inp, c, reasoning + col(wa.output), opts, judged=~wa.sampled[:, None])
+    call_cost = _call_cost(
+        inp, col(wa.cached_share), time.reasoning + col(wa.output), opts, judged=~wa.sampled[:, None]
+    )
     cost_per_task = turns * call_cost
     if wa.sampled.any() and np.isfinite(opts.long_above).any():  # long calls judged one by one, from the samples
         for w in np.flatnonzero(wa.sampled).tolist():
             cost_per_task[w] += _long_surcharge(wa.distributions[w], opts)
-    task_tokens = turns * (inp + reasoning + col(wa.output))
+    task_tokens = turns * (inp + time.reasoning + col(wa.output))
     peak_tpm = col(wa.peak_tasks_per_minute) * task_tokens
-    peak_rpm = np.broadcast_to(col(wa.peak_tasks_per_minute * wa.turns), latency.shape).copy()
+    peak_rpm = np.broadcast_to(col(wa.peak_tasks_per_minute * wa.turns), time.latency.shape).copy()
+    return _Costs(call_cost, cost_per_task, task_tokens, peak_tpm, peak_rpm)
 
-    W, O = latency.shape
+
+def _scores(wa: WorkloadArrays, opts: Options, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Each option's score in each workload's metric (nan where missing), and whether it meets the floor."""
+    W, O = shape
     capability = np.empty((W, O))
     metric = np.array(wa.metric, dtype=object)
     for m in sorted(set(wa.metric)):
         capability[metric == m] = opts.score(m)
     floor = np.where(np.isnan(wa.cap_min), -np.inf, wa.cap_min)
     with np.errstate(invalid="ignore"):
-        capability_ok = ~np.isnan(capability) & (capability >= col(floor))
-        within_budget = np.isnan(col(wa.budget_s)) | (latency <= col(wa.budget_s))
-    context_ok = (inp + reasoning + col(wa.output)) <= opts.context_window[None, :]
+        capability_ok = ~np.isnan(capability) & (capability >= floor[:, None])
+    return capability, capability_ok
 
+
+@dataclass(frozen=True)
+class _Budgets:
+    """How each option meets each workload's latency budget (Pairs' fields of the same names)."""
+
+    within_budget: np.ndarray
+    within_share: np.ndarray
+    need_s: np.ndarray
+
+
+def _budgets(wa: WorkloadArrays, opts: Options, time: _Timing) -> _Budgets:
+    """Whether a task's latency is within its workload's budget; for a workload with sample tasks, the
+    share of them within it (within_budget: every one) and the slowest one's latency."""
+    latency = time.latency
+    with np.errstate(invalid="ignore"):
+        within_budget = np.isnan(wa.budget_s[:, None]) | (latency <= wa.budget_s[:, None])
     within_share, need_s = within_budget.astype(float), latency
     if wa.sampled.any():  # the budget is met by the sample tasks, each judged at the option's speeds
         within_share, need_s = within_share.copy(), latency.copy()
         for w in np.flatnonzero(wa.sampled).tolist():
             budget = wa.budget_s[w]
-            tps_w, ttft_w = np.broadcast_to(tps, latency.shape)[w], np.broadcast_to(ttft, latency.shape)[w]
+            tps_w, ttft_w = np.broadcast_to(time.tps, latency.shape)[w], np.broadcast_to(time.ttft, latency.shape)[w]
             share, slowest = sample_shares(
                 wa.distributions[w],
                 np.array([] if np.isnan(budget) else [budget]),
@@ -375,37 +462,7 @@ def build_pairs(
             if not np.isnan(budget):
                 within_share[w] = share[0]
                 within_budget[w] = share[0] >= 1.0
-
-    vendor_ok, vendor_why = _vendor_rule(ws, opts) if vendor_rule is None else vendor_rule
-    region_ok, region_need = _region_rule(ws, opts)
-    sale_ok = _sale_rule(wa, opts, latency)
-    latency_ok = within_budget | col(wa.within_budget_share < 1)
-    eligible = vendor_ok & region_ok & context_ok & capability_ok & latency_ok & sale_ok
-    return Pairs(
-        wa,
-        opts,
-        reasoning,
-        call_s,
-        first_token_s,
-        latency,
-        call_cost,
-        cost_per_task,
-        task_tokens,
-        peak_tpm,
-        peak_rpm,
-        capability,
-        vendor_ok,
-        region_ok,
-        context_ok,
-        capability_ok,
-        within_budget,
-        eligible,
-        within_share,
-        need_s,
-        sale_ok,
-        vendor_why,
-        region_need,
-    )
+    return _Budgets(within_budget, within_share, need_s)
 
 
 def _reasoning(stated: np.ndarray, opts: Options) -> np.ndarray:
