@@ -128,8 +128,9 @@ def whatif(
     jobs: int | None = None,
 ) -> int:
     from planner.model.scenarios import apply_scenario, scenario_from_sets, without_vendor
+    from planner.outputs.comparisons import print_whatif
+    from planner.outputs.console import progress
     from planner.outputs.report import render_whatif_report
-    from planner.outputs.terminal import print_whatif, progress
     from planner.pipeline.solve import solve_base
     from planner.pipeline.whatif import solve_scenarios
 
@@ -197,8 +198,9 @@ def _check_scenario_names(scenarios: list) -> None:
 
 
 def frontier(workloads: Path, catalog: Path | None, workload: str | None, points: int, out: Path) -> int:
+    from planner.outputs.comparisons import print_frontier
+    from planner.outputs.console import progress
     from planner.outputs.report import render_frontier_report
-    from planner.outputs.terminal import print_frontier, progress
     from planner.pipeline.frontier import frontier as sweep
 
     inputs = load_inputs(workloads, catalog)
@@ -215,8 +217,9 @@ def frontier(workloads: Path, catalog: Path | None, workload: str | None, points
 
 
 def compare(old_path: Path, new_path: Path, out: Path, fmt: str, label: list[str] | None = None) -> int:
+    from planner.outputs.comparisons import print_compare
     from planner.outputs.report import render_compare_report
-    from planner.outputs.terminal import print_compare, print_rows
+    from planner.outputs.terminal import print_rows
     from planner.plan.model import read_plan
     from planner.review.compare import compare_plans, labels
 
@@ -331,7 +334,7 @@ def catalog_fetch(
     import time
 
     from planner.market.fetch import check_out, fetch_sources, settings, summary
-    from planner.outputs.terminal import counter
+    from planner.outputs.console import counter
 
     out = Path(out)
     cfg = settings(urls, timeout_s, connect_timeout_s, retries, concurrency, sources, deadline_s)
@@ -606,8 +609,8 @@ def replay(
 ) -> int:
     """SPEC "Plans from real traffic": the plan's routing applied to logged tasks; the terminal summary,
     <out>/<name>.replay.html and <out>/<name>.replay.json."""
+    from planner.outputs.comparisons import print_replay
     from planner.outputs.report import render_replay_report
-    from planner.outputs.terminal import print_replay
     from planner.pipeline.replay import RULES, replay_data
     from planner.pipeline.replay import replay as run_replay
     from planner.plan.model import read_plan
