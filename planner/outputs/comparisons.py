@@ -82,8 +82,26 @@ def print_compare(cmp: Comparison, html: Path) -> None:
     """The change in total and its bridge (volumes, prices, catalog, routing), the metrics put on a
     new scale, per workload and per company, what changed on each rerouted workload's routes, and the
     offerings' changes. A plan with no feasible routing shows what it lacks, and no change in cost."""
-    cur = cmp.currency
     out = console()
+    say(out, _compare_head(cmp))
+    for note in cmp.notes:
+        say(out, f"note: {note}", style="yellow")
+    if cmp.bridge:
+        out.print(_bridge_table(cmp))
+        if cmp.bridge_note:
+            say(out, cmp.bridge_note, style="yellow")
+    _print_rescales(out, cmp)
+    out.print(_workloads_table(cmp))
+    if not cmp.comparable:
+        say(out, "* under the smallest relaxation of a plan that does not exist: not a cost to compare")
+    out.print(_companies_table(cmp))
+    _print_reroutes(out, cmp)
+    out.print(visible(f"report: {html}"))
+
+
+def _compare_head(cmp: Comparison) -> str:
+    """The two totals, and the change between them when both plans are feasible."""
+    cur = cmp.currency
 
     def total(value: float, status: str, lacks: str) -> str:
         return money(value, cur) if status == "optimal" else f"no feasible plan ({lacks})"
@@ -97,25 +115,34 @@ def print_compare(cmp: Comparison, html: Path) -> None:
         head += f" a {cmp.period} ({money_change(cmp.delta, cur)}{rel})"
     else:
         head += "; costs are compared only between two feasible plans"
-    say(out, head)
-    for note in cmp.notes:
-        say(out, f"note: {note}", style="yellow")
-    if cmp.bridge:
-        bridge = titled_table(f"the change in cost, in {'five' if len(cmp.bridge) == 5 else 'four'} parts")
-        bridge.add_column("part", ratio=1)
-        bridge.add_column("change", justify="right", no_wrap=True)
-        bridge.add_column("largest", ratio=1)
-        for step in cmp.bridge:
-            input_row(bridge, step.label, money_change(step.amount, cur), ", ".join(step.detail) or "-")
-        out.print(bridge)
-        if cmp.bridge_note:
-            say(out, cmp.bridge_note, style="yellow")
+    return head
+
+
+def _bridge_table(cmp: Comparison):
+    """The change in cost in its four (or five) parts, each with its largest contributors."""
+    bridge = titled_table(f"the change in cost, in {'five' if len(cmp.bridge) == 5 else 'four'} parts")
+    bridge.add_column("part", ratio=1)
+    bridge.add_column("change", justify="right", no_wrap=True)
+    bridge.add_column("largest", ratio=1)
+    for step in cmp.bridge:
+        input_row(bridge, step.label, money_change(step.amount, cmp.currency), ", ".join(step.detail) or "-")
+    return bridge
+
+
+def _print_rescales(out, cmp: Comparison) -> None:
+    """The metrics put on a new scale, and the floors that kept their number across one."""
     for r in cmp.rescales:
         say(out, r.line(), style="yellow")
     for k in cmp.kept_floors[:TABLE_ROWS]:
         say(out, k.text(), style="yellow")
     if len(cmp.kept_floors) > TABLE_ROWS:
         out.print(visible(f"... and {len(cmp.kept_floors) - TABLE_ROWS} more floors kept; see the report"))
+
+
+def _workloads_table(cmp: Comparison):
+    """Per workload (the rerouted and the largest changes when many): its cost before and after, and
+    its routing when it changed."""
+    cur = cmp.currency
     table = titled_table("by workload")
     table.add_column("workload", overflow="fold", max_width=22)
     for col in ("before", "after", "change"):
@@ -138,9 +165,12 @@ def print_compare(cmp: Comparison, html: Path) -> None:
         )
     if len(rows) < len(cmp.workloads):
         table.caption = f"{len(rows)} of {len(cmp.workloads)} workloads: the rerouted and the largest changes"
-    out.print(table)
-    if not cmp.comparable:
-        say(out, "* under the smallest relaxation of a plan that does not exist: not a cost to compare")
+    return table
+
+
+def _companies_table(cmp: Comparison):
+    """Spend per company before and after, the largest changes first."""
+    cur = cmp.currency
     vendors = titled_table("by company (spend on what it bills or serves)")
     vendors.add_column("company", overflow="fold")
     for col in (cmp.label_before, cmp.label_after, "change"):
@@ -155,7 +185,11 @@ def print_compare(cmp: Comparison, html: Path) -> None:
         )
     if len(cmp.vendors) > TABLE_ROWS:
         vendors.caption = f"{TABLE_ROWS} of {len(cmp.vendors)} companies, the largest changes first"
-    out.print(vendors)
+    return vendors
+
+
+def _print_reroutes(out, cmp: Comparison) -> None:
+    """Why each rerouted workload moved, then the offerings' changes; the rest counted, in the report."""
     why = [(wid, reasons) for wid, reasons in cmp.reasons.items() if reasons]
     for wid, reasons in why[:TABLE_ROWS]:
         say(out, f"{wid} rerouted: " + "; ".join(reasons), "  ")
@@ -164,7 +198,6 @@ def print_compare(cmp: Comparison, html: Path) -> None:
     more = max(0, len(why) - TABLE_ROWS) + max(0, len(cmp.offering_changes) - TABLE_ROWS)
     if more:
         out.print(visible(f"... and {more} more lines in the report"))
-    out.print(visible(f"report: {html}"))
 
 
 def _routing(routes: list[str], status: str | None) -> str:
