@@ -35,7 +35,7 @@ catalog: install
 		litellm:catalogs/sources/litellm_model_prices_and_context_window.json \
 		openrouter:catalogs/sources/openrouter_models_2026-04-04.json --out catalogs/aa-2026-06.yaml
 
-# The JSON Schemas of the input files, from the models in planner/model/schema.py: into planner/model/schemas/
+# The JSON Schemas of the input files, from the models in planner/model/schema/: into planner/model/schemas/
 # (shipped in the package) and schemas/ (for editors, named by each YAML file's first line).
 schemas: install
 	$(BIN)/python -m planner.model.schemas

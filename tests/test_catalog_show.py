@@ -14,7 +14,7 @@ from planner.cli.app import app
 from planner.core.fmt import count, figure, option, seconds
 from planner.model.load import load_catalog
 from planner.optimize.pairs import build_options
-from planner.outputs.terminal import console, wrap_at_separators
+from planner.outputs.console import console, wrap_at_separators
 
 runner = CliRunner()
 REAL = ROOT / "catalogs" / "aa-2026-06.yaml"

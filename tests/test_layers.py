@@ -3,17 +3,17 @@ other in a circle. Every import counts, including those inside functions (the CL
 lazily). The layers are the folders of planner/, bottom up:
 
     core      errors, fmt, files, timing, arrays            imports nothing else of planner
-    model     the input files as typed objects              schema, load, edits, scenarios, distribution, schemas/
+    model     the input files as typed objects              schema/, load, edits, scenarios, distribution, schemas/
     traffic   request logs in DuckDB, their aggregation     logs/, aggregate, sql/
     market    catalogs from public sources                  catalog_import, sources/, names, merge, offerings,
                                                             openrouter_offerings, provenance, fetch, diff, calibrate,
                                                             gateway_ids
-    optimize  SPEC 3 and 4, the solvers                     pairs, prune, lp/, backends, solver, resolve
+    optimize  SPEC 3 and 4, the solvers                     options, pairs, prune, lp/, backends, solver, resolve
     plan      the Plan (SPEC 5) and its assembly            model, assemble, records, wording, commitments
     review    what a review reads off a plan                insight, compare, risks
-    pipeline  files to plans                                solve, warm, whatif, frontier, replay
-    outputs   what people read                              tables, terminal, report/, gateway
-    cli       the command line                              app, commands
+    pipeline  files to plans                                solve, warm, whatif, frontier, replay, api
+    outputs   what people read                              tables, console, terminal, comparisons, report/, gateway
+    cli       the command line                              app, commands, exits
 
 `planner/__init__.py` (the public API, imported lazily) and `planner/__main__.py` stand above them all.
 """

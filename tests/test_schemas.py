@@ -64,7 +64,7 @@ def test_the_shipped_schemas_are_the_models(tmp_path):
         for kind in schemas.KINDS:
             path = folder / schemas.file_name(kind)
             assert path.is_file() and path.read_bytes() == schemas.render(kind).encode(), (
-                f"{path.relative_to(ROOT)} differs from the models in planner/model/schema.py: run `make schemas` "
+                f"{path.relative_to(ROOT)} differs from the models in planner/model/schema/: run `make schemas` "
                 "(or `python -m planner.model.schemas`) and commit both copies"
             )
     # the generator writes the same bytes every run, and --check says when a copy is stale

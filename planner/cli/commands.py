@@ -127,8 +127,9 @@ def whatif(
     jobs: int | None = None,
 ) -> int:
     from planner.model.scenarios import apply_scenario, scenario_from_sets, without_vendor
+    from planner.outputs.comparisons import print_whatif
+    from planner.outputs.console import progress
     from planner.outputs.report import render_whatif_report
-    from planner.outputs.terminal import print_whatif, progress
     from planner.pipeline.solve import solve_base
     from planner.pipeline.whatif import solve_scenarios
 
@@ -196,8 +197,9 @@ def _check_scenario_names(scenarios: list) -> None:
 
 
 def frontier(workloads: Path, catalog: Path | None, workload: str | None, points: int, out: Path) -> int:
+    from planner.outputs.comparisons import print_frontier
+    from planner.outputs.console import progress
     from planner.outputs.report import render_frontier_report
-    from planner.outputs.terminal import print_frontier, progress
     from planner.pipeline.frontier import frontier as sweep
 
     inputs = load_inputs(workloads, catalog)
@@ -214,8 +216,9 @@ def frontier(workloads: Path, catalog: Path | None, workload: str | None, points
 
 
 def compare(old_path: Path, new_path: Path, out: Path, fmt: str, label: list[str] | None = None) -> int:
+    from planner.outputs.comparisons import print_compare
     from planner.outputs.report import render_compare_report
-    from planner.outputs.terminal import print_compare, print_rows
+    from planner.outputs.terminal import print_rows
     from planner.plan.model import read_plan
     from planner.review.compare import compare_plans, labels
 
@@ -258,7 +261,7 @@ def _rescaled_workloads(cmp, old, new) -> dict[str, str]:
 
 
 def catalog_show(catalog: Path, fmt: str, metric: str | None = None) -> int:
-    from planner.optimize.pairs import build_options
+    from planner.optimize.options import build_options
     from planner.outputs.tables import catalog_rows, default_metric, metric_lines, metric_names
     from planner.outputs.terminal import print_catalog, print_rows
 
@@ -280,7 +283,7 @@ def catalog_show(catalog: Path, fmt: str, metric: str | None = None) -> int:
 
 
 def catalog_validate(catalog: Path) -> int:
-    from planner.optimize.pairs import build_options
+    from planner.optimize.options import build_options
 
     cat = load_catalog(catalog)
     tiers = sum(len(o.price_tiers) for o in cat.offerings)
@@ -330,7 +333,7 @@ def catalog_fetch(
     import time
 
     from planner.market.fetch import check_out, fetch_sources, settings, summary
-    from planner.outputs.terminal import counter
+    from planner.outputs.console import counter
 
     out = Path(out)
     cfg = settings(urls, timeout_s, connect_timeout_s, retries, concurrency, sources, deadline_s)
@@ -586,8 +589,8 @@ def replay(
 ) -> int:
     """SPEC "Plans from real traffic": the plan's routing applied to logged tasks; the terminal summary,
     <out>/<name>.replay.html and <out>/<name>.replay.json."""
+    from planner.outputs.comparisons import print_replay
     from planner.outputs.report import render_replay_report
-    from planner.outputs.terminal import print_replay
     from planner.pipeline.replay import RULES, replay_data
     from planner.pipeline.replay import replay as run_replay
     from planner.plan.model import read_plan

@@ -179,46 +179,114 @@ def highs_model(lp: LinearProgram, *, integer: bool = True, elastic: bool = Fals
     Highs object and the slack column of each relaxed row."""
     import highspy
 
-    n = len(lp.var_w)
-    n_e = len(lp.extras)
-    groups = lp.max_options if integer else []
-    n_y = sum(len(cols) for _, cols, _ in groups)
-    inf = highspy.kHighsInf
+    columns = _Columns.of(lp, integer, elastic)
+    rows = _lp_rows(lp, highspy.kHighsInf)
+    slack_of = _add_slacks(rows, lp, columns)
+    _add_max_options(rows, columns, highspy.kHighsInf)
+    return _highs(_highs_lp(lp, columns, rows), lp, columns), slack_of
+
+
+@dataclass(frozen=True)
+class _Columns:
+    """A HiGHS model's columns, in order: n shares, the LP's n_e extras, n_y max_options binaries (an
+    integer program), then one slack per relaxed row (elastic)."""
+
+    n: int
+    n_e: int
+    n_y: int
+    groups: list  # the LP's max_options groups (workload, share columns, k); empty unless integer
+    relaxed: list[int]  # the LP rows with a slack
+    whole: np.ndarray  # per extra column, whether it is an integer
+
+    @staticmethod
+    def of(lp: LinearProgram, integer: bool, elastic: bool) -> _Columns:
+        groups = lp.max_options if integer else []
+        return _Columns(
+            n=len(lp.var_w),
+            n_e=len(lp.extras),
+            n_y=sum(len(cols) for _, cols, _ in groups),
+            groups=groups,
+            relaxed=_relaxed_rows(lp, elastic),
+            whole=lp.extras.integer if integer else np.zeros(len(lp.extras), dtype=bool),
+        )
+
+    @property
+    def total(self) -> int:
+        return self.n + self.n_e + self.n_y + len(self.relaxed)
+
+    @property
+    def mip(self) -> bool:
+        """Whether any column is an integer."""
+        return bool(self.n_y or self.whole.any())
+
+
+@dataclass
+class _Rows:
+    """A HiGHS model's rows as they are built: their entries as coordinates (row, column, value) in
+    pieces, and each row's bounds."""
+
+    rows_i: list[np.ndarray]
+    cols_j: list[np.ndarray]
+    vals: list[np.ndarray]
+    lower: list[float]
+    upper: list[float]
+    count: int
+
+
+def _lp_rows(lp: LinearProgram, inf: float) -> _Rows:
+    """The LP's own rows: its matrix, and bounds from its senses (0 "<=", 1 ">=", 2 "==")."""
     row_of, row_cols, row_coefs = lp.matrix
-    rows_i, cols_j, vals = [row_of], [row_cols], [row_coefs]
-    sense, rhs = lp.senses  # 0 "<=", 1 ">=", 2 "=="
+    sense, rhs = lp.senses
     lower = np.where(sense == 0, -inf, rhs).tolist()
     upper = np.where(sense == 1, inf, rhs).tolist()
-    relaxed = _relaxed_rows(lp, elastic)
-    slack_cols = n + n_e + n_y + np.arange(len(relaxed))
-    slack_of: dict[int, int] = dict(zip(relaxed, slack_cols.tolist()))
+    return _Rows([row_of], [row_cols], [row_coefs], lower, upper, len(lp.rows))
+
+
+def _add_slacks(rows: _Rows, lp: LinearProgram, columns: _Columns) -> dict[int, int]:
+    """A slack column in each relaxed row (-1 in a "<=" row, +1 in a ">=" one); the slack column of each."""
+    relaxed = columns.relaxed
+    slack_cols = columns.n + columns.n_e + columns.n_y + np.arange(len(relaxed))
     if relaxed:
-        rows_i.append(np.array(relaxed))
-        cols_j.append(slack_cols)
-        vals.append(np.array([-1.0 if lp.rows[r].sense == "<=" else 1.0 for r in relaxed]))
-    r = len(lp.rows)
-    y = n + n_e
-    for _, cols, k in groups:  # x_j - y_j <= 0; sum y <= k
+        rows.rows_i.append(np.array(relaxed))
+        rows.cols_j.append(slack_cols)
+        rows.vals.append(np.array([-1.0 if lp.rows[r].sense == "<=" else 1.0 for r in relaxed]))
+    return dict(zip(relaxed, slack_cols.tolist()))
+
+
+def _add_max_options(rows: _Rows, columns: _Columns, inf: float) -> None:
+    """Per max_options group, its binaries' rows: x_j - y_j <= 0 for each share, and sum y <= k."""
+    r = rows.count
+    y = columns.n + columns.n_e
+    for _, cols, k in columns.groups:
         ys = np.arange(y, y + len(cols))
-        rows_i.append(np.repeat(np.arange(r, r + len(cols)), 2))
-        cols_j.append(np.column_stack([cols, ys]).ravel())
-        vals.append(np.tile([1.0, -1.0], len(cols)))
-        lower += [-inf] * len(cols)
-        upper += [0.0] * len(cols)
+        rows.rows_i.append(np.repeat(np.arange(r, r + len(cols)), 2))
+        rows.cols_j.append(np.column_stack([cols, ys]).ravel())
+        rows.vals.append(np.tile([1.0, -1.0], len(cols)))
+        rows.lower += [-inf] * len(cols)
+        rows.upper += [0.0] * len(cols)
         r += len(cols)
-        rows_i.append(np.full(len(ys), r))
-        cols_j.append(ys)
-        vals.append(np.ones(len(ys)))
-        lower.append(-inf)
-        upper.append(float(k))
+        rows.rows_i.append(np.full(len(ys), r))
+        rows.cols_j.append(ys)
+        rows.vals.append(np.ones(len(ys)))
+        rows.lower.append(-inf)
+        rows.upper.append(float(k))
         r += 1
         y += len(cols)
-    n_cols = n + n_e + n_y + len(relaxed)
-    ri = np.concatenate(rows_i)
-    cj = np.concatenate(cols_j).astype(int)
-    va = np.concatenate(vals)
+    rows.count = r
+
+
+def _highs_lp(lp: LinearProgram, columns: _Columns, rows: _Rows):
+    """The HighsLp: costs and bounds of the columns (shares and binaries in [0, 1], the extras' own,
+    slacks from 0 up), the rows' bounds, the matrix row-wise, and which columns are integers."""
+    import highspy
+
+    inf = highspy.kHighsInf
+    n, n_e, n_cols, r = columns.n, columns.n_e, columns.total, rows.count
+    ri = np.concatenate(rows.rows_i)
+    cj = np.concatenate(rows.cols_j).astype(int)
+    va = np.concatenate(rows.vals)
     # row-wise: the rows' own entries, in row order (lp.matrix already is, when nothing was added)
-    order = np.argsort(ri, kind="stable") if len(rows_i) > 1 else slice(None)
+    order = np.argsort(ri, kind="stable") if len(rows.rows_i) > 1 else slice(None)
     model = highspy.HighsLp()
     model.num_col_ = n_cols
     model.num_row_ = r
@@ -228,36 +296,43 @@ def highs_model(lp: LinearProgram, *, integer: bool = True, elastic: bool = Fals
     col_lower = np.zeros(n_cols)
     col_upper = np.ones(n_cols)
     col_lower[n : n + n_e], col_upper[n : n + n_e] = lp.extras.lower, lp.extras.upper
-    col_upper[n + n_e + n_y :] = inf
+    col_upper[n + n_e + columns.n_y :] = inf
     model.col_lower_ = col_lower
     model.col_upper_ = col_upper
-    model.row_lower_ = np.array(lower, dtype=float)
-    model.row_upper_ = np.array(upper, dtype=float)
+    model.row_lower_ = np.array(rows.lower, dtype=float)
+    model.row_upper_ = np.array(rows.upper, dtype=float)
     model.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
     model.a_matrix_.num_col_ = n_cols
     model.a_matrix_.num_row_ = r
     model.a_matrix_.start_ = np.r_[0, np.cumsum(np.bincount(ri, minlength=r))].astype(np.int32)
     model.a_matrix_.index_ = cj[order].astype(np.int32)
     model.a_matrix_.value_ = va[order]
-    whole = lp.extras.integer if integer else np.zeros(n_e, dtype=bool)
-    if n_y or whole.any():
+    if columns.mip:
         kinds = [highspy.HighsVarType.kContinuous] * n_cols
-        for j in (n + np.flatnonzero(whole)).tolist() + list(range(n + n_e, n + n_e + n_y)):
+        for j in (n + np.flatnonzero(columns.whole)).tolist() + list(range(n + n_e, n + n_e + columns.n_y)):
             kinds[j] = highspy.HighsVarType.kInteger
         model.integrality_ = kinds
+    return model
+
+
+def _highs(model, lp: LinearProgram, columns: _Columns):
+    """A quiet, single-threaded Highs holding the model, with the gap an integer plan is solved to and,
+    for an LP, presolve off."""
+    import highspy
+
     with _quiet_stdout():
         h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("threads", 1)
     # integer plans are optimal, not within HiGHS's default gap: max_options to 1e-9; with commitments and
     # switches (hundreds of integers over the routing) to CONTRACT_GAP
-    h.setOptionValue("mip_rel_gap", MIP_GAP if lp.max_options or not n_e else CONTRACT_GAP)
-    if not n_y and not whole.any():
+    h.setOptionValue("mip_rel_gap", MIP_GAP if lp.max_options or not columns.n_e else CONTRACT_GAP)
+    if not columns.mip:
         # a pruned assignment-shaped LP has little for presolve to remove, and presolve cost more than the
         # simplex itself on the benchmark instances (benchmarks/RESULTS.md)
         h.setOptionValue("presolve", "off")
     h.passModel(model)
-    return h, slack_of
+    return h
 
 
 def run_settled(h, own_limit: float | None = None) -> None:

@@ -1,7 +1,8 @@
 """The workload x option table: SPEC section 3, computed once, vectorised, read by everyone.
 
 The LP, `explain`, the plan file and the reports all take latency, cost and eligibility from
-here, so they cannot disagree.
+here, so they cannot disagree. The options (the table's columns) are options.py's; the names it
+defines are still importable from here.
 """
 
 from __future__ import annotations
@@ -13,256 +14,13 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from planner.core.arrays import per_workload
-from planner.core.fmt import number, option, percent, short
+from planner.core.fmt import number, percent, short
 from planner.model.distribution import Distribution
-from planner.model.schema import Catalog, Price, Speed, WorkloadSet, floor_value
-
-Points = tuple[tuple[float, ...], tuple[float, ...]]  # (percentiles ascending, the figure at each)
-
-
-LIST = "list"  # the price tier of an offering's own `price`: the way it is sold when no other is named
-
-
-@dataclass(frozen=True)
-class Options:
-    """One row per option: an (offering, mode, price tier) triple, in catalog order: per offering each
-    mode (`default` first), and per mode its list price, then each of its price tiers, then the list
-    price inside reserved capacity when a reserved-throughput commitment covers the offering."""
-
-    offering_index: np.ndarray  # int, index into catalog.offerings
-    offering_id: list[str]
-    mode: list[str]
-    vendor: list[str]
-    host: list[str]
-    tier: list[str]
-    model: list[str]
-    companies: list[tuple[str, ...]]  # who bills it, then who serves it when another company
-    ttft_s: np.ndarray  # batch: its window (a job completes within it), with output_tps inf
-    prefill_tps: np.ndarray  # nan: absent (folded into ttft_s)
-    output_tps: np.ndarray
-    price_input: np.ndarray  # per 1M tokens
-    price_cached_input: np.ndarray
-    price_output: np.ndarray
-    context_window: np.ndarray  # inf: unlimited
-    reasoning_factor: np.ndarray
-    thinking: np.ndarray  # measured thinking tokens per call; nan: none measured
-    capability: dict[str, np.ndarray]  # metric -> score per option, nan where missing
-    regions: list[frozenset[str] | None]
-    tps_points: list[Points | None]  # output_tps by percentile, the median at 50; None: only the median
-    ttft_points: list[Points | None]  # ttft_s likewise
-    sale: list[str]  # the price tier: list, batch, flex or priority
-    reserved: list[str | None]  # the reserved-throughput commitment whose capacity serves it; None: pay as you go
-    discounted: list[str | None]  # the committed-spend commitment that discounts it once signed
-    speed_known: np.ndarray  # bool: False for a flex tier with no speed of its own (judged with the list speed)
-    long_above: np.ndarray  # input tokens per call above which the long-context prices apply; inf: none
-    long_input: np.ndarray  # per 1M tokens of a long call (nan without long_above)
-    long_cached_input: np.ndarray
-    long_output: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.offering_id)
-
-    def label(self, o: int) -> str:
-        return option(self.offering_id[o], self.mode[o], self.sale[o], self.reserved[o])
-
-    def involving(self, company: str) -> np.ndarray:
-        """Per option, whether the company bills or serves it."""
-        return np.array([company in cs for cs in self.companies], dtype=bool)
-
-    @cached_property
-    def standard_tier(self) -> np.ndarray:
-        return np.array([t == "standard" for t in self.tier], dtype=bool)
-
-    @cached_property
-    def listed(self) -> np.ndarray:
-        """Per option, whether it is the offering's list price paid as you go (no tier, no reservation)."""
-        return np.array([s == LIST and r is None for s, r in zip(self.sale, self.reserved)], dtype=bool)
-
-    @cached_property
-    def batch(self) -> np.ndarray:
-        return np.array([s == "batch" for s in self.sale], dtype=bool)
-
-    @cached_property
-    def in_capacity(self) -> np.ndarray:
-        """Per option, whether its load counts toward its offering's per-minute limits: batch jobs queue
-        apart from them and reserved capacity is its own."""
-        return ~self.batch & np.array([r is None for r in self.reserved], dtype=bool)
-
-    def score(self, metric: str) -> np.ndarray:
-        got = self.capability.get(metric)
-        return got if got is not None else np.full(len(self), np.nan)
-
-
-_NO_LONG = (np.inf, np.nan, np.nan, np.nan)
-
-
-def _long(price: Price, factor: float = 1.0) -> tuple[float, float, float, float]:
-    lc = price.long_context
-    if lc is None:
-        return _NO_LONG
-    cached = lc.input if lc.cached_input is None else lc.cached_input
-    return float(lc.above), lc.input * factor, cached * factor, lc.output * factor
-
-
-def build_options(catalog: Catalog) -> Options:
-    reserved_by = {o.id: c.id for c in catalog.commitments if c.reserved for o in catalog.offerings if c.covers(o)}
-    factor_of = {c.id: c.factor for c in catalog.commitments if c.reserved}
-    spend_by = {o.id: c.id for c in catalog.commitments if not c.reserved for o in catalog.offerings if c.covers(o)}
-    rows: list[dict] = []
-    for i, off in enumerate(catalog.offerings):
-        variants = [("default", 1.0, dict(off.capability), off.speed, off.thinking, off.model)]
-        for mode in off.modes:
-            caps = {**off.capability, **(mode.capability or {})}
-            variants.append(
-                (
-                    mode.name,
-                    mode.reasoning_factor,
-                    caps,
-                    mode.speed or off.speed,
-                    mode.thinking or off.thinking,
-                    mode.model or off.model,
-                )
-            )
-        for name, factor, caps, speed, thinking, model in variants:
-            base = dict(
-                i=i,
-                off=off,
-                mode=name,
-                factor=factor,
-                caps=caps,
-                speed=speed,
-                thinking=thinking,
-                model=model,
-                sale=LIST,
-                reserved=None,
-                discounted=spend_by.get(off.id),
-                known=True,
-                window=None,
-                price=off.price,
-                scale=1.0,
-            )
-            rows.append(base)
-            for t in off.price_tiers:
-                known = t.speed is not None or t.name != "flex"
-                rows.append(
-                    {
-                        **base,
-                        "sale": t.name,
-                        "price": t.price,
-                        "speed": t.speed or speed,
-                        "known": known,
-                        "window": t.window if t.name == "batch" else None,
-                    }
-                )
-            if off.id in reserved_by:
-                c = reserved_by[off.id]
-                rows.append({**base, "reserved": c, "discounted": None, "scale": factor_of[c]})
-    metrics = sorted({m for r in rows for m in r["caps"]})
-
-    def arr(values) -> np.ndarray:
-        return np.array(values, dtype=float)
-
-    def tps(r) -> float:
-        return np.inf if r["window"] is not None else r["speed"].output_tps
-
-    def ttft(r) -> float:
-        return r["window"] if r["window"] is not None else r["speed"].ttft_s
-
-    def prefill(r) -> float:
-        s = r["speed"]
-        return np.nan if r["window"] is not None or s.prefill_tps is None else s.prefill_tps
-
-    longs = [_long(r["price"], r["scale"]) for r in rows]
-    return Options(
-        offering_index=np.array([r["i"] for r in rows], dtype=int),
-        offering_id=[r["off"].id for r in rows],
-        mode=[r["mode"] for r in rows],
-        vendor=[r["off"].vendor for r in rows],
-        host=[r["off"].host_name for r in rows],
-        tier=[r["off"].tier for r in rows],
-        model=[r["model"] for r in rows],
-        companies=[r["off"].companies for r in rows],
-        ttft_s=arr([ttft(r) for r in rows]),
-        prefill_tps=arr([prefill(r) for r in rows]),
-        output_tps=arr([tps(r) for r in rows]),
-        price_input=arr([r["price"].input * r["scale"] for r in rows]),
-        price_cached_input=arr([r["price"].cached_input_or_input * r["scale"] for r in rows]),
-        price_output=arr([r["price"].output * r["scale"] for r in rows]),
-        context_window=arr([np.inf if r["off"].context_window is None else r["off"].context_window for r in rows]),
-        reasoning_factor=arr([r["factor"] for r in rows]),
-        thinking=arr(
-            [np.nan if r["thinking"] is None else r["thinking"].tokens_at(r["speed"].output_tps) for r in rows]
-        ),
-        capability={m: arr([r["caps"].get(m, np.nan) for r in rows]) for m in metrics},
-        regions=[None if r["off"].regions is None else frozenset(r["off"].regions) for r in rows],
-        tps_points=[None if r["window"] is not None else _points(r["speed"], "output_tps") for r in rows],
-        ttft_points=[None if r["window"] is not None else _points(r["speed"], "ttft_s") for r in rows],
-        sale=[r["sale"] for r in rows],
-        reserved=[r["reserved"] for r in rows],
-        discounted=[r["discounted"] for r in rows],
-        speed_known=np.array([r["known"] for r in rows], dtype=bool),
-        long_above=arr([x[0] for x in longs]),
-        long_input=arr([x[1] for x in longs]),
-        long_cached_input=arr([x[2] for x in longs]),
-        long_output=arr([x[3] for x in longs]),
-    )
-
-
-def _points(speed: Speed, name: str) -> Points | None:
-    measured = getattr(speed.percentiles, name) if speed.percentiles is not None else None
-    if not measured:
-        return None
-    ordered = sorted({**measured, 50: getattr(speed, name)}.items())
-    return tuple(float(k) for k, _ in ordered), tuple(float(v) for _, v in ordered)
-
-
-def at_percentile(
-    points: list[Points | None], median: np.ndarray, q: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per option, its figure at percentile q: linear in the percentile between the measured points
-    (the median at 50), the end value beyond them; the median where none are measured. Also, per option,
-    whether it had no points (judged at its median) and whether q lies beyond its points (judged at the
-    nearest measured one: an extrapolation limit)."""
-    value = np.array(median, dtype=float, copy=True)
-    missing = np.array([p is None for p in points], dtype=bool)
-    beyond = np.zeros(len(points), dtype=bool)
-    groups: dict[tuple[float, ...], list[int]] = {}
-    for o, p in enumerate(points):
-        if p is not None:
-            groups.setdefault(p[0], []).append(o)
-    for xs, members in groups.items():  # options measured at the same percentiles, interpolated together
-        ys = np.array([points[o][1] for o in members], dtype=float)
-        if q <= xs[0]:
-            got = ys[:, 0]
-            beyond[members] = q < xs[0]
-        elif q >= xs[-1]:
-            got = ys[:, -1]
-            beyond[members] = q > xs[-1]
-        else:
-            j = int(np.searchsorted(xs, q, side="right")) - 1
-            t = (q - xs[j]) / (xs[j + 1] - xs[j])
-            got = ys[:, j] + t * (ys[:, j + 1] - ys[:, j])
-        value[members] = got
-    return value, missing, beyond
-
-
-def speeds_at(opts: Options, percentile: float) -> tuple[np.ndarray, np.ndarray]:
-    """Per option, (output_tps, ttft_s) a latency at `percentile` is judged with: the slow tail of both,
-    the (100 - p)th percentile of output speed and the p-th of time to first token; nan: the medians."""
-    if np.isnan(percentile):
-        return opts.output_tps, opts.ttft_s
-    return (
-        at_percentile(opts.tps_points, opts.output_tps, 100.0 - percentile)[0],
-        at_percentile(opts.ttft_points, opts.ttft_s, percentile)[0],
-    )
-
-
-def percentile_gaps(opts: Options, percentile: float) -> tuple[np.ndarray, np.ndarray]:
-    """Per option, whether a latency at `percentile` is judged (for a figure) at its median for lack of
-    measured percentiles, and whether (for a measured figure) at its last measured point."""
-    _, no_tps, past_tps = at_percentile(opts.tps_points, opts.output_tps, 100.0 - percentile)
-    _, no_ttft, past_ttft = at_percentile(opts.ttft_points, opts.ttft_s, percentile)
-    return no_tps | no_ttft, past_tps | past_ttft
+from planner.model.schema import Catalog, WorkloadSet, floor_value
+from planner.optimize.options import LIST as LIST
+from planner.optimize.options import Options, build_options, speeds_at
+from planner.optimize.options import at_percentile as at_percentile
+from planner.optimize.options import percentile_gaps as percentile_gaps
 
 
 @dataclass(frozen=True)
@@ -565,45 +323,132 @@ def build_pairs(
     tasks of the workloads that name a file, load.Inputs.distributions)."""
     opts = build_options(catalog) if options is None else options
     wa = build_workloads(ws, catalog, distributions) if workloads is None else workloads
-    col = lambda a: a[:, None]
+    time = _timing(wa, opts)
+    cost = _costs(wa, opts, time)
+    capability, capability_ok = _scores(wa, opts, time.latency.shape)
+    budget = _budgets(wa, opts, time)
+    context_ok = (wa.input[:, None] + time.reasoning + wa.output[:, None]) <= opts.context_window[None, :]
+    vendor_ok, vendor_why = _vendor_rule(ws, opts) if vendor_rule is None else vendor_rule
+    region_ok, region_need = _region_rule(ws, opts)
+    sale_ok = _sale_rule(wa, opts, time.latency)
+    latency_ok = budget.within_budget | (wa.within_budget_share < 1)[:, None]
+    eligible = vendor_ok & region_ok & context_ok & capability_ok & latency_ok & sale_ok
+    return Pairs(
+        workloads=wa,
+        options=opts,
+        reasoning=time.reasoning,
+        call_s=time.call_s,
+        first_token_s=time.first_token_s,
+        latency_s=time.latency,
+        call_cost=cost.call_cost,
+        cost_per_task=cost.cost_per_task,
+        task_tokens=cost.task_tokens,
+        peak_tpm=cost.peak_tpm,
+        peak_rpm=cost.peak_rpm,
+        capability=capability,
+        vendor_ok=vendor_ok,
+        region_ok=region_ok,
+        context_ok=context_ok,
+        capability_ok=capability_ok,
+        within_budget=budget.within_budget,
+        eligible=eligible,
+        within_share=budget.within_share,
+        need_s=budget.need_s,
+        sale_ok=sale_ok,
+        vendor_why=vendor_why,
+        region_need=region_need,
+    )
 
+
+@dataclass(frozen=True)
+class _Timing:
+    """SPEC 3's times per workload (rows) and option (columns), and the speeds they were judged at."""
+
+    reasoning: np.ndarray  # reasoning tokens per call
+    tps: np.ndarray  # output_tps and ttft_s: one row for every workload, or one per workload (_speeds)
+    ttft: np.ndarray
+    call_s: np.ndarray
+    first_token_s: np.ndarray
+    latency: np.ndarray  # a task's
+
+
+def _timing(wa: WorkloadArrays, opts: Options) -> _Timing:
+    """A call's time, to its first answer token and in full, and a task's latency."""
+    col = lambda a: a[:, None]
     # a call reasons at least what the workload states and at least what the option was measured to think
     reasoning = _reasoning(col(wa.reasoning), opts)
     prefill_s = _prefill(col(wa.input), opts)
     tps, ttft = _speeds(wa, opts)
     call_s = ttft + prefill_s + (reasoning + col(wa.output)) / tps
-    turns = col(wa.turns)
     first_token_s = ttft + prefill_s + reasoning / tps  # the first answer token
-    latency = task_latency(call_s, first_token_s, turns, col(wa.tool_latency_s), col(wa.streaming))
+    latency = task_latency(call_s, first_token_s, col(wa.turns), col(wa.tool_latency_s), col(wa.streaming))
+    return _Timing(reasoning, tps, ttft, call_s, first_token_s, latency)
 
-    c = col(wa.cached_share)
+
+@dataclass(frozen=True)
+class _Costs:
+    """SPEC 3's cost and load per workload and option."""
+
+    call_cost: np.ndarray
+    cost_per_task: np.ndarray
+    task_tokens: np.ndarray
+    peak_tpm: np.ndarray
+    peak_rpm: np.ndarray
+
+
+def _costs(wa: WorkloadArrays, opts: Options, time: _Timing) -> _Costs:
+    """A call's cost and a task's; a task's tokens and the peak load in tokens and calls a minute. A
+    workload with sample tasks has its long calls billed one by one, from the samples."""
+    col = lambda a: a[:, None]
+    turns = col(wa.turns)
     inp = col(wa.input)
-    call_cost = _call_cost(inp, c, reasoning + col(wa.output), opts, judged=~wa.sampled[:, None])
+    call_cost = _call_cost(
+        inp, col(wa.cached_share), time.reasoning + col(wa.output), opts, judged=~wa.sampled[:, None]
+    )
     cost_per_task = turns * call_cost
     if wa.sampled.any() and np.isfinite(opts.long_above).any():  # long calls judged one by one, from the samples
         for w in np.flatnonzero(wa.sampled).tolist():
             cost_per_task[w] += _long_surcharge(wa.distributions[w], opts)
-    task_tokens = turns * (inp + reasoning + col(wa.output))
+    task_tokens = turns * (inp + time.reasoning + col(wa.output))
     peak_tpm = col(wa.peak_tasks_per_minute) * task_tokens
-    peak_rpm = np.broadcast_to(col(wa.peak_tasks_per_minute * wa.turns), latency.shape).copy()
+    peak_rpm = np.broadcast_to(col(wa.peak_tasks_per_minute * wa.turns), time.latency.shape).copy()
+    return _Costs(call_cost, cost_per_task, task_tokens, peak_tpm, peak_rpm)
 
-    W, O = latency.shape
+
+def _scores(wa: WorkloadArrays, opts: Options, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Each option's score in each workload's metric (nan where missing), and whether it meets the floor."""
+    W, O = shape
     capability = np.empty((W, O))
     metric = np.array(wa.metric, dtype=object)
     for m in sorted(set(wa.metric)):
         capability[metric == m] = opts.score(m)
     floor = np.where(np.isnan(wa.cap_min), -np.inf, wa.cap_min)
     with np.errstate(invalid="ignore"):
-        capability_ok = ~np.isnan(capability) & (capability >= col(floor))
-        within_budget = np.isnan(col(wa.budget_s)) | (latency <= col(wa.budget_s))
-    context_ok = (inp + reasoning + col(wa.output)) <= opts.context_window[None, :]
+        capability_ok = ~np.isnan(capability) & (capability >= floor[:, None])
+    return capability, capability_ok
 
+
+@dataclass(frozen=True)
+class _Budgets:
+    """How each option meets each workload's latency budget (Pairs' fields of the same names)."""
+
+    within_budget: np.ndarray
+    within_share: np.ndarray
+    need_s: np.ndarray
+
+
+def _budgets(wa: WorkloadArrays, opts: Options, time: _Timing) -> _Budgets:
+    """Whether a task's latency is within its workload's budget; for a workload with sample tasks, the
+    share of them within it (within_budget: every one) and the slowest one's latency."""
+    latency = time.latency
+    with np.errstate(invalid="ignore"):
+        within_budget = np.isnan(wa.budget_s[:, None]) | (latency <= wa.budget_s[:, None])
     within_share, need_s = within_budget.astype(float), latency
     if wa.sampled.any():  # the budget is met by the sample tasks, each judged at the option's speeds
         within_share, need_s = within_share.copy(), latency.copy()
         for w in np.flatnonzero(wa.sampled).tolist():
             budget = wa.budget_s[w]
-            tps_w, ttft_w = np.broadcast_to(tps, latency.shape)[w], np.broadcast_to(ttft, latency.shape)[w]
+            tps_w, ttft_w = np.broadcast_to(time.tps, latency.shape)[w], np.broadcast_to(time.ttft, latency.shape)[w]
             share, slowest = sample_shares(
                 wa.distributions[w],
                 np.array([] if np.isnan(budget) else [budget]),
@@ -617,37 +462,7 @@ def build_pairs(
             if not np.isnan(budget):
                 within_share[w] = share[0]
                 within_budget[w] = share[0] >= 1.0
-
-    vendor_ok, vendor_why = _vendor_rule(ws, opts) if vendor_rule is None else vendor_rule
-    region_ok, region_need = _region_rule(ws, opts)
-    sale_ok = _sale_rule(wa, opts, latency)
-    latency_ok = within_budget | col(wa.within_budget_share < 1)
-    eligible = vendor_ok & region_ok & context_ok & capability_ok & latency_ok & sale_ok
-    return Pairs(
-        wa,
-        opts,
-        reasoning,
-        call_s,
-        first_token_s,
-        latency,
-        call_cost,
-        cost_per_task,
-        task_tokens,
-        peak_tpm,
-        peak_rpm,
-        capability,
-        vendor_ok,
-        region_ok,
-        context_ok,
-        capability_ok,
-        within_budget,
-        eligible,
-        within_share,
-        need_s,
-        sale_ok,
-        vendor_why,
-        region_need,
-    )
+    return _Budgets(within_budget, within_share, need_s)
 
 
 def _reasoning(stated: np.ndarray, opts: Options) -> np.ndarray:

@@ -12,7 +12,8 @@ import numpy as np
 from planner.core.fmt import csv_safe, json_text
 from planner.model.load import Inputs
 from planner.model.schema import Catalog
-from planner.optimize.pairs import build_options, build_pairs, percentile_gaps
+from planner.optimize.options import build_options, percentile_gaps
+from planner.optimize.pairs import build_pairs
 from planner.plan.model import Plan
 
 

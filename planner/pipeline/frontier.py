@@ -27,7 +27,8 @@ from planner.core.fmt import csv_safe
 from planner.model.load import Inputs, validate
 from planner.model.schema import WorkloadSet
 from planner.optimize.lp import build_problem
-from planner.optimize.pairs import Pairs, build_pairs, sample_shares, speeds_at
+from planner.optimize.options import speeds_at
+from planner.optimize.pairs import Pairs, WorkloadArrays, build_pairs, sample_shares
 from planner.optimize.prune import sweep_candidates
 from planner.optimize.resolve import Resolver, SiftedResolver
 from planner.pipeline.solve import solve_inputs
@@ -184,34 +185,50 @@ def _relaxed(inputs: Inputs, targets: set[int], drop: str, keep: np.ndarray | No
     )
 
 
-def _sweep(
-    inputs: Inputs,
-    pairs: Pairs,
-    targets: set[int],
-    upper_for: Callable[[float], np.ndarray],
-    values: list[float | None],
-    labels: list[str],
-    sweep: str,
-    chosen: Callable,
-    progress,
-    extra: np.ndarray,
-    prune: bool,
-    adjust: Callable | None = None,
-) -> list:
+@dataclass(frozen=True)
+class _Run:
+    """What every sweep of one frontier shares: the inputs, the swept workloads (one, or all), how a
+    point's routing is put in words, the progress callback and whether candidates are pruned."""
+
+    inputs: Inputs
+    targets: set[int]
+    chosen: Callable  # (lp, shares) -> the routing in words
+    progress: Callable[[], None]
+    prune: bool
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """One sweep laid out: the pairs with its rule taken out (_relaxed), its points, the columns each
+    point switches on and the rows it moves."""
+
+    sweep: str  # "latency" or "capability"
+    pairs: Pairs
+    values: list[float | None]
+    labels: list[str]
+    upper: Callable  # (value, lp) -> per column, 1.0 (on) or 0.0 (off)
+    extra: np.ndarray  # W x O: the score a point's threshold is on, for pruning (prune.sweep_candidates)
+    adjust: Callable | None = None  # lp -> (resolver, value) -> None: moves rows (shares within budget, mean floors)
+
+
+def _sweep(run: _Run, grid: _Grid) -> list[FrontierPoint]:
+    """The grid's points, each solved warm on one LP built once: a point only switches columns on or off
+    (and moves the grid's rows). A point where a target workload has no column on has no plan."""
+    inputs, pairs = run.inputs, grid.pairs
     W = pairs.shape[0]
     mask = np.zeros(W, dtype=bool)
-    mask[list(targets)] = True
-    cand = sweep_candidates(inputs.workloads, inputs.catalog, pairs, mask, extra) if prune else pairs.eligible
+    mask[list(run.targets)] = True
+    cand = sweep_candidates(inputs.workloads, inputs.catalog, pairs, mask, grid.extra) if run.prune else pairs.eligible
     in_lp = np.flatnonzero(cand.any(axis=1))
     lp = build_problem(inputs.workloads, inputs.catalog, pairs, in_lp, cand)
     missing = W - len(in_lp)
-    moves = adjust(lp) if adjust else None  # rows the sweep moves (shares within budget, mean floors)
+    moves = grid.adjust(lp) if grid.adjust else None  # rows the sweep moves (shares within budget, mean floors)
     resolver = Resolver(lp) if lp.integer else SiftedResolver(lp)
-    target_in_lp = np.array(sorted(set(targets) & set(in_lp.tolist())), dtype=int)
+    target_in_lp = np.array(sorted(set(run.targets) & set(in_lp.tolist())), dtype=int)
     points = []
     previous = None
-    for value, label in zip(values, labels):
-        upper = upper_for(value, lp)
+    for value, label in zip(grid.values, grid.labels):
+        upper = grid.upper(value, lp)
         resolver.set_upper(upper)
         if moves:
             moves(resolver, value)
@@ -220,10 +237,10 @@ def _sweep(
         empty = bool(np.any(on[target_in_lp] == 0))
         point = resolver.run() if not empty and not missing else None
         ok = point is not None and point.ok
-        summary = chosen(lp, point.share) if ok else "-"
+        summary = run.chosen(lp, point.share) if ok else "-"
         points.append(
             FrontierPoint(
-                sweep,
+                grid.sweep,
                 value,
                 label,
                 ok,
@@ -234,7 +251,7 @@ def _sweep(
         )
         if ok:
             previous = summary
-        progress()
+        run.progress()
     return points
 
 
@@ -305,132 +322,125 @@ def frontier(
         raise InputError.single(
             inputs.workloads_file, "--workload", f"no workload '{workload_id}'; expected one of: {', '.join(ids)}"
         )
-    targets = {ids.index(workload_id)} if workload_id else set(range(len(ids)))
+    w = None if workload_id is None else ids.index(workload_id)
+    targets = {w} if w is not None else set(range(len(ids)))
     base = build_pairs(inputs.workloads, inputs.catalog, distributions=inputs.distributions)
-    labels_of = base.options.label
-    result = Frontier(inputs.name, workload_id, inputs.catalog.currency, inputs.workloads.period)
     wa = base.workloads
-    result.today_latency, result.today_capability = _today_points(
-        inputs, wa, None if workload_id is None else ids.index(workload_id), prune
-    )
+    result = Frontier(inputs.name, workload_id, inputs.catalog.currency, inputs.workloads.period)
+    result.today_latency, result.today_capability = _today_points(inputs, wa, w, prune)
     progress()
+    run = _Run(inputs, targets, _chooser(base.options.label, ids, w), progress, prune)
+    result.latency = _sweep(run, _latency_grid(inputs, wa, targets, w, points))
+    capability = _capability_grid(inputs, wa, targets, w, points)
+    result.capability = _sweep(run, capability) if capability is not None else []
+    result.seconds = time.perf_counter() - started
+    return result
 
-    def chosen(lp, share):
-        """The largest-share option of the workload (or of every workload, as one routing summary)."""
+
+def _chooser(label: Callable[[int], str], ids: list[str], w: int | None) -> Callable:
+    """How a point's routing is put in words: the largest-share option of workload w, or of every
+    workload, as one routing summary."""
+
+    def chosen(lp, share) -> str:
         order = np.lexsort((-share, lp.var_w))
         w_sorted = lp.var_w[order]
         firsts = order[np.r_[True, w_sorted[1:] != w_sorted[:-1]]]
-        top = {int(lp.var_w[j]): labels_of(int(lp.var_o[j])) for j in firsts}
-        if workload_id is not None:
-            return top.get(next(iter(targets)), "-")
-        return "; ".join(f"{ids[w]}: {top[w]}" for w in sorted(top))
+        top = {int(lp.var_w[j]): label(int(lp.var_o[j])) for j in firsts}
+        if w is not None:
+            return top.get(w, "-")
+        return "; ".join(f"{ids[k]}: {top[k]}" for k in sorted(top))
 
-    # latency sweep; with the whole portfolio, a workload that needs only a share of its tasks within
-    # budget keeps that row, over the options within the scaled budget
-    shared = (wa.within_budget_share < 1) & ~np.isnan(wa.budget_s) if workload_id is None else None
-    lat_pairs = _relaxed(inputs, targets, "latency", shared)
-    lat_adjust = None
-    if workload_id is not None:
-        w = next(iter(targets))
-        lat = lat_pairs.need_s[w, lat_pairs.eligible[w]]  # the budget each option meets for every task
-        if len(lat) == 0:
-            raise InputError.single(
-                inputs.workloads_file,
-                "--workload",
-                f"workload '{workload_id}' has no option meeting its rules other than latency",
-            )
-        lo, hi = float(lat.min()), float(lat.max())
-        if hi > lo:  # geometric steps (latency spans orders of magnitude); a zero latency starts the list
-            start = lo if lo > 0 else max(hi * 1e-3, 1e-6)
-            values = [float(v) for v in np.geomspace(start, hi, max(2, points - 1 - (lo <= 0)))]
-            values = ([lo] if lo <= 0 else []) + values
-            values[0], values[-1] = lo, hi
-        else:
-            values = [lo]
-        labels = [f"{_num(v, 4)} s" for v in values] + ["no budget"]
-        values = values + [None]
+    return chosen
 
-        def upper_lat(b, lp):
-            if b is None:
-                return np.ones(len(lp.var_w))
-            known = lat_pairs.options.speed_known[lp.var_o]  # a tier of unknown speed meets no budget
-            ok = ((lat_pairs.need_s[lp.var_w, lp.var_o] <= b) & known) | (lp.var_w != w)
-            return ok.astype(float)
+
+def _latency_grid(inputs: Inputs, wa: WorkloadArrays, targets: set[int], w: int | None, points: int) -> _Grid:
+    """The latency sweep: workload w's budget, or every budget scaled. With the whole portfolio, a
+    workload that needs only a share of its tasks within budget keeps that row, over the options
+    within the scaled budget."""
+    shared = (wa.within_budget_share < 1) & ~np.isnan(wa.budget_s) if w is None else None
+    pairs = _relaxed(inputs, targets, "latency", shared)
+    # a tier of unknown speed meets no budget: it may never stand in for an option of known speed
+    extra = np.where(pairs.options.speed_known[None, :], -pairs.need_s, -np.inf)
+    if w is not None:
+        return _budget_grid(inputs, pairs, w, points, extra)
+    return _scaled_budgets_grid(pairs, wa, shared, points, extra)
+
+
+def _budget_grid(inputs: Inputs, pairs: Pairs, w: int, points: int, extra: np.ndarray) -> _Grid:
+    """One workload's budget, in geometric steps (latency spans orders of magnitude) over the budgets
+    its options meet for every task, then no budget."""
+    lat = pairs.need_s[w, pairs.eligible[w]]  # the budget each option meets for every task
+    if len(lat) == 0:
+        raise InputError.single(
+            inputs.workloads_file,
+            "--workload",
+            f"workload '{pairs.workloads.ids[w]}' has no option meeting its rules other than latency",
+        )
+    lo, hi = float(lat.min()), float(lat.max())
+    if hi > lo:  # geometric steps; a zero latency starts the list
+        start = lo if lo > 0 else max(hi * 1e-3, 1e-6)
+        values = [float(v) for v in np.geomspace(start, hi, max(2, points - 1 - (lo <= 0)))]
+        values = ([lo] if lo <= 0 else []) + values
+        values[0], values[-1] = lo, hi
     else:
-        has = ~np.isnan(wa.budget_s)
-        grid = [float(v) for v in np.geomspace(0.1, 10.0, max(2, points - 1))]
-        values = sorted({*grid, 1.0}) + [None]  # today's x1 is always a swept point, on the curve
-        labels = [f"x{_num(v, 3)}" for v in values[:-1]] + ["no budgets"]
+        values = [lo]
+    labels = [f"{_num(v, 4)} s" for v in values] + ["no budget"]
 
-        def upper_lat(f, lp):
-            if f is None:
-                return np.ones(len(lp.var_w))
-            budget = np.where(has & ~shared, wa.budget_s * (f if f else 1.0), np.inf)[lp.var_w]
-            known = lat_pairs.options.speed_known[lp.var_o] | np.isinf(budget)  # unknown speed: no budget met
-            return ((lat_pairs.need_s[lp.var_w, lp.var_o] <= budget) & known).astype(float)
+    def upper(b, lp):
+        if b is None:
+            return np.ones(len(lp.var_w))
+        known = pairs.options.speed_known[lp.var_o]  # a tier of unknown speed meets no budget
+        ok = ((pairs.need_s[lp.var_w, lp.var_o] <= b) & known) | (lp.var_w != w)
+        return ok.astype(float)
 
-        def lat_adjust(lp):
-            return _share_rows(lp, lat_pairs, wa.budget_s, values)
+    return _Grid("latency", pairs, values + [None], labels, upper, extra)
 
-    result.latency = _sweep(
-        inputs,
-        lat_pairs,
-        targets,
-        upper_lat,
-        values,
-        labels,
-        "latency",
-        chosen,
-        progress,
-        # a tier of unknown speed meets no budget: it may never stand in for an option of known speed
-        np.where(lat_pairs.options.speed_known[None, :], -lat_pairs.need_s, -np.inf),
-        prune,
-        lat_adjust,
+
+def _scaled_budgets_grid(pairs: Pairs, wa: WorkloadArrays, shared: np.ndarray, points: int, extra: np.ndarray) -> _Grid:
+    """Every budget times the same factor, x0.1 to x10 in geometric steps (x1, today's, always among
+    them), then no budgets; the shares within budget move with it (_share_rows). wa: the workloads as
+    stated (pairs has the budgets taken out)."""
+    has = ~np.isnan(wa.budget_s)
+    grid = [float(v) for v in np.geomspace(0.1, 10.0, max(2, points - 1))]
+    values = sorted({*grid, 1.0}) + [None]  # today's x1 is always a swept point, on the curve
+    labels = [f"x{_num(v, 3)}" for v in values[:-1]] + ["no budgets"]
+
+    def upper(f, lp):
+        if f is None:
+            return np.ones(len(lp.var_w))
+        budget = np.where(has & ~shared, wa.budget_s * (f if f else 1.0), np.inf)[lp.var_w]
+        known = pairs.options.speed_known[lp.var_o] | np.isinf(budget)  # unknown speed: no budget met
+        return ((pairs.need_s[lp.var_w, lp.var_o] <= budget) & known).astype(float)
+
+    return _Grid(
+        "latency", pairs, values, labels, upper, extra, adjust=lambda lp: _share_rows(lp, pairs, wa.budget_s, values)
     )
 
-    # capability sweep; with the whole portfolio, a mean floor moves with the others
-    means = ~np.isnan(wa.cap_mean_min) if workload_id is None else None
-    cap_pairs = _relaxed(inputs, targets, "capability", means)
-    cap_adjust = None
-    if workload_id is not None:
-        w = next(iter(targets))
-        caps = cap_pairs.capability[w, cap_pairs.eligible[w]]
+
+def _capability_grid(inputs: Inputs, wa: WorkloadArrays, targets: set[int], w: int | None, points: int) -> _Grid | None:
+    """The capability sweep: workload w's floor over its options' scores (None when none has a score),
+    or every floor shifted by -20 to +20 points, a mean floor moving with the others."""
+    means = ~np.isnan(wa.cap_mean_min) if w is None else None
+    pairs = _relaxed(inputs, targets, "capability", means)
+    extra = np.nan_to_num(pairs.capability, nan=-1.0)
+    if w is not None:
+        caps = pairs.capability[w, pairs.eligible[w]]
         caps = caps[~np.isnan(caps)]
         if len(caps) == 0:
-            result.capability = []
-            result.seconds = time.perf_counter() - started
-            return result
+            return None
         floors = [float(v) for v in np.linspace(float(caps.min()), float(caps.max()), points)]
-        cap_labels = [_num(v, 3) for v in floors]
 
-        def upper_cap(f, lp):
-            score = cap_pairs.capability[lp.var_w, lp.var_o]
+        def upper(f, lp):
+            score = pairs.capability[lp.var_w, lp.var_o]
             return ((score >= f) | (lp.var_w != w)).astype(float)
-    else:
-        floors = sorted({*(float(v) for v in np.linspace(-20, 20, points)), 0.0})  # today's +0 on the curve
-        cap_labels = [f"{_num(v, 3, sign=True)} points" for v in floors]
-        base_floor = np.where(np.isnan(wa.cap_min), -np.inf, wa.cap_min)
 
-        def upper_cap(d, lp):
-            score = cap_pairs.capability[lp.var_w, lp.var_o]
-            return (score >= base_floor[lp.var_w] + d).astype(float)
+        return _Grid("capability", pairs, floors, [_num(v, 3) for v in floors], upper, extra)
+    floors = sorted({*(float(v) for v in np.linspace(-20, 20, points)), 0.0})  # today's +0 on the curve
+    base_floor = np.where(np.isnan(wa.cap_min), -np.inf, wa.cap_min)
 
-        def cap_adjust(lp):
-            return _mean_rows(lp)
+    def shifted(d, lp):
+        score = pairs.capability[lp.var_w, lp.var_o]
+        return (score >= base_floor[lp.var_w] + d).astype(float)
 
-    result.capability = _sweep(
-        inputs,
-        cap_pairs,
-        targets,
-        upper_cap,
-        floors,
-        cap_labels,
-        "capability",
-        chosen,
-        progress,
-        np.nan_to_num(cap_pairs.capability, nan=-1.0),
-        prune,
-        cap_adjust,
-    )
-    result.seconds = time.perf_counter() - started
-    return result
+    labels = [f"{_num(v, 3, sign=True)} points" for v in floors]
+    return _Grid("capability", pairs, floors, labels, shifted, extra, adjust=_mean_rows)

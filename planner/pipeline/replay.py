@@ -144,26 +144,45 @@ def bounds(allocations: list[Allocation]) -> list[tuple[Allocation, float, float
 
 def replay(plan: Plan, logs: Logs, plan_file: str = "the plan") -> Replay:
     """Route and time every logged task (see the module's rules); plan_file names the plan in errors."""
+    names, tasks = _logged(logs)
+    replays, routes = _routes(plan, names, plan_file)
+    _load_routes(logs, routes)
+    _tally(logs, replays)
+    _latencies(logs, replays)
     by_id = {w.id: w for w in plan.workloads}
-    logged = logs.sql(
-        "SELECT workload, count(DISTINCT task_id), count(*) FROM calls GROUP BY workload ORDER BY workload"
+    return Replay(
+        plan,
+        [replays[w.id] for w in plan.workloads if w.id in replays],
+        {wid: n for wid, n in tasks.items() if wid not in by_id},
+        {wid: n for wid, n in tasks.items() if wid in by_id and not by_id[wid].allocations},
+        [w.id for w in plan.workloads if w.id not in tasks],
+        logs.calls,
+        sum(tasks.values()),
     )
+
+
+def _logged(logs: Logs) -> tuple[dict[str, list[str]], dict[str, int]]:
+    """The logged workloads by the id a plan gives them (logs.workload_id): the names logged under each
+    id, and its tasks."""
     names: dict[str, list[str]] = {}
-    counts: dict[str, list[int]] = {}
-    for name, tasks, calls in logged:
+    tasks: dict[str, int] = {}
+    for name, n, _ in logs.sql(
+        "SELECT workload, count(DISTINCT task_id), count(*) FROM calls GROUP BY workload ORDER BY workload"
+    ):
         wid = workload_id(name) or "unnamed"
         names.setdefault(wid, []).append(name)
-        c = counts.setdefault(wid, [0, 0])
-        c[0] += tasks
-        c[1] += calls
-    unplanned = {wid: c[0] for wid, c in counts.items() if wid not in by_id}
-    unrouted = {wid: c[0] for wid, c in counts.items() if wid in by_id and not by_id[wid].allocations}
-    quiet = [w.id for w in plan.workloads if w.id not in counts]
-    routes_rows = []
+        tasks[wid] = tasks.get(wid, 0) + n
+    return names, tasks
+
+
+def _routes(plan: Plan, names: dict[str, list[str]], plan_file: str) -> tuple[dict[str, WorkloadReplay], list[tuple]]:
+    """Each planned workload with logged tasks and a routing, its routes in (offering, mode) order, and
+    the rows of the routes table: one per route and logged name, with the route's figures."""
+    rows: list[tuple] = []
     replays: dict[str, WorkloadReplay] = {}
     catalog = plan.catalog_index
     for i, w in enumerate(plan.workloads):
-        if w.id not in counts or not w.allocations:
+        if w.id not in names or not w.allocations:
             continue
         routes = []
         for k, (a, lo, hi) in enumerate(bounds(w.allocations)):
@@ -178,35 +197,40 @@ def replay(plan: Plan, logs: Logs, plan_file: str = "the plan") -> Replay:
                 )
             promised = a.within_budget_share if a.within_budget_share is not None else float(a.within_budget)
             routes.append(RouteReplay(a.offering, a.mode, a.share, promised))
-            for name in names[w.id]:
-                routes_rows.append(
-                    (
-                        name,
-                        w.id,
-                        k,
-                        lo,
-                        hi,
-                        a.ttft_s,
-                        a.prefill_tps,
-                        a.output_tps,
-                        a.reasoning_factor,
-                        a.thinking_tokens,
-                        price.price_input,
-                        price.price_input if price.price_cached_input is None else price.price_cached_input,
-                        price.price_output,
-                        w.tool_latency_s,
-                        w.streaming,
-                        w.budget_s,
-                    )
-                )
+            figures = (
+                lo,
+                hi,
+                a.ttft_s,
+                a.prefill_tps,
+                a.output_tps,
+                a.reasoning_factor,
+                a.thinking_tokens,
+                price.price_input,
+                price.price_input if price.price_cached_input is None else price.price_cached_input,
+                price.price_output,
+                w.tool_latency_s,
+                w.streaming,
+                w.budget_s,
+            )
+            rows.extend((name, w.id, k, *figures) for name in names[w.id])
         replays[w.id] = WorkloadReplay(w.id, sorted(names[w.id]), w, routes)
+    return replays, rows
+
+
+def _load_routes(logs: Logs, rows: list[tuple]) -> None:
+    """The routes table the replay's SQL reads (columns in _routes' order)."""
     logs.sql(
         "CREATE OR REPLACE TABLE routes (workload VARCHAR, wid VARCHAR, k INTEGER, lo DOUBLE, hi DOUBLE, "
         "ttft DOUBLE, prefill DOUBLE, tps DOUBLE, factor DOUBLE, thinking DOUBLE, p_in DOUBLE, p_cached DOUBLE, "
         "p_out DOUBLE, tool DOUBLE, streaming BOOLEAN, budget DOUBLE)"
     )
-    if routes_rows:
-        logs.insert("INSERT INTO routes VALUES (" + ", ".join("?" * 16) + ")", routes_rows)
+    if rows:
+        logs.insert("INSERT INTO routes VALUES (" + ", ".join("?" * 16) + ")", rows)
+
+
+def _tally(logs: Logs, replays: dict[str, WorkloadReplay]) -> None:
+    """Every logged task routed and timed (_REPLAY_SQL, into the table replayed), then counted per route
+    and per workload: tasks, calls, cost and those within budget."""
     logs.sql(_REPLAY_SQL)
     for wid, k, tasks, calls, cost, within in logs.sql(
         "SELECT wid, k, count(*), sum(n), sum(cost), count(*) FILTER (WHERE within) FROM replayed "
@@ -219,6 +243,11 @@ def replay(plan: Plan, logs: Logs, plan_file: str = "the plan") -> Replay:
         w.calls += int(calls)
         w.cost += float(cost)
         w.within += int(within)
+
+
+def _latencies(logs: Logs, replays: dict[str, WorkloadReplay]) -> None:
+    """Each workload's latency curve (every per mille) and each route's p50, p90 and p99; then the
+    replayed tasks are dropped."""
     every = f"range(1, {CDF_POINTS + 1})"
     for wid, per_mille, latency in logs.sql(_PERCENTILES_SQL.format(by="wid", points=every, on_wanted="w.wid")):
         replays[wid].latency[int(per_mille)] = float(latency)
@@ -228,16 +257,6 @@ def replay(plan: Plan, logs: Logs, plan_file: str = "the plan") -> Replay:
     ):
         replays[wid].routes[k].latency[int(per_mille)] = float(latency)
     logs.sql("DROP TABLE replayed")
-    total_tasks = sum(c[0] for c in counts.values())
-    return Replay(
-        plan,
-        [replays[w.id] for w in plan.workloads if w.id in replays],
-        unplanned,
-        unrouted,
-        quiet,
-        logs.calls,
-        total_tasks,
-    )
 
 
 _REPLAY_SQL = """

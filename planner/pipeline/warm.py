@@ -34,7 +34,8 @@ from planner.model.distribution import Distribution
 from planner.model.load import Inputs
 from planner.model.schema import Catalog, WorkloadSet
 from planner.optimize.lp import LinearProgram
-from planner.optimize.pairs import Pairs, build_options, build_pairs, build_workloads, changed_options, repriced_pairs
+from planner.optimize.options import build_options
+from planner.optimize.pairs import Pairs, build_pairs, build_workloads, changed_options, repriced_pairs
 from planner.optimize.prune import candidates
 from planner.plan.assemble import largest
 from planner.plan.model import Plan, Rejection, WorkloadPlan, trusted

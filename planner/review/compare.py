@@ -5,6 +5,7 @@ against its base)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from pydantic import BaseModel
 
 from planner.core.fmt import figure, in_unit, money, money_change, option, ordinal
 from planner.model.rescale import Rescale, rounding_of, score_changes
-from planner.plan.model import Plan, trusted
+from planner.plan.model import Plan, WorkloadPlan, trusted
 
 OFFERING_FIELDS = ("price_input", "price_output", "output_tps", "ttft_s")  # offerings[] figures compared
 UNITS = {  # how a changed figure is written: (before, after) the number
@@ -199,16 +200,70 @@ def compare_plans(
     floors that kept their number across one.
     old_routing, old_scores: routings(old) and scores(old), when many plans are compared with the same
     one (a what-if batch)."""
-    old_w = {w.id: w for w in old.workloads}
-    new_w = {w.id: w for w in new.workloads}
-    old_routing = routings(old) if old_routing is None else old_routing
-    ids = [w.id for w in old.workloads] + [w.id for w in new.workloads if w.id not in old_w]
-    workloads = []
+    sides = _Sides.of(old, new)
+    workloads = _workload_changes(sides, routings(old) if old_routing is None else old_routing)
+    offering_changes = _figure_changes(old, new)
+    rescales, capability_changes = _capability(old, new, old_scores)
+    if capability_changes:
+        offering_changes = sorted(offering_changes + capability_changes, key=_order)
+    kept_floors = _kept_floors(sides.old_w, sides.new_w, rescales)
+    evidence = _Evidence.of(sides, offering_changes, rescales, kept_floors)
+    reasons, causes = _reasons(sides, workloads, evidence)
+    comparable = "infeasible" not in (old.status, new.status)  # (a feasible plan, not proven optimal, is a plan)
+    bridge, note = _bridge(sides, causes, workloads) if comparable else ([], "")
+    started, stopped = _bindings(old, new)
+    return Comparison(
+        label_before=label_before,
+        label_after=label_after,
+        status_before=old.status,
+        status_after=new.status,
+        total_before=old.total_cost,
+        total_after=new.total_cost,
+        currency=new.currency,
+        period=new.period,
+        workloads=workloads,
+        vendors=_vendor_changes(old, new),
+        binding_started=started,
+        binding_stopped=stopped,
+        offering_changes=offering_changes,
+        catalogs=(f"{old.inputs.catalog} ({old.inputs.as_of})", f"{new.inputs.catalog} ({new.inputs.as_of})"),
+        rescales=list(rescales.values()),
+        reasons=reasons,
+        kept_floors=kept_floors,
+        comparable=comparable,
+        lacks_before=shortfall(old),
+        lacks_after=shortfall(new),
+        bridge=bridge,
+        bridge_note=note,
+        notes=_notes(old, new),
+    )
+
+
+@dataclass(frozen=True)
+class _Sides:
+    """The two plans compared, and their workloads by id."""
+
+    old: Plan
+    new: Plan
+    old_w: dict[str, WorkloadPlan]
+    new_w: dict[str, WorkloadPlan]
+
+    @staticmethod
+    def of(old: Plan, new: Plan) -> _Sides:
+        return _Sides(old, new, {w.id: w for w in old.workloads}, {w.id: w for w in new.workloads})
+
+
+def _workload_changes(sides: _Sides, old_routing: dict[str, list[str]]) -> list[WorkloadChange]:
+    """Every workload of either plan (the earlier plan's order, then the later one's new ones): its
+    status, cost and routing on each side, and whether its routing changed."""
+    old_w, new_w = sides.old_w, sides.new_w
+    ids = [w.id for w in sides.old.workloads] + [w.id for w in sides.new.workloads if w.id not in old_w]
+    out = []
     for i in ids:
         a, b = old_w.get(i), new_w.get(i)
         ra = old_routing[i] if a else []
         rb = ra if a and b and b.allocations == a.allocations else _routing(b) if b else []  # (equal allocations)
-        workloads.append(
+        out.append(
             trusted(
                 WorkloadChange,
                 {
@@ -223,52 +278,36 @@ def compare_plans(
                 },
             )
         )
+    return out
+
+
+def _vendor_changes(old: Plan, new: Plan) -> list[Change]:
+    """Spend per company on each side, the largest changes first."""
     va = {v.vendor: v.spend for v in old.vendors}
     vb = {v.vendor: v.spend for v in new.vendors}
     vendors = [Change(key=v, before=va.get(v, 0.0), after=vb.get(v, 0.0)) for v in sorted(set(va) | set(vb))]
     vendors.sort(key=lambda c: (-abs(c.delta or 0), c.key))
+    return vendors
+
+
+def _bindings(old: Plan, new: Plan) -> tuple[list[str], list[str]]:
+    """The limits that bind in the later plan only, and in the earlier one only, in plain words."""
     ba = {b.constraint: b.label or b.constraint for b in old.binding}
     bb = {b.constraint: b.label or b.constraint for b in new.binding}
-    offering_changes = []
+    return [bb[k] for k in sorted(set(bb) - set(ba))], [ba[k] for k in sorted(set(ba) - set(bb))]
+
+
+def _figure_changes(old: Plan, new: Plan) -> list[OfferingChange]:
+    """The price and speed changes (OFFERING_FIELDS) of the offerings both plans carry."""
+    out = []
     oa = {o.id: o for o in old.offerings}
     ob = {o.id: o for o in new.offerings}
     for oid in sorted(set(oa) & set(ob)):
         for field in OFFERING_FIELDS:
             x, y = getattr(oa[oid], field), getattr(ob[oid], field)
             if x is not None and y is not None and x != y:
-                offering_changes.append(OfferingChange(id=oid, field=field, before=x, after=y))
-    rescales, capability_changes = _capability(old, new, old_scores)
-    if capability_changes:
-        offering_changes = sorted(offering_changes + capability_changes, key=_order)
-    kept_floors = _kept_floors(old_w, new_w, rescales)
-    reasons, causes = _reasons(workloads, old_w, new_w, offering_changes, rescales, kept_floors, old, new)
-    comparable = "infeasible" not in (old.status, new.status)  # (a feasible plan, not proven optimal, is a plan)
-    bridge, note = _bridge(old, new, old_w, new_w, causes, workloads) if comparable else ([], "")
-    return Comparison(
-        label_before=label_before,
-        label_after=label_after,
-        status_before=old.status,
-        status_after=new.status,
-        total_before=old.total_cost,
-        total_after=new.total_cost,
-        currency=new.currency,
-        period=new.period,
-        workloads=workloads,
-        vendors=vendors,
-        binding_started=[bb[k] for k in sorted(set(bb) - set(ba))],
-        binding_stopped=[ba[k] for k in sorted(set(ba) - set(bb))],
-        offering_changes=offering_changes,
-        catalogs=(f"{old.inputs.catalog} ({old.inputs.as_of})", f"{new.inputs.catalog} ({new.inputs.as_of})"),
-        rescales=list(rescales.values()),
-        reasons=reasons,
-        kept_floors=kept_floors,
-        comparable=comparable,
-        lacks_before=shortfall(old),
-        lacks_after=shortfall(new),
-        bridge=bridge,
-        bridge_note=note,
-        notes=_notes(old, new),
-    )
+                out.append(OfferingChange(id=oid, field=field, before=x, after=y))
+    return out
 
 
 def _notes(old: Plan, new: Plan) -> list[str]:
@@ -336,88 +375,140 @@ def _capability(old: Plan, new: Plan, old_scores: dict | None) -> tuple[dict[str
 CATALOG_CAUSES = {"speed", "capability", "catalog"}  # what a catalog change is, for the bridge
 
 
+@dataclass(frozen=True)
+class _Evidence:
+    """What a rerouted workload's reasons are read from: the offerings' changes by offering, the
+    metrics put on a new scale and the floors kept across one (by workload), both plans' catalog
+    figures and the later plan's relaxations (by limit)."""
+
+    by_offering: dict[str, list[OfferingChange]]
+    rescales: dict[str, Rescale]
+    kept: dict[str, KeptFloor]
+    index_before: dict
+    index_after: dict
+    relaxed: dict
+
+    @staticmethod
+    def of(
+        sides: _Sides, offering_changes: list[OfferingChange], rescales: dict[str, Rescale], kept: list[KeptFloor]
+    ) -> _Evidence:
+        by_offering: dict[str, list[OfferingChange]] = {}
+        for c in offering_changes:
+            by_offering.setdefault(c.id, []).append(c)
+        return _Evidence(
+            by_offering,
+            rescales,
+            {k.workload: k for k in kept},
+            sides.old.catalog_index,
+            sides.new.catalog_index,
+            {r.constraint: r for r in sides.new.relaxation},
+        )
+
+
+@dataclass
+class _Why:
+    """A rerouted workload's reasons, in words, and their kinds (for the bridge)."""
+
+    reasons: list[str]
+    kinds: set[str]
+
+    def add(self, text: str, kind: str | None = None) -> None:
+        self.reasons.append(text)
+        if kind is not None:
+            self.kinds.add(kind)
+
+
 def _reasons(
-    workloads, old_w, new_w, offering_changes, rescales, kept_floors, old: Plan, new: Plan
+    sides: _Sides, workloads: list[WorkloadChange], evidence: _Evidence
 ) -> tuple[dict[str, list[str]], dict[str, set[str]]]:
     """Per rerouted workload in both plans, what changed about it and the options on its routes
     before and after: their offerings' prices and speeds, leaving or joining the catalog, their
     capacity, their scores in its metric, a rescale of its metric (and its floor kept across it),
     its own rules and volume; when none did, the shared limits that started or stopped binding.
     Also the kinds of those causes (price, speed, capability, catalog, rule, shared), for the bridge."""
-    kept = {k.workload: k for k in kept_floors}
     out: dict[str, list[str]] = {}
     kinds: dict[str, set[str]] = {}
-    by_offering: dict[str, list[OfferingChange]] = {}
-    for c in offering_changes:
-        by_offering.setdefault(c.id, []).append(c)
-    ia, ib = old.catalog_index, new.catalog_index
-    relaxed = {r.constraint: r for r in new.relaxation}
     for row in workloads:
-        a, b = old_w.get(row.id), new_w.get(row.id)
+        a, b = sides.old_w.get(row.id), sides.new_w.get(row.id)
         if a is None or b is None:
             out[row.id] = ["a workload new in the later plan" if a is None else "a workload the later plan drops"]
             kinds[row.id] = {"volume"}
             continue
         if not row.changed:
             continue
-        options = {(x.offering, x.mode) for x in (*a.allocations, *b.allocations)}
-        offerings = sorted({o for o, _ in options})
-        score = f"capability.{b.metric}"
-        reasons: list[str] = []
-        why: set[str] = set()
-        for offering in offerings:
-            for c in by_offering.get(offering, ()):
-                if c.field in OFFERING_FIELDS or (c.field == score and (c.id, c.mode) in options):
-                    reasons.append(c.text())
-                    why.add(
-                        "price"
-                        if c.field.startswith("price")
-                        else "speed"
-                        if c.field in OFFERING_FIELDS
-                        else "capability"
-                    )
-            if ia and ib:
-                if offering in ia and offering not in ib:
-                    reasons.append(f"{offering} left the catalog")
-                    why.add("left" if any(x.offering == offering for x in a.allocations) else "catalog")
-                elif offering in ib and offering not in ia:
-                    reasons.append(f"{offering} is new in the catalog")
-                    why.add("catalog")
-                elif offering in ia and offering in ib:
-                    for field in ("tokens_per_minute", "requests_per_minute"):
-                        x, y = getattr(ia[offering], field), getattr(ib[offering], field)
-                        if x != y:
-                            reasons.append(f"{offering}: {field.replace('_', ' ')} {_num(x)} → {_num(y)}")
-                            why.add("catalog")
-        rescale = rescales.get(b.metric) if a.metric == b.metric else None
-        if rescale is not None and rescale.moves:  # in short: the comparison shows the rescale's line once
-            reasons.append(f"capability.{rescale.metric} rescaled x{rescale.factor:.3g}")
-            why.add("capability")
-        if row.id in kept:
-            reasons.append(
-                f"floor {kept[row.id].floor:g} kept across it (asks {kept[row.id].old_scale:.3g} on the earlier scale)"
-            )
-        for text in _own_rules(a, b, old, new):
-            reasons.append(text)
-            why.add("rule")
-        companies = {c for x in (*a.allocations, *b.allocations) for c in (x.vendor, x.host)}
-        mine = [r for name, r in relaxed.items() if _concerns(name, row.id, set(offerings), companies)]
-        for r in mine:
-            reasons.append(f"the later plan is a relaxation: {r.label or r.constraint} {_move(r, new.currency)}")
-            why.add("rule")
-        if not reasons and abs(b.cost - a.cost) <= 1e-6 * max(1.0, abs(a.cost)) and a.tasks == b.tasks:
-            reasons.append("a tie: an option of the same cost per task took its place")
-            why.add("tie")
-        if not reasons:
-            shared = _shared_limits(old, new, row.id, set(offerings), companies)
-            reasons.append(
-                "nothing about it or its routes changed: "
-                + (f"shared limits moved it ({shared})" if shared else "another workload's move took its place")
-            )
-            why.add("shared")
-        out[row.id] = reasons
-        kinds[row.id] = why
+        why = _rerouted(row.id, a, b, sides, evidence)
+        out[row.id] = why.reasons
+        kinds[row.id] = why.kinds
     return out, kinds
+
+
+def _rerouted(wid: str, a, b, sides: _Sides, evidence: _Evidence) -> _Why:
+    """Why workload wid (a before, b after) moved: what changed on each offering of its routes, in
+    its metric and in its own rules; the relaxations that concern it; else a tie, else the shared
+    limits."""
+    options = {(x.offering, x.mode) for x in (*a.allocations, *b.allocations)}
+    offerings = sorted({o for o, _ in options})
+    why = _Why([], set())
+    for offering in offerings:
+        _figure_reasons(why, offering, options, b.metric, evidence)
+        _catalog_reasons(why, offering, a, evidence)
+    _metric_reasons(why, wid, a, b, evidence)
+    for text in _own_rules(a, b, sides.old, sides.new):
+        why.add(text, "rule")
+    companies = {c for x in (*a.allocations, *b.allocations) for c in (x.vendor, x.host)}
+    mine = [r for name, r in evidence.relaxed.items() if _concerns(name, wid, set(offerings), companies)]
+    for r in mine:
+        why.add(f"the later plan is a relaxation: {r.label or r.constraint} {_move(r, sides.new.currency)}", "rule")
+    if not why.reasons and abs(b.cost - a.cost) <= 1e-6 * max(1.0, abs(a.cost)) and a.tasks == b.tasks:
+        why.add("a tie: an option of the same cost per task took its place", "tie")
+    if not why.reasons:
+        shared = _shared_limits(sides.old, sides.new, wid, set(offerings), companies)
+        why.add(
+            "nothing about it or its routes changed: "
+            + (f"shared limits moved it ({shared})" if shared else "another workload's move took its place"),
+            "shared",
+        )
+    return why
+
+
+def _figure_reasons(why: _Why, offering: str, options: set[tuple[str, str]], metric: str, evidence: _Evidence) -> None:
+    """The offering's price and speed changes, and the score changes in the workload's metric of the
+    options on its routes."""
+    score = f"capability.{metric}"
+    for c in evidence.by_offering.get(offering, ()):
+        if c.field in OFFERING_FIELDS or (c.field == score and (c.id, c.mode) in options):
+            kind = "price" if c.field.startswith("price") else "speed" if c.field in OFFERING_FIELDS else "capability"
+            why.add(c.text(), kind)
+
+
+def _catalog_reasons(why: _Why, offering: str, a, evidence: _Evidence) -> None:
+    """The offering leaving or joining the catalog (a forced move when a route of the earlier plan
+    used it), or its capacity changing; only when both plans carry their catalog's figures."""
+    ia, ib = evidence.index_before, evidence.index_after
+    if not (ia and ib):
+        return
+    if offering in ia and offering not in ib:
+        why.add(
+            f"{offering} left the catalog", "left" if any(x.offering == offering for x in a.allocations) else "catalog"
+        )
+    elif offering in ib and offering not in ia:
+        why.add(f"{offering} is new in the catalog", "catalog")
+    elif offering in ia and offering in ib:
+        for field in ("tokens_per_minute", "requests_per_minute"):
+            x, y = getattr(ia[offering], field), getattr(ib[offering], field)
+            if x != y:
+                why.add(f"{offering}: {field.replace('_', ' ')} {_num(x)} → {_num(y)}", "catalog")
+
+
+def _metric_reasons(why: _Why, wid: str, a, b, evidence: _Evidence) -> None:
+    """A rescale of the workload's metric (in short: the comparison shows the rescale's line once),
+    and its floor kept across it."""
+    rescale = evidence.rescales.get(b.metric) if a.metric == b.metric else None
+    if rescale is not None and rescale.moves:
+        why.add(f"capability.{rescale.metric} rescaled x{rescale.factor:.3g}", "capability")
+    if wid in evidence.kept:
+        kept = evidence.kept[wid]
+        why.add(f"floor {kept.floor:g} kept across it (asks {kept.old_scale:.3g} on the earlier scale)")
 
 
 def _move(r, currency: str) -> str:
@@ -490,7 +581,7 @@ BRIDGE_LABELS = {
 }
 
 
-def _bridge(old: Plan, new: Plan, old_w, new_w, causes, rows) -> tuple[list[BridgeStep], str]:
+def _bridge(sides: _Sides, causes: dict[str, set[str]], rows: list[WorkloadChange]) -> tuple[list[BridgeStep], str]:
     """The change in total cost in four parts (five with contracts: SPEC v1.6) that add up to it exactly
     (SPEC v1.3): per workload in
     both plans, volumes = the change in tasks at the earlier cost per task; prices = the earlier
@@ -498,6 +589,7 @@ def _bridge(old: Plan, new: Plan, old_w, new_w, causes, rows) -> tuple[list[Brid
     counted as a catalog change when an offering on its routes left, joined or changed speed,
     capability or capacity, else as routing (with unchanged routes the rest is tokens per task: a
     volume). Workloads in one plan only count as volumes."""
+    old, new, old_w, new_w = sides.old, sides.new, sides.old_w, sides.new_w
     parts = {k: {} for k in BRIDGE_LABELS}
     note = ""
     repriceable = bool(new.catalog_index)

@@ -266,6 +266,46 @@ def build_files(
     from planner.model.schema import WorkloadSet
 
     check_period(period)
+    scale = _scale(agg, out, period)
+    stem = Path(out).name.split(".")[0]
+    title = _title(name or stem, out)
+    lines = _header(agg, out, provenance, scale, command) + _top_keys(title, catalog, out, period)
+    files: dict[Path, str] = {}
+    written = []
+    for wid, w in _ids(agg):
+        rows, method = distribution_rows(w)
+        dist = Path(out).parent / f"{stem}.{file_stem(wid, str(out), 'workload')}.distribution.csv"
+        files[dist] = _distribution_text(wid, w, rows, method, provenance, agg)
+        lines += _workload_lines(wid, w, scale, dist.name)
+        written.append((wid, w, scale.tasks(w)))
+    text = "\n".join(lines) + "\n"
+    data, positions = parse_yaml(text, str(out))
+    ws = validate(WorkloadSet, data, str(out), positions)
+    check_workloads(ws, str(out), positions)
+    return Written({Path(out): text, **files}, written)
+
+
+@dataclass(frozen=True)
+class _Scale:
+    """How the logs' window becomes the plan's period."""
+
+    minutes: float  # the observed window: the first to the last call start
+    period: str
+
+    @property
+    def period_minutes(self) -> int:
+        return MINUTES_PER_PERIOD[self.period]
+
+    @property
+    def window(self) -> str:
+        return number(round(self.minutes, 2))
+
+    def tasks(self, w: WorkloadTraffic) -> float:
+        """The workload's tasks per period: those seen x the period's minutes / the window's."""
+        return w.tasks * self.period_minutes / self.minutes
+
+
+def _scale(agg: Aggregates, out: Path, period: str) -> _Scale:
     minutes = (agg.last_s - agg.first_s) / 60
     if minutes <= 0:
         raise InputError.single(
@@ -273,17 +313,23 @@ def build_files(
             "",
             "every call starts at the same instant: the logs span no time, so tasks per period cannot be scaled",
         )
-    period_minutes = MINUTES_PER_PERIOD[period]
-    stem = Path(out).name.split(".")[0]
-    title = name or stem
+    return _Scale(minutes, period)
+
+
+def _title(title: str, out: Path) -> str:
+    """The file's `name:` (the plan's), checked as the schema checks it."""
     if not _is_id(title):
         raise InputError.single(
             str(out), "--name", f"{title!r} cannot name a plan; expected letters, digits and . _ - @ / :"
         )
-    ids = _ids(agg)
-    files: dict[Path, str] = {}
-    window = number(round(minutes, 2))
-    lines = [
+    return title
+
+
+def _header(agg: Aggregates, out: Path, provenance: Provenance, scale: _Scale, command: str) -> list[str]:
+    """The comments at the top: the schema line, where the logs come from, the window, how each figure
+    is made, and what a person fills in."""
+    window = scale.window
+    return [
         "# yaml-language-server: $schema=" + _schema_path(Path(out)),
         f"# Written by `{command}` {provenance.source}",
         *(f"#   {visible(x)}" for x in provenance.lines),
@@ -291,64 +337,65 @@ def build_files(
         f"# {_count(agg.calls)} calls from {_when(agg.first_s)} to {_when(agg.last_s)} UTC: a window of {window} "
         "minutes",
         "# (first to last call start). How the figures are made:",
-        f"#   tasks = tasks seen x {number(period_minutes)} minutes a {period} / {window} minutes seen;",
+        f"#   tasks = tasks seen x {number(scale.period_minutes)} minutes a {scale.period} / {window} minutes seen;",
         "#   peak_tasks_per_minute = the most tasks whose first call started in one calendar minute (UTC);",
         "#   turns = mean calls per task, rounded half up; tokens = means per call (output without reasoning),",
         "#   cached_input_share = cached / input tokens; distribution = the tasks as they were (see its comments).",
         "# Latency budgets and capability floors are not in logs: a person fills them in (the latency and",
         "# capability lines of each workload), then `planner solve` plans it.",
-        f"name: {json.dumps(title)}",
     ]
+
+
+def _top_keys(title: str, catalog: Path | None, out: Path, period: str) -> list[str]:
+    """name, catalog (relative to the file, or a comment saying to name one), period, workloads."""
+    lines = [f"name: {json.dumps(title)}"]
     if catalog is not None:
         lines.append(f"catalog: {json.dumps(os.path.relpath(catalog, Path(out).parent or Path('.')))}")
     else:
         lines.append("# catalog: ../catalogs/aa-2026-06.yaml   # name one here, or pass --catalog to planner solve")
-    lines += [f"period: {period}", "workloads:"]
-    written = []
-    for wid, w in ids:
-        tasks = w.tasks * period_minutes / minutes
-        mean_calls = w.calls / w.tasks
-        turns = max(1, math.floor(mean_calls + 0.5))
-        per_call = [s / w.calls for s in w.sums]
-        share = min(1.0, w.sums[3] / w.sums[0]) if w.sums[0] else 0.0
-        rows, method = distribution_rows(w)
-        dist = Path(out).parent / f"{stem}.{file_stem(wid, str(out), 'workload')}.distribution.csv"
-        files[dist] = _distribution_text(wid, w, rows, method, provenance, agg)
-        note = ""
-        if abs(turns - mean_calls) / mean_calls > 0.01:
-            note = (
-                f" turns {turns} for a mean of {plain(mean_calls)} calls: the plan counts "
-                f"{abs(1 - turns / mean_calls):.0%} {'fewer' if turns < mean_calls else 'more'} tokens per task "
-                "than seen (the distribution file has the tasks as they were)."
-            )
-        lines += [
-            f"  - id: {json.dumps(wid)}",
-            f"    # {_count(w.tasks)} tasks, {_count(w.calls)} calls ({plain(mean_calls)} per task), "
-            f"{_when(w.first_s)} to {_when(w.last_s)} UTC;",
-            f"    # peak {w.peak} tasks in the minute from {_when(w.peak_minute * 60)[:-3]} UTC.{note}",
-        ]
-        if w.name != wid:
-            lines.append(f"    # logged as {visible(json.dumps(w.name, ensure_ascii=False))}")
-        lines += [
-            f"    tasks: {plain(tasks)}",
-            f"    peak_tasks_per_minute: {w.peak}",
-            f"    turns: {turns}",
-            "    tokens:",
-            f"      input: {plain(per_call[0])}",
-            f"      output: {plain(per_call[1])}",
-            f"      reasoning: {plain(per_call[2])}",
-            f"      cached_input_share: {plain(share)}",
-            f"    distribution: {json.dumps(dist.name)}",
-            "    # latency: {threshold: attentive, within_budget_share: 0.95}   # a person's choice: fill in",
-            "    # capability: {min: 40}                                         # a person's choice: fill in",
-        ]
-        written.append((wid, w, tasks))
-    text = "\n".join(lines) + "\n"
-    data, positions = parse_yaml(text, str(out))
-    ws = validate(WorkloadSet, data, str(out), positions)
-    check_workloads(ws, str(out), positions)
-    files = {Path(out): text, **files}
-    return Written(files, written)
+    return lines + [f"period: {period}", "workloads:"]
+
+
+def _workload_lines(wid: str, w: WorkloadTraffic, scale: _Scale, distribution: str) -> list[str]:
+    """One workload's entry: its traffic in comments, its figures (module docstring), its distribution
+    file, and the latency and capability lines left for a person."""
+    mean_calls = w.calls / w.tasks
+    turns = max(1, math.floor(mean_calls + 0.5))
+    per_call = [s / w.calls for s in w.sums]
+    share = min(1.0, w.sums[3] / w.sums[0]) if w.sums[0] else 0.0
+    note = _turns_note(turns, mean_calls)
+    lines = [
+        f"  - id: {json.dumps(wid)}",
+        f"    # {_count(w.tasks)} tasks, {_count(w.calls)} calls ({plain(mean_calls)} per task), "
+        f"{_when(w.first_s)} to {_when(w.last_s)} UTC;",
+        f"    # peak {w.peak} tasks in the minute from {_when(w.peak_minute * 60)[:-3]} UTC.{note}",
+    ]
+    if w.name != wid:
+        lines.append(f"    # logged as {visible(json.dumps(w.name, ensure_ascii=False))}")
+    return lines + [
+        f"    tasks: {plain(scale.tasks(w))}",
+        f"    peak_tasks_per_minute: {w.peak}",
+        f"    turns: {turns}",
+        "    tokens:",
+        f"      input: {plain(per_call[0])}",
+        f"      output: {plain(per_call[1])}",
+        f"      reasoning: {plain(per_call[2])}",
+        f"      cached_input_share: {plain(share)}",
+        f"    distribution: {json.dumps(distribution)}",
+        "    # latency: {threshold: attentive, within_budget_share: 0.95}   # a person's choice: fill in",
+        "    # capability: {min: 40}                                         # a person's choice: fill in",
+    ]
+
+
+def _turns_note(turns: int, mean_calls: float) -> str:
+    """What rounding the mean calls to whole turns does to the tokens a task counts, when over 1%."""
+    if abs(turns - mean_calls) / mean_calls <= 0.01:
+        return ""
+    return (
+        f" turns {turns} for a mean of {plain(mean_calls)} calls: the plan counts "
+        f"{abs(1 - turns / mean_calls):.0%} {'fewer' if turns < mean_calls else 'more'} tokens per task "
+        "than seen (the distribution file has the tasks as they were)."
+    )
 
 
 def check_period(period: str) -> None:
