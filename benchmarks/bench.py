@@ -326,7 +326,7 @@ def sweeps(ws_path: Path, solver: str) -> dict:
     number of a round. The batch writes a plan file per scenario; it is also set against one solve
     that writes its plan file (like for like). Then the `planner whatif` command with 20 scenario
     files beside the `planner solve` command."""
-    from planner.core.files import write_atomic
+    from planner.core.files import write_all
     from planner.model.load import load_inputs, load_scenario
     from planner.model.scenarios import apply_scenario
     from planner.pipeline.frontier import frontier
@@ -356,7 +356,7 @@ def sweeps(ws_path: Path, solver: str) -> dict:
 
     def solve_with_file() -> None:
         """One solve and its plan file, as `planner solve` writes it (the batch writes one per scenario)."""
-        write_atomic(one_file, solve_inputs(inputs, solver).to_json())
+        write_all({one_file: solve_inputs(inputs, solver).to_json()})
 
     rounds = []
     for _ in range(ROUNDS):
