@@ -12,7 +12,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING
 
-__version__ = "0.1.0"
+from planner.core.version import __version__ as __version__
 
 _HOMES = {
     "load_inputs": "planner.model.load",

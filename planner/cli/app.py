@@ -16,8 +16,8 @@ from pathlib import Path
 
 import typer
 
-from planner import __version__
 from planner.cli import exits
+from planner.core.version import __version__
 
 app = typer.Typer(
     no_args_is_help=True,

@@ -31,10 +31,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
-from planner import __version__
 from planner.core.errors import InputError, NetworkError, Setting
 from planner.core.files import Outputs, file_stem, max_input_bytes, umask
 from planner.core.fmt import visible
+from planner.core.version import __version__
 from planner.market.provenance import KINDS, PROVENANCE_JSON
 
 DEFAULT_URLS = {
