@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from planner.core.errors import InputError
+from planner.core.errors import InputError, Setting
 from planner.core.files import read_input
 from planner.market.names import HOST_ALIASES
 
@@ -258,7 +258,7 @@ def load_sources(folder: Path | None) -> Sources:
     label = str(where) if folder is not None else "catalogs/sources"
     if not where.is_dir():
         hint = "" if folder is not None else " (an installed planner has no catalogs/sources: pass --sources DIR)"
-        raise InputError.single(label, "--sources", f"not a folder{hint}")
+        raise InputError.single(label, Setting("sources"), f"not a folder{hint}")
     files: dict[str, Path] = {}
     for kind, names in SOURCE_FILES.items():
         found = None
@@ -269,7 +269,7 @@ def load_sources(folder: Path | None) -> Sources:
                 break
         if found is None:
             raise InputError.single(
-                label, "--sources", f"{SOURCE_WHAT[kind]} is not in it (looked for {', '.join(names)})"
+                label, Setting("sources"), f"{SOURCE_WHAT[kind]} is not in it (looked for {', '.join(names)})"
             )
         files[kind] = found
     litellm = _json(files["litellm"])

@@ -12,7 +12,7 @@ import fnmatch
 import re
 from typing import Any
 
-from planner.core.errors import InputError
+from planner.core.errors import InputError, Setting
 from planner.model.edits import apply_catalog_edits, set_fields
 from planner.model.load import (
     Inputs,
@@ -77,7 +77,7 @@ def scenario_from_sets(expressions: list[str], name: str = "set") -> Scenario:
         m = _SET.match(expr)
         if not m:
             raise InputError.single(
-                "--set",
+                Setting("set"),
                 expr,
                 "expected offerings[GLOB].FIELD=VALUE, workloads[GLOB].FIELD=VALUE "
                 "or policy.FIELD=VALUE (VALUE: a number, *k, +k, -k, null)",

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from planner.core.errors import InputError
+from planner.core.errors import InputError, Setting
 from planner.core.fmt import csv_safe
 from planner.model.load import Inputs, validate
 from planner.model.schema import WorkloadSet
@@ -320,7 +320,9 @@ def frontier(
     ids = [w.id for w in inputs.workloads.workloads]
     if workload_id is not None and workload_id not in ids:
         raise InputError.single(
-            inputs.workloads_file, "--workload", f"no workload '{workload_id}'; expected one of: {', '.join(ids)}"
+            inputs.workloads_file,
+            Setting("workload"),
+            f"no workload '{workload_id}'; expected one of: {', '.join(ids)}",
         )
     w = None if workload_id is None else ids.index(workload_id)
     targets = {w} if w is not None else set(range(len(ids)))
@@ -373,7 +375,7 @@ def _budget_grid(inputs: Inputs, pairs: Pairs, w: int, points: int, extra: np.nd
     if len(lat) == 0:
         raise InputError.single(
             inputs.workloads_file,
-            "--workload",
+            Setting("workload"),
             f"workload '{pairs.workloads.ids[w]}' has no option meeting its rules other than latency",
         )
     lo, hi = float(lat.min()), float(lat.max())

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from planner.core.errors import InputError
+from planner.core.errors import InputError, Setting
 from planner.core.files import file_stem, read_input
 from planner.core.fmt import number, plain, visible
 from planner.model.schema import ID_PATTERN, MINUTES_PER_PERIOD
@@ -320,7 +320,7 @@ def _title(title: str, out: Path) -> str:
     """The file's `name:` (the plan's), checked as the schema checks it."""
     if not _is_id(title):
         raise InputError.single(
-            str(out), "--name", f"{title!r} cannot name a plan; expected letters, digits and . _ - @ / :"
+            str(out), Setting("name"), f"{title!r} cannot name a plan; expected letters, digits and . _ - @ / :"
         )
     return title
 
@@ -401,7 +401,7 @@ def _turns_note(turns: int, mean_calls: float) -> str:
 def check_period(period: str) -> None:
     if period not in MINUTES_PER_PERIOD:
         raise InputError.single(
-            "--period", "", f"unknown period '{period}'; expected one of: {', '.join(MINUTES_PER_PERIOD)}"
+            Setting("period"), "", f"unknown period '{period}'; expected one of: {', '.join(MINUTES_PER_PERIOD)}"
         )
 
 
@@ -421,7 +421,7 @@ def _ids(agg: Aggregates) -> list[tuple[str, WorkloadTraffic]]:
         wid = workload_id(name) or "unnamed"
         if wid in seen:
             raise InputError.single(
-                "--group-by",
+                Setting("group_by"),
                 "",
                 f"the logged workloads {seen[wid]!r} and {name!r} both give the id {wid!r}; group by another field",
             )

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from planner.core.errors import InputError
+from planner.core.errors import InputError, Setting
 
 FORMATS = ("litellm", "otel", "csv")
 MAP_FIELDS = ("time", "end", "first_token", "input", "output", "reasoning", "cached_input", "model")
@@ -201,14 +201,14 @@ def parse_map(items: list[str]) -> dict[str, str]:
     for item in items:
         col, sep, fld = item.rpartition("=")
         if not sep or not col or not fld:
-            raise InputError.single("--map", "", f"{item!r}: expected COLUMN=FIELD, e.g. ContextTokens=input")
+            raise InputError.single(Setting("map"), "", f"{item!r}: expected COLUMN=FIELD, e.g. ContextTokens=input")
         if fld not in MAP_FIELDS:
             raise InputError.single(
-                "--map", "", f"{item!r}: unknown field '{fld}'; expected one of: {', '.join(MAP_FIELDS)}"
+                Setting("map"), "", f"{item!r}: unknown field '{fld}'; expected one of: {', '.join(MAP_FIELDS)}"
             )
         if fld in out:
-            raise InputError.single("--map", "", f"field '{fld}' mapped twice ({out[fld]} and {col})")
-        check_name(col, "--map")
+            raise InputError.single(Setting("map"), "", f"field '{fld}' mapped twice ({out[fld]} and {col})")
+        check_name(col, Setting("map"))
         out[fld] = col
     return out
 

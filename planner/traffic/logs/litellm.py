@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from planner.core.errors import InputError
+from planner.core.errors import InputError, Setting
 from planner.traffic.logs.base import FILE_COLUMN, Logs
 from planner.traffic.logs.load import load
 from planner.traffic.logs.relation import as_text, listed, named_column, non_null_columns, raw, timestamp_us
@@ -127,7 +127,7 @@ def _group(logs: Logs, types: dict[str, str], present: set[str], text: Callable[
         logs.group_rule = "by tag (the first of the request's tags, in the order logged)"
         tags = f"TRY_CAST({text('request_tags')} AS JSON)"
         return f"json_extract_string({tags}, '$[0]')"
-    group = named_column(logs, types, group_by, "--group-by", present)
+    group = named_column(logs, types, group_by, Setting("group_by"), present)
     logs.group_rule = f"by the column '{group_by}'"
     return group
 
@@ -141,6 +141,6 @@ def _task(logs: Logs, types: dict[str, str], present: set[str], text: Callable[[
     if task_by == "call":
         logs.task_rule = "each call is its own task (--task-by call)"
         return "NULL"
-    task = named_column(logs, types, task_by, "--task-by", present)
+    task = named_column(logs, types, task_by, Setting("task_by"), present)
     logs.task_rule = f"calls with the same '{task_by}' are one task (a call without one is a task of its own)"
     return task

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from planner.core.errors import InputError
+from planner.core.errors import InputError, Setting
 from planner.traffic.logs.base import FILE_COLUMN, Logs
 from planner.traffic.logs.load import load
 from planner.traffic.logs.relation import as_text, listed, named_column, raw, timestamp_us
@@ -31,13 +31,13 @@ def read(logs: Logs) -> None:
     logs.columns = found
     text = lambda fld: as_text(found[fld], types) if fld in found else "NULL"
     col = lambda fld: found.get(fld, fld)
-    group = named_column(logs, types, logs.options.group_by, "--group-by") if logs.options.group_by else "NULL"
+    group = named_column(logs, types, logs.options.group_by, Setting("group_by")) if logs.options.group_by else "NULL"
     task_col = logs.options.task_by or next((n for n in CSV_TASK_NAMES if n in types), None)
     if task_col in ("call", None):
         task = "NULL"
         logs.task_rule = "each call is its own task (the log has no task id)"
     else:
-        task = named_column(logs, types, task_col, "--task-by")
+        task = named_column(logs, types, task_col, Setting("task_by"))
         logs.task_rule = f"calls with the same '{task_col}' are one task (a call without one is a task of its own)"
     logs.group_rule = f"by the column '{logs.options.group_by}'" if logs.options.group_by else "none: one workload"
     src = f"""

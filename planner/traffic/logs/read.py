@@ -9,7 +9,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from planner.core.errors import InputError
+from planner.core.errors import InputError, Setting
 from planner.core.files import regular_file
 from planner.traffic.logs import litellm, otel, plain
 from planner.traffic.logs.base import (
@@ -38,13 +38,15 @@ def open_logs(paths: list[Path], options: LogOptions, timings: bool = False) -> 
     `timings`, each call's end, first token, model and provider are read (and checked) too."""
     if options.fmt not in FORMATS:
         raise InputError.single(
-            "--format", "", f"unknown format '{options.fmt}'; expected one of: {', '.join(FORMATS)}"
+            Setting("format"), "", f"unknown format '{options.fmt}'; expected one of: {', '.join(FORMATS)}"
         )
     if options.mapping and options.fmt != "csv":
-        raise InputError.single("--map", "", "only for --format csv: litellm and otel logs have documented columns")
+        raise InputError.single(
+            Setting("map"), "", "only for --format csv: litellm and otel logs have documented columns"
+        )
     if not paths:
         raise InputError.single("LOGS", "", "no log file given")
-    for name, option in ((options.group_by, "--group-by"), (options.task_by, "--task-by")):
+    for name, option in ((options.group_by, Setting("group_by")), (options.task_by, Setting("task_by"))):
         if name is not None:
             check_name(name, option)
     memory_mb()  # a bad setting is found before the files are hashed
@@ -131,6 +133,6 @@ def _default_workload(given: str | None, first: str) -> str:
     wid = workload_id(name)
     if not wid:
         raise InputError.single(
-            "--workload", "", f"{name!r} cannot be a workload id; expected letters, digits and . _ - @ / :"
+            Setting("workload"), "", f"{name!r} cannot be a workload id; expected letters, digits and . _ - @ / :"
         )
     return wid
