@@ -138,3 +138,17 @@ def test_the_contract_sees_imports():
     source += "from ..core import fmt\nfrom .prune import candidates\n"
     probe = PACKAGE / "optimize" / "solver.py"
     assert _imports_of(source, probe) == {"optimize.lp", "optimize.pairs", "plan.model", "core.fmt", "optimize.prune"}
+
+
+def test_the_tests_mirror_the_packages():
+    """tests/<package>/ holds the tests of planner/<package>/; the cross-cutting ones (the layers, golden
+    corpus, fuzzing, properties, the wheel) stay at the top."""
+    tests = PACKAGE.parent / "tests"
+    folders = {p.parent.name for p in tests.glob("*/test_*.py")}
+    assert folders <= set(LAYERS), sorted(folders - set(LAYERS))
+    assert {p.stem for p in tests.glob("test_*.py")} == {
+        "test_fuzz",
+        "test_golden",
+        "test_layers",
+        "test_packaging",
+    } | {"test_property"}

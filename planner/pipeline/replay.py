@@ -3,7 +3,7 @@
 The plan promises, per workload, a share of tasks within the latency budget, worked out from the mean
 tokens per call. Real tasks have long tails; the replay sends every logged task down one of its
 workload's routes and times it on its own calls and tokens, so the tails show. The rules, which an
-independent computation reproduces (tests/test_replay.py does):
+independent computation reproduces (tests/pipeline/test_replay.py does):
 
 - a task is a (workload, task id) of the logs, read as `from-logs` reads them;
 - u(task) = the first 8 bytes of md5(task id, UTF-8) read as a little-endian integer, its lowest 12 bits

@@ -8,7 +8,7 @@ models carry its rules (SPEC "Plans read back and importers"): every number fini
 copied from an input in that input's ranges (speeds, times, tasks, budgets, prices, shares), the
 names and ids under the rule of the workloads file's (schema.OfferingId), a workload's shares adding
 up to 1, ids unique. The planner's own plans are built as trusted records (see `trusted`) and meet
-them: tests/test_hostile_plans.py reads back the golden plans and others.
+them: tests/plan/test_hostile_plans.py reads back the golden plans and others.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from planner.model.load import load_catalog, load_inputs, load_overlay, load_sce
 from planner.model.scenarios import apply_scenario
 from planner.model.schemas.__main__ import main as generate
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = [ROOT / "planner" / "model" / "schemas", ROOT / "schemas"]
 LOADERS = {"catalog": load_catalog, "workloads": load_workloads, "scenario": load_scenario, "overlay": load_overlay}
 MODELINE = re.compile(r"^# yaml-language-server: \$schema=(\S+)\n")
