@@ -13,7 +13,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from planner.core.errors import InputError, Setting, SolverError
-from planner.core.fmt import money
 from planner.core.timing import OutOfTime, deadline, log, no_deadline, seconds_left, timed
 from planner.model.load import Inputs
 from planner.optimize.backends import RESOLVE, WARM_START, backend, can, pick_solver
@@ -25,6 +24,7 @@ from planner.optimize.solver import SolveResult, relax_lp, settled, solve_lp
 from planner.pipeline.warm import WarmStart
 from planner.plan.assemble import build_plan, main_options
 from planner.plan.model import Plan
+from planner.plan.wording import BudgetAlone
 from planner.review import insight
 from planner.review.risks import risks
 
@@ -110,6 +110,11 @@ def _solve(
     s = _optimum(inputs, options, solver, pairs, cand, start)
     with timed("review"):
         break_even, curves, known = _review_figures(s, start, changed)
+    budget = _budget_alone(s) if _budget_relaxed(s) else None
+    baselines = None
+    if options.review:
+        with timed("baselines"):
+            baselines = insight.baselines(inputs, pairs)
     with timed("plan"):
         plan = build_plan(
             inputs,
@@ -126,6 +131,8 @@ def _solve(
             known_records=known,
             extra=s.extra,
             time_limit=options.time_limit,
+            budget_alone=budget,
+            baselines=baselines,
         )
     _review_plan(plan, s)
     return plan, pairs, cand
@@ -184,16 +191,10 @@ def _review_plan(plan: Plan, s: _Solved) -> None:
     """The review's re-solves that read the plan: the budget a relaxation alone needs, commitments and
     switches, baselines, the outage table; then the risks; and what the time limit or the solver left out."""
     inputs, options, solver = s.inputs, s.options, s.solver
-    if any(r.constraint == "budget" for r in plan.relaxation):
-        with _unless_out_of_time(s.cut, "the budget needed if it alone moves"):
-            _budget_alone(inputs, s.pairs, s.in_lp, s.cand, solver, plan)
     if options.review and plan.status != "infeasible" and (plan.commitments or s.switching is not None):
         rebuild = lambda other: build_problem(inputs.workloads, other, s.pairs, s.in_lp, s.cand, s.switching)
         with timed("commitments"), _unless_out_of_time(s.cut, "commitment savings and break-evens, switch savings"):
             insight.commitment_review(plan, inputs, s.pairs, s.lp, s.share, s.extra, solver, s.switching, rebuild)
-    if options.review:
-        with timed("baselines"):
-            plan.baselines = insight.baselines(inputs, s.pairs)
     small = int(s.pairs.eligible.sum()) <= insight.RESILIENCE_MAX_PAIRS
     if plan.status == "optimal" and options.resilience and small and not can(solver, RESOLVE):
         plan.assumptions.append(
@@ -211,30 +212,30 @@ def _review_plan(plan: Plan, s: _Solved) -> None:
     plan.risks = risks(plan)
 
 
-def _budget_alone(inputs: Inputs, pairs: Pairs, in_lp, cand, solver: str, plan: Plan) -> None:
-    """When the smallest relaxation raises the budget, what the budget must be if it alone moves:
-    the cheapest plan meeting every other rule (none when other limits must move as well). The
-    smallest relaxation can move a share or a floor instead, which reads as a smaller budget."""
-    ws = inputs.workloads
+def _budget_relaxed(s: _Solved) -> bool:
+    """The smallest relaxation raises the budget (by more than its own tolerance)."""
+    if s.result.slack is None:
+        return False
+    rows = [i for i, row in enumerate(s.lp.rows) if row.name == "budget"]
+    return any(s.result.slack[i] > 1e-9 for i in rows)
+
+
+def _budget_alone(s: _Solved) -> BudgetAlone | None:
+    """When the smallest relaxation raises the budget, what the budget must be if it alone moves: the
+    cheapest plan meeting every other rule (none when other limits must move as well, or a workload has
+    no option at all). The smallest relaxation can move a share or a floor instead, which reads as a
+    smaller budget. None: not computed (the time limit)."""
+    if (s.pairs.eligible_count == 0).any():  # a workload with no option: other limits must move
+        return BudgetAlone(None)
+    ws = s.inputs.workloads
     free = ws.model_copy(update={"policy": ws.policy.model_copy(update={"budget": None})})
-    lp = build_problem(free, inputs.catalog, pairs, in_lp, cand)
-    result = solve_lp(lp, solver) if len(lp.var_w) else None
-    alone = lp.money(*settled(lp, result), total_only=True) if result is not None and result.ok else None
-    lost = any(w.status != "ok" for w in plan.workloads)
-    for r in plan.relaxation:
-        if r.constraint != "budget":
-            continue
-        r.alone = None if lost else alone
-        if r.alone is not None:
-            text = (
-                f"{r.meaning}; with every other rule kept, the budget must be at least {money(r.alone, plan.currency)}"
-            )
-        else:
-            text = f"{r.meaning}; other limits must move too (no plan meets every other rule at any budget)"
-        i = plan.diagnosis.index(r.meaning) if r.meaning in plan.diagnosis else None
-        r.meaning = text
-        if i is not None:
-            plan.diagnosis[i] = text
+    lp = build_problem(free, s.inputs.catalog, s.pairs, s.in_lp, s.cand)
+    with _unless_out_of_time(s.cut, "the budget needed if it alone moves"):
+        result = solve_lp(lp, s.solver) if len(lp.var_w) else None
+        return BudgetAlone(
+            lp.money(*settled(lp, result), total_only=True) if result is not None and result.ok else None
+        )
+    return None
 
 
 def protected(pairs: Pairs, switching: Switching | None) -> np.ndarray:

@@ -28,7 +28,7 @@ from planner.plan.model import (
     trusted,
 )
 from planner.plan.records import Known, count_far, far_misses, rejections, workload_plans
-from planner.plan.wording import bindings, relaxations
+from planner.plan.wording import BudgetAlone, bindings, relaxations
 
 
 def build_plan(
@@ -47,17 +47,22 @@ def build_plan(
     known_records: dict[int, WorkloadPlan] | None = None,
     extra: np.ndarray | None = None,
     time_limit: float | None = None,
+    budget_alone: BudgetAlone | None = None,
+    baselines: list | None = None,
 ) -> Plan:
     """The plan of the cleaned shares: records, spend, bindings, relaxation, diagnosis, assumptions.
     break_even (per workload) and curves (compounding, per multi-turn workload) come from insight;
     known_rejections and known_records (a what-if scenario's, warm.py) give records already made;
-    time_limit: the one the integer search ran under (a plan it stopped short of proving is `feasible`)."""
+    time_limit: the one the integer search ran under (a plan it stopped short of proving is `feasible`);
+    budget_alone and baselines: review figures computed before the plan (pipeline.solve)."""
     ws, catalog = inputs.workloads, inputs.catalog
     total = lp.money(share, extra, total_only=True)  # what is paid to vendors: a budget's measure
     factor, commitments, paid = commitment_terms(inputs, pairs, lp, share, extra)
     eff = lp.spend * factor if len(lp.spend) else lp.spend
     relaxation = (
-        relaxations(lp, share, result.slack, total, catalog.currency, activities[0]) if result.slack is not None else []
+        relaxations(lp, share, result.slack, total, catalog.currency, activities[0], budget_alone)
+        if result.slack is not None
+        else []
     )
     far = far_misses(pairs)
     workloads = workload_plans(
@@ -100,6 +105,7 @@ def build_plan(
         diagnosis=diagnosis,
         thresholds=ws.all_thresholds,
         assumptions=_assumptions(inputs, pairs),
+        baselines=baselines or [],
         **_catalog_parts(inputs, workloads),
         share_of=ws.policy.share_of,
         commitments=commitments,

@@ -3,6 +3,8 @@ the smallest relaxation of a plan that has none, each in the user's own units an
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from planner.core.fmt import figure, in_unit, money, percent
@@ -132,6 +134,14 @@ def _step(row: Row) -> float:
     return 0.01 if row.family in SHARE_FAMILIES else 1.0
 
 
+@dataclass(frozen=True)
+class BudgetAlone:
+    """What the budget must be when no other limit moves (the cheapest plan meeting every other rule);
+    None: other limits must move too."""
+
+    value: float | None
+
+
 def relaxations(
     lp: LinearProgram,
     share: np.ndarray,
@@ -139,10 +149,12 @@ def relaxations(
     total: float,
     currency: str = "USD",
     acts: np.ndarray | None = None,
+    budget_alone: BudgetAlone | None = None,
 ):
     """The limits the smallest relaxation moves, in plain words. A move within the elastic solve's
     tolerance (RELAX_NOISE of the limit) is noise and not listed; one that takes a requirement away
-    entirely (a share or floor to nothing, a share cap to 100%) is flagged."""
+    entirely (a share or floor to nothing, a share cap to 100%) is flagged. budget_alone (when
+    computed): what a raised budget must be if it alone moves, said beside it."""
     out = []
     if acts is None:
         acts, _ = lp.activities(share)
@@ -166,6 +178,14 @@ def relaxations(
         text = f"{label(row)} must be {verb} from {a} to {b}{rel} for a plan to exist"
         if removes:
             text += ": that removes the requirement entirely"
+        alone = None
+        if row.name == "budget" and budget_alone is not None:
+            alone = budget_alone.value
+            text += (
+                f"; with every other rule kept, the budget must be at least {money(alone, currency)}"
+                if alone is not None
+                else "; other limits must move too (no plan meets every other rule at any budget)"
+            )
         out.append(
             Relaxation(
                 constraint=row.name,
@@ -176,6 +196,7 @@ def relaxations(
                 meaning=text,
                 label=label(row),
                 removes=removes,
+                alone=alone,
             )
         )
     return out

@@ -55,8 +55,8 @@ def test_each_stage_is_timed_at_info_level(caplog, tiny_workloads, tiny_catalog)
         "stage solve",
         "stage check",
         "stage review",
-        "stage plan",
         "stage baselines",
+        "stage plan",
         "stage outages",
     ]
     assert all(m.endswith(" s") and float(m.split(": ")[1][:-2]) >= 0 for m in caplog.messages)
