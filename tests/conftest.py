@@ -173,3 +173,16 @@ def rescaled(data: dict, factor: float = 0.75, share: float = 1.0, noise: float 
         o["price"]["output"] = round(o["price"]["output"] * 1.2, 6)
     new["as_of"] = "2026-07-01"
     return new
+
+
+def write_files(tmp_path, offerings, workloads, commitments=None, policy=None) -> Path:
+    """A catalog (cat.yaml) and a workloads file (w.yaml, named w) in tmp_path; the workloads file's path."""
+    cat = {"catalog": "t", "offerings": offerings}
+    if commitments is not None:
+        cat["commitments"] = commitments
+    (tmp_path / "cat.yaml").write_text(yaml.safe_dump(cat, sort_keys=False))
+    ws = {"name": "w", "catalog": "cat.yaml", "workloads": workloads}
+    if policy:
+        ws["policy"] = policy
+    (tmp_path / "w.yaml").write_text(yaml.safe_dump(ws, sort_keys=False))
+    return tmp_path / "w.yaml"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-import yaml
+from conftest import write_files
 from typer.testing import CliRunner
 
 from planner.cli.app import app
@@ -26,16 +26,7 @@ OFFER = {
 }
 
 
-def write(tmp_path, offerings, workloads, commitments=None, policy=None):
-    cat = {"catalog": "t", "offerings": offerings}
-    if commitments is not None:
-        cat["commitments"] = commitments
-    (tmp_path / "cat.yaml").write_text(yaml.safe_dump(cat, sort_keys=False))
-    ws = {"name": "w", "catalog": "cat.yaml", "workloads": workloads}
-    if policy:
-        ws["policy"] = policy
-    (tmp_path / "w.yaml").write_text(yaml.safe_dump(ws, sort_keys=False))
-    return tmp_path / "w.yaml"
+write = write_files
 
 
 def run(*args):

@@ -8,7 +8,7 @@ import json
 import time
 
 import pytest
-import yaml
+from conftest import write_files
 from typer.testing import CliRunner
 
 import planner.pipeline.solve
@@ -43,13 +43,7 @@ TOK = {"input": 1000, "output": 100}
 
 
 def write(tmp_path, commitments, workloads, policy=None):
-    cat = {"catalog": "t", "offerings": OFFERS, "commitments": commitments}
-    (tmp_path / "cat.yaml").write_text(yaml.safe_dump(cat, sort_keys=False))
-    ws = {"name": "w", "catalog": "cat.yaml", "workloads": workloads}
-    if policy:
-        ws["policy"] = policy
-    (tmp_path / "w.yaml").write_text(yaml.safe_dump(ws, sort_keys=False))
-    return tmp_path / "w.yaml"
+    return write_files(tmp_path, OFFERS, workloads, commitments, policy)
 
 
 def run(*args):
