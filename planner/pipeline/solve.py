@@ -134,8 +134,7 @@ def _solve(
             budget_alone=budget,
             baselines=baselines,
         )
-    _review_plan(plan, s)
-    return plan, pairs, cand
+    return _reviewed(plan, s), pairs, cand
 
 
 def _tables(inputs: Inputs, options: SolveOptions, start: WarmStart | None):
@@ -187,29 +186,38 @@ def _review_figures(s: _Solved, start: WarmStart | None, changed):
     return break_even, insight.compounding_many(s.pairs, main, standard), known
 
 
-def _review_plan(plan: Plan, s: _Solved) -> None:
-    """The review's re-solves that read the plan: the budget a relaxation alone needs, commitments and
-    switches, baselines, the outage table; then the risks; and what the time limit or the solver left out."""
+def _reviewed(plan: Plan, s: _Solved) -> Plan:
+    """The plan with the review's re-solves that read it: commitments and switches, the outage table,
+    then the risks, and what the time limit or the solver left out. The plan given is not changed: the
+    one returned is built from it and the review's figures."""
     inputs, options, solver = s.inputs, s.options, s.solver
+    update: dict = {}
+    said: list[str] = []
     if options.review and plan.status != "infeasible" and (plan.commitments or s.switching is not None):
         rebuild = lambda other: build_problem(inputs.workloads, other, s.pairs, s.in_lp, s.cand, s.switching)
         with timed("commitments"), _unless_out_of_time(s.cut, "commitment savings and break-evens, switch savings"):
-            insight.commitment_review(plan, inputs, s.pairs, s.lp, s.share, s.extra, solver, s.switching, rebuild)
+            review = insight.commitment_review(
+                plan, inputs, s.pairs, s.lp, s.share, s.extra, solver, s.switching, rebuild
+            )
+            update.update(commitments=review.commitments, switching=review.switching, status=review.status)
+            said += review.assumptions
+    optimal = update.get("status", plan.status) == "optimal"
     small = int(s.pairs.eligible.sum()) <= insight.RESILIENCE_MAX_PAIRS
-    if plan.status == "optimal" and options.resilience and small and not can(solver, RESOLVE):
-        plan.assumptions.append(
+    if optimal and options.resilience and small and not can(solver, RESOLVE):
+        said.append(
             f"the outage table was not computed: it re-solves the plan warm once per company, which "
             f"{backend(solver).name} cannot do (solve with the highs solver to see it)"
         )
-    elif plan.status == "optimal" and options.resilience and small:
+    elif optimal and options.resilience and small:
         with timed("outages"), _unless_out_of_time(s.cut, "the outage table"):
-            plan.resilience = insight.resilience(s.pairs, plan, s.full_lp())
+            update["resilience"] = insight.resilience(s.pairs, plan, s.full_lp())
     if s.cut:
-        plan.assumptions.append(
+        said.append(
             f"the time limit ({options.time_limit:g} s) was reached during the review: {'; '.join(s.cut)} not "
             "computed (allow more time to see them)"
         )
-    plan.risks = risks(plan)
+    reviewed = plan.model_copy(update={**update, "assumptions": [*plan.assumptions, *said]})
+    return reviewed.model_copy(update={"risks": risks(reviewed)})
 
 
 def _budget_relaxed(s: _Solved) -> bool:

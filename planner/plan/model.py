@@ -505,6 +505,9 @@ class MetricInfo(PlanModel):
 
 
 class Plan(PlanModel):
+    # Built whole, then never changed: a review makes a new Plan from it (pipeline.solve._reviewed).
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False, frozen=True)
+
     plan_version: int = PLAN_VERSION
     status: Literal["optimal", "feasible", "infeasible"]
     name: OfferingId  # names output files: the rule of a workloads file's `name`

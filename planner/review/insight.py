@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -429,6 +430,18 @@ NOT_WORSE_TOL = 1e-6  # relative: a re-solve cheaper than the plan by more than 
 NEWTON_STEPS = 4  # re-solves spent refining one commitment's break-even fee or discount
 
 
+@dataclass
+class CommitmentReview:
+    """What the review's re-solves say of a plan's contracts: the commitment records with their savings
+    and needs, the switching moves, what the plan must say it did not compute, and its status (an
+    integer answer found costlier than a re-solve is `feasible`, never `optimal`)."""
+
+    commitments: list | None
+    switching: object | None
+    assumptions: list[str]
+    status: str
+
+
 def commitment_review(
     plan: Plan,
     inputs: Inputs,
@@ -439,22 +452,25 @@ def commitment_review(
     solver: str,
     switching: Switching | None,
     rebuild: Callable,
-) -> None:
-    """The figures of a quarterly review that only re-solves give (SPEC v1.6), written into the plan:
-    each signed commitment's saving (the plan re-solved without it), what an unsigned one would need
-    (its fee or discount, refined by re-solves until the plan that signs it costs what today's does),
-    and, with --from, the moves made and declined with their savings. rebuild: the LP of another
-    catalog (the same offerings, other terms)."""
-    solves = sum(1 if use.signed else NEWTON_STEPS for use in plan.commitments or ()) + 2 * (switching is not None)
+) -> CommitmentReview:
+    """The figures of a quarterly review that only re-solves give (SPEC v1.6), read off the plan (which
+    is not changed): each signed commitment's saving (the plan re-solved without it), what an unsigned
+    one would need (its fee or discount, refined by re-solves until the plan that signs it costs what
+    today's does), and, with --from, the moves made and declined with their savings. rebuild: the LP of
+    another catalog (the same offerings, other terms)."""
+    uses = [use.model_copy() for use in plan.commitments or ()]
+    said: list[str] = []
+    status = plan.status
+    solves = sum(1 if use.signed else NEWTON_STEPS for use in uses) + 2 * (switching is not None)
     resolving = len(lp.var_w) * solves <= REVIEW_WORK
     if not resolving:
-        plan.assumptions.append(
+        said.append(
             f"commitment savings, break-evens and the savings of switches not computed: {solves} re-solves of "
             f"{len(lp.var_w):,} columns each, over the {REVIEW_WORK:,} column-solves the review allows"
         )
     best = lp.money(share, extra)
     ws = inputs.workloads
-    for use in (plan.commitments or []) if resolving else ():
+    for use in uses if resolving else ():
         c = next(x for x in inputs.catalog.commitments if x.id == use.id)
         kinds = ("units",) if c.reserved else ("signed",)
         cols = [lp.n + k for kind in kinds if (k := lp.extras.index(kind, c.id)) is not None]
@@ -465,10 +481,10 @@ def commitment_review(
             lower, upper = lp.bounds()
             upper[cols] = 0.0
             without = _resolve_money(lp, solver, lower, upper)
-            if without is not None and without < best * (1 - NOT_WORSE_TOL) - 0.01 and plan.status == "optimal":
+            if without is not None and without < best * (1 - NOT_WORSE_TOL) - 0.01 and status == "optimal":
                 # the integer search's plan costs more than one it could have chosen: never called optimal
-                plan.status = "feasible"
-                plan.assumptions.append(
+                status = "feasible"
+                said.append(
                     f"not proven optimal: the plan without commitment {use.id} costs "
                     f"{money(best - without, plan.currency)} less than the integer search's answer (its terms "
                     "strain the solver's tolerances: check its unit size and max_units)"
@@ -478,8 +494,10 @@ def commitment_review(
         else:
             use.needs = _needs(rebuild, inputs.catalog, solver, c, best, ws.period, plan.currency)
             use.text = use.needs.text
+    moves = None
     if switching is not None and inputs.previous is not None:
-        plan.switching = _switch_info(plan, inputs, pairs, lp, share, extra, solver, switching, resolving)
+        moves = _switch_info(plan, inputs, pairs, lp, share, extra, solver, switching, resolving)
+    return CommitmentReview(uses if plan.commitments is not None else None, moves, said, status)
 
 
 def _resolve(lp: LinearProgram, solver: str, lower: np.ndarray, upper: np.ndarray):

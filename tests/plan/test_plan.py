@@ -71,3 +71,15 @@ def test_read_plan_of_a_file_that_is_not_utf8(tmp_path):
     path.write_bytes(b'{"plan_version": "\xff"}')
     with pytest.raises(InputError, match="not UTF-8 text"):
         read_plan(path)
+
+
+def test_a_plan_is_never_changed_once_built():
+    """The review makes a new Plan from the assembled one (issue 26): no code writes into a Plan."""
+    import pydantic
+
+    import planner
+
+    plan = planner.solve(planner.load_inputs(ROOT / "workloads" / "support.yaml"))
+    with pytest.raises(pydantic.ValidationError):
+        plan.status = "infeasible"
+    assert plan.risks and plan.resilience  # the review's figures are in the plan it returned
