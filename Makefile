@@ -20,11 +20,12 @@ demo: install
 	@echo "open $(OUT)/support.html in a browser; the plan file is $(OUT)/support.plan.json"
 
 # `make test`: lint, then the suite without the long runs (under 4 minutes on 2 cores). `make test-deep`:
-# everything, property tests at their full example counts, the golden corpus, the browser and wheel tests.
+# everything, property tests at their full example counts, the golden corpus, the browser and wheel tests,
+# and the benchmark scripts on tiny sizes.
 test: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest -q -m "not browser and not wheel and not golden"
+	$(BIN)/python -m pytest -q -m "not browser and not wheel and not golden and not bench"
 
 test-deep: install
 	PLANNER_DEEP=1 $(BIN)/python -m pytest -q
