@@ -259,6 +259,10 @@ class _Client:
                 last = f"could not connect ({_reason(exc)})"
             except httpx.TransportError as exc:
                 last = f"the connection broke ({_reason(exc)})"
+            except httpx.InvalidURL as exc:  # (a Location httpx joins but cannot request)
+                raise NetworkError(url, f"redirected to an invalid address ({_reason(exc)})", "check the URL") from None
+            except httpx.RequestError as exc:  # a body that cannot be decoded (a corrupt gzip answer), ...
+                last = f"the answer could not be read ({type(exc).__name__}: {_reason(exc)})"
             except _TooSlow:
                 last = f"the answer took longer than the {self.cfg.deadline_s:g} s deadline"
             if attempt < attempts:
@@ -287,6 +291,9 @@ class _Client:
                     ) from None
             if target.scheme not in ("http", "https"):
                 raise NetworkError(url, f"redirected to a {target.scheme!r} address, not http(s)", "check the URL")
+            if not target.host:
+                bad = f"redirected to an invalid address {location[:80]!r} (no host)"
+                raise NetworkError(url, bad, "check the URL")
             if _origin(target) != origin:  # the key stays with the host it was configured for
                 sent = {k: v for k, v in sent.items() if k.lower() not in SECRET_HEADERS}
             current = str(target)
@@ -409,7 +416,12 @@ def _parse(body: bytes, url: str, kind: str):
 
 
 def check_out(out: Path) -> None:
-    """Before any download: the output folder is new, empty, or a former fetch's (which is replaced)."""
+    """Before any download: the output folder is new, empty, or a former fetch's (which is replaced), and
+    not the current folder or one above it (which cannot be replaced whole)."""
+    if Path(out).name in ("", ".", ".."):
+        raise InputError.single(
+            str(out), Setting("out"), "names the current folder or one above it; choose a new folder"
+        )
     if out.exists() and not out.is_dir():
         raise InputError.single(str(out), Setting("out"), "exists and is not a folder")
     if out.is_dir() and any(out.iterdir()) and not (out / PROVENANCE_JSON).is_file():
@@ -420,8 +432,16 @@ def check_out(out: Path) -> None:
         )
 
 
+def _checked_key(name: str) -> str:
+    """An API key from the environment: printable ASCII (an HTTP header cannot carry anything else)."""
+    key = os.environ.get(name, "").strip()
+    if key and not (key.isascii() and key.isprintable()):
+        raise InputError.single(name, "", "expected printable ASCII characters (an API key); found others")
+    return key
+
+
 def aa_key() -> str:
-    key = os.environ.get(AA_KEY_ENV, "").strip()
+    key = _checked_key(AA_KEY_ENV)
     if not key:
         raise InputError.single(
             AA_KEY_ENV,
@@ -446,7 +466,7 @@ def fetch_sources(
     check_out(out)
     key = aa_key() if "aa" in sources else ""  # before any request: a run that cannot finish starts none
     notes = []
-    or_key = os.environ.get(OPENROUTER_KEY_ENV, "").strip()
+    or_key = _checked_key(OPENROUTER_KEY_ENV)
     if "openrouter" in sources and not or_key:
         notes.append(
             f"note: {OPENROUTER_KEY_ENV} is not set: OpenRouter leaves latency and throughput out of anonymous "

@@ -552,3 +552,32 @@ def test_a_hostile_model_id_in_the_listing_is_skipped_and_listed(server, tmp_pat
     assert not (tmp_path / "x").exists() and not (out / "openrouter" / "x").exists()
     imported = runner.invoke(app, ["catalog", "import", str(out), "--out", str(tmp_path / "c.yaml")])
     assert imported.exit_code == 0, imported.output
+
+
+def test_a_server_that_answers_badly_is_exit_4_never_a_traceback(server, tmp_path):
+    """Found in review: a Location httpx joins but cannot request, and a gzip answer that is not gzip,
+    escaped as exit 1."""
+    path = "/litellm/model_prices_and_context_window.json"
+    for location in ("https:foo",):  # a Location with no host
+        server.clear()
+        server.expect_request(path).respond_with_data("", status=302, headers={"Location": location})
+        result = fetch("litellm", "--out", str(tmp_path / "a"), "--retries", "0")
+        assert result.exit_code == 4 and "invalid address" in one_line(result), result.output
+    server.clear()
+    server.expect_request(path).respond_with_data(
+        b"not gzip at all", headers={"Content-Encoding": "gzip", "Content-Type": "application/json"}
+    )
+    result = fetch("litellm", "--out", str(tmp_path / "b"), "--retries", "0")
+    assert result.exit_code == 4 and "could not be read" in one_line(result)
+    nothing_written(tmp_path / "b")
+
+
+def test_a_key_that_is_not_ascii_and_an_out_that_is_the_current_folder_are_exit_2(server, tmp_path, monkeypatch):
+    serve(server, "aa")
+    result = fetch("aa", "--out", str(tmp_path / "a"), env={"ARTIFICIAL_ANALYSIS_API_KEY": "clé"})
+    assert result.exit_code == 2 and one_line(result).startswith("ARTIFICIAL_ANALYSIS_API_KEY: expected printable")
+    monkeypatch.chdir(tmp_path)
+    for out in (".", ".."):
+        result = fetch("aa", "--out", out)
+        assert result.exit_code == 2 and "names the current folder" in one_line(result)
+    assert list(tmp_path.iterdir()) == []
