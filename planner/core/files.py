@@ -141,12 +141,17 @@ class Outputs:
     def folder(self, path: str | Path, target: Path | None = None) -> Path:
         """Make the folder a target goes in (and its parents), remembered to be removed on failure."""
         path = Path(path)
-        missing = [p for p in [path, *path.parents] if not p.exists()]
+        built = Path(path.anchor)
         try:
-            path.mkdir(parents=True, exist_ok=True)
+            for part in path.parts[len(path.anchor and [path.anchor]) :]:
+                built = built / part
+                if part in (".", "..") or os.path.isdir(built):
+                    continue
+                os.mkdir(built)  # one folder at a time: only the ones made here are removed on failure
+                if built not in self._made:
+                    self._made.append(built)
         except OSError as exc:
             raise _unwritable(target or path, exc) from None
-        self._made += [p for p in missing if p not in self._made]
         return path
 
     def add(self, path: str | Path, content: str | bytes, tag: str = "") -> None:
@@ -163,32 +168,46 @@ class Outputs:
         self._staged.append((Path(path), str(staged)))
 
     def commit(self) -> None:
-        done: list[tuple[Path, str | None, bool]] = []  # (target, folder its former self is in, renamed)
+        done: list[list] = []  # [target, it existed before, the folder its former self is moved into]
         path = Path(".")
         try:
             for path, tmp in self._staged:
-                old = None
-                if os.path.lexists(path):
-                    old = tempfile.mkdtemp(prefix=f".{path.name[:40]}.old-", dir=path.parent)
-                    os.replace(path, os.path.join(old, "x"))
-                done.append((path, old, False))
+                step = [path, os.path.lexists(path), None]
+                done.append(step)
+                if step[1]:
+                    step[2] = tempfile.mkdtemp(prefix=f".{path.name[:40]}.old-", dir=path.parent)
+                    os.replace(path, os.path.join(step[2], "x"))
                 os.replace(tmp, path)
-                done[-1] = (path, old, True)
         except BaseException as exc:
-            for target, old, renamed in reversed(done):
-                if renamed:
-                    _remove(str(target))
-                if old is not None:
-                    os.replace(os.path.join(old, "x"), target)
-                    os.rmdir(old)
-            self.discard()
+            try:
+                self._roll_back(done)
+            finally:
+                self.discard()
             if isinstance(exc, OSError):
                 raise _unwritable(path, exc) from None
             raise
-        for _, old, _ in done:
+        for _, _, old in done:
             if old is not None:
                 _remove(old)
         self._staged, self._made = [], []
+
+    @staticmethod
+    def _roll_back(done: list[list]) -> None:
+        """Every former target back in place, each step tried on its own (a signal can land between a
+        rename and its record: the file system is asked what is where)."""
+        for target, existed, old in reversed(done):
+            former = None if old is None else os.path.join(old, "x")
+            try:
+                if not existed and os.path.lexists(target):
+                    _remove(str(target))  # new, renamed into place
+                elif former is not None and os.path.lexists(former):  # moved aside: the new one is in place
+                    if os.path.lexists(target):
+                        _remove(str(target))
+                    os.replace(former, target)
+                if old is not None:
+                    os.rmdir(old)
+            except OSError:
+                pass
 
     def discard(self) -> None:
         """Remove every staged file and every folder made for the targets (only when empty)."""

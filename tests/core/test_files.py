@@ -121,3 +121,42 @@ def test_from_logs_writes_its_workloads_file_and_distribution_files_whole_or_not
     lines = result.stderr.strip().splitlines()
     assert result.exit_code == 2 and len(lines) == 1 and "cannot be written: File name too long" in lines[0], lines
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("after", [1, 2, 3, 4])
+def test_a_signal_between_any_two_renames_puts_every_former_output_back(tmp_path, monkeypatch, after):
+    """Found in review: a KeyboardInterrupt right after a rename left a former output hidden, or a new
+    folder in place. Now the rollback asks the file system what is where."""
+    (tmp_path / "plan.json").write_text("former plan")
+    (tmp_path / "fetched").mkdir()
+    (tmp_path / "fetched" / "a.json").write_text("former a")
+    staged = tmp_path / ".fetched.new"
+    staged.mkdir()
+    (staged / "b.json").write_text("new b")
+    real, calls = os.replace, []
+
+    def interrupted(src, dst):
+        real(src, dst)
+        calls.append(dst)
+        if len(calls) == after:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt), Outputs() as outputs:
+        outputs.add(tmp_path / "plan.json", "new plan")
+        outputs.add(tmp_path / "report.html", "new report")
+        outputs.adopt(tmp_path / "fetched", staged)
+        outputs.commit()
+    monkeypatch.setattr(os, "replace", real)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fetched", "plan.json"]
+    assert (tmp_path / "plan.json").read_text() == "former plan"
+    assert [p.name for p in (tmp_path / "fetched").iterdir()] == ["a.json"]
+
+
+def test_a_folder_the_user_had_is_never_removed(tmp_path):
+    """Found in review: out = new/../existing counted `existing` as made by the run."""
+    (tmp_path / "existing").mkdir()
+    with pytest.raises(KeyboardInterrupt), Outputs() as outputs:
+        outputs.folder(tmp_path / "new" / ".." / "existing")
+        raise KeyboardInterrupt
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["existing"]
