@@ -342,7 +342,8 @@ def run_settled(h, own_limit: float | None = None) -> None:
 
     run_highs(h, own_limit)
     settled = (highspy.HighsModelStatus.kOptimal, highspy.HighsModelStatus.kInfeasible)
-    if h.getModelStatus() not in settled and h.getOptionValue("presolve")[1] == "off":
+    stopped = h.getModelStatus() == highspy.HighsModelStatus.kTimeLimit  # (its own limit: not run again)
+    if h.getModelStatus() not in settled and not stopped and h.getOptionValue("presolve")[1] == "off":
         h.setOptionValue("presolve", "on")
         h.clearSolver()
         run_highs(h, own_limit)

@@ -56,6 +56,7 @@ def solve_lp(
     (its gap in the result; the latency tie-break is then skipped)."""
     if not lp.integer:
         return _cost_pass(lp, solver, lower, upper)
+    started = time.perf_counter()
     first = _cost_pass(lp, solver, lower, upper, time_limit=time_limit)
     if not first.ok:
         return first
@@ -67,8 +68,11 @@ def solve_lp(
         # fixed LP's tie-break pass); a second integer search for a faster choice at the same cost would
         # double the time for plans that differ by the solver's gap
         return chosen
+    rest = None if time_limit is None else time_limit - (time.perf_counter() - started)
+    if rest is not None and rest <= 0:  # the time limit is spent: the cheapest choice stands
+        return chosen
     cap = dot(lp.cost, lp.x(chosen.share, chosen.extra))
-    second = _cost_pass(lp, solver, lower, upper, latency_cap=cap * (1 + TIE_COST_TOL) + 1e-12)
+    second = _cost_pass(lp, solver, lower, upper, latency_cap=cap * (1 + TIE_COST_TOL) + 1e-12, time_limit=rest)
     if second.ok:
         other = _fix_choice(lp, solver, second, lower, upper)
         if _second_is_better(lp, chosen, other):  # (the size reported: the problem's)
