@@ -106,8 +106,8 @@ def _solve(
     """The pipeline: the workload x option table, pruned; the LP, solved and checked; the review figures
     the plan is assembled with; the plan; then the review's re-solves that read the plan."""
     solver = pick_solver(options.solver)
-    pairs, changed, cand = _tables(inputs, options, start)
-    s = _optimum(inputs, options, solver, pairs, cand, start)
+    pairs, changed, cand, switching = _tables(inputs, options, start)
+    s = _optimum(inputs, options, solver, pairs, cand, switching, start)
     with timed("review"):
         break_even, curves, known = _review_figures(s, start, changed)
     budget = _budget_alone(s) if _budget_relaxed(s) else None
@@ -138,7 +138,8 @@ def _solve(
 
 
 def _tables(inputs: Inputs, options: SolveOptions, start: WarmStart | None):
-    """The workload x option table (from the start's where given) and the pairs the LP gets."""
+    """The workload x option table (from the start's where given), the pairs the LP gets, and the
+    switching costs (a workload's old routes are kept through pruning)."""
     ws, catalog = inputs.workloads, inputs.catalog
     with timed("pairs"):
         pairs, changed = (
@@ -151,13 +152,13 @@ def _tables(inputs: Inputs, options: SolveOptions, start: WarmStart | None):
             cand = start.candidates_for(inputs, pairs, changed)
         else:
             cand = candidates(ws, catalog, pairs)
-        cand = cand | (pairs.eligible & protected(pairs, switching_of(inputs, pairs)))
-    return pairs, changed, cand
+        switching = switching_of(inputs, pairs)
+        cand = cand | (pairs.eligible & protected(pairs, switching))
+    return pairs, changed, cand, switching
 
 
-def _optimum(inputs: Inputs, options: SolveOptions, solver: str, pairs: Pairs, cand, start) -> _Solved:
+def _optimum(inputs: Inputs, options: SolveOptions, solver: str, pairs: Pairs, cand, switching, start) -> _Solved:
     """The LP of the candidate pairs, solved (from the start's routing where given) and checked row by row."""
-    switching = switching_of(inputs, pairs)
     in_lp = np.flatnonzero(pairs.eligible_count > 0)
     with timed("lp"):
         lp = build_problem(inputs.workloads, inputs.catalog, pairs, in_lp, cand, switching)
