@@ -315,11 +315,20 @@ def catalog_import(
         "--free-tiers",
         help="Import free tiers (price 0/0) that publish a rate limit, with tier free and that limit as capacity.",
     ),
+    include_deprecated: bool = typer.Option(
+        False,
+        "--include-deprecated",
+        help="Keep endpoints whose litellm deprecation date is on or before the catalog's date (left out by default).",
+    ),
+    include_preview: bool = typer.Option(
+        False, "--include-preview", help="Keep preview models (left out by default: not generally available)."
+    ),
 ) -> None:
     """Build a catalog from litellm's price table, OpenRouter's models listing and endpoints, and the
     Artificial Analysis providers table or API (prices from one, measured speeds from another)."""
 
-    _guard(lambda: commands().catalog_import(source, list(files or []), out, name, as_of, free_tiers))
+    include = frozenset(k for k, on in (("deprecated", include_deprecated), ("preview", include_preview)) if on)
+    _guard(lambda: commands().catalog_import(source, list(files or []), out, name, as_of, free_tiers, include=include))
 
 
 @catalog_app.command("fetch")

@@ -296,14 +296,21 @@ def catalog_validate(catalog: Path) -> int:
 
 
 def catalog_import(
-    kind: str, files: list[str], out: Path, name: str | None, as_of: str | None, free_tiers: bool = False
+    kind: str,
+    files: list[str],
+    out: Path,
+    name: str | None,
+    as_of: str | None,
+    free_tiers: bool = False,
+    *,
+    include: frozenset[str] = frozenset(),
 ) -> int:
     from planner.market.catalog_import import import_catalog
 
     out = Path(out)
-    text, left_csv, result = import_catalog(kind, files, out, name, as_of, free_tiers)
+    text, left_csv, result = import_catalog(kind, files, out, name, as_of, free_tiers, include)
     left = _left_out_path(out)
-    write_all({out: text, left: left_csv})
+    write_all({out: text, left: left_csv, _identities_path(out): result.identities_csv()})
     _say(
         f"{out}: {len(result.offerings)} offerings (as of {result.as_of or 'unknown'}); "
         f"{len(result.left_out)} left out, listed in {left}"
@@ -339,7 +346,7 @@ def catalog_fetch(
     cfg = settings(urls, timeout_s, connect_timeout_s, retries, concurrency, sources, deadline_s)
     check_out(out)
     if out_catalog is not None:
-        check_targets([out_catalog, _left_out_path(Path(out_catalog))])
+        check_targets([out_catalog, _left_out_path(Path(out_catalog)), _identities_path(Path(out_catalog))])
     start = time.monotonic()
     bar, grow, step = counter("fetch")
     with bar:
@@ -354,6 +361,10 @@ def catalog_fetch(
 
 def _left_out_path(out: Path) -> Path:
     return out.with_name(out.name.split(".")[0] + ".left-out.csv")
+
+
+def _identities_path(out: Path) -> Path:
+    return out.with_name(out.name.split(".")[0] + ".identities.csv")
 
 
 def catalog_diff(old: Path, new: Path, fmt: str) -> int:

@@ -190,21 +190,22 @@ def test_catalog_show_says_what_each_metric_is_and_how_high_its_scores_go(real, 
     path.write_text(yaml.safe_dump(cut, sort_keys=False))
     scores = [o["capability"]["overall"] for o in cut["offerings"]]
     gpqa = [o["capability"]["gpqa"] for o in cut["offerings"] if "gpqa" in o["capability"]]
+    n = sum(1 + len(o.get("price_tiers", [])) for o in cut["offerings"])  # each tier is an option too
     result = runner.invoke(app, ["catalog", "show", str(path)], env={"COLUMNS": "100"})
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[:3] == [
         "capability overall: Artificial Analysis Intelligence Index",
         "  scale: v4 (2026-06-19) (published to 0.1)",
-        f"  scores {min(scores):.3g}-{max(scores):.3g} in 44 of 44 options (the scale's top is 100 but this "
+        f"  scores {min(scores):.3g}-{max(scores):.3g} in {n} of {n} options (the scale's top is 100 but this "
         f"catalog's best is {max(scores):.3g})",
     ]
     assert lines[3] == "capability gpqa: not described in the catalog's metrics (its scale is unknown)"
-    assert lines[4].startswith(f"  scores {min(gpqa):.3g}-{max(gpqa):.3g} in ") and "of 44 options" in lines[4]
+    assert lines[4].startswith(f"  scores {min(gpqa):.3g}-{max(gpqa):.3g} in ") and f"of {n} options" in lines[4]
     assert max(len(line) for line in lines) <= 100
     first = cut["offerings"][0]  # the table shows the first declared metric, four significant digits
     row = next(line for line in lines if line.startswith(first["id"] + " "))
     assert f"{first['capability']['overall']:.4g}" == "23.83" and re.search(r"\s23\.83(\s|$)", row)
     assert "23.831" not in result.stdout and "capability: overall" in result.stdout
     rows = json.loads(runner.invoke(app, ["catalog", "show", str(path), "--format", "json"]).stdout)
-    assert len(rows) == 44 and rows[0]["capability"].endswith("overall 23.831")  # the files keep every digit
+    assert len(rows) == n and rows[0]["capability"].endswith("overall 23.831")  # the files keep every digit
