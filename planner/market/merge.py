@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from planner.market.identity import LitellmIndex, Matched, match_litellm
-from planner.market.names import endpoint, normalize_model, slug, split_effort
+from planner.market.names import normalize_model, same_endpoint, slug, split_effort
 from planner.market.sources.figures import dollars
 from planner.market.sources.litellm import TIERS
 from planner.market.sources.records import AARow, LongPrice, Price, TierPrice
@@ -158,8 +158,8 @@ def _not_sold(row: AARow, price: Price | None, buyable: Buyable) -> str | None:
     if price is not None and price.deprecated and buyable.as_of and price.deprecated <= buyable.as_of[:10]:
         if not buyable.deprecated:
             return (
-                f"deprecated: litellm '{price.key}' gives a deprecation date of {price.deprecated}, on or before the catalog's date "
-                f"{buyable.as_of[:10]} (import with --include-deprecated to keep it)"
+                f"deprecated: litellm '{price.key}' gives a deprecation date of {price.deprecated}, on or before "
+                f"the catalog's date {buyable.as_of[:10]} (import with --include-deprecated to keep it)"
             )
     if not buyable.preview and is_preview(row.model, row.host_model, price.key if price else ""):
         return PREVIEW
@@ -260,7 +260,7 @@ def _refused(row: AARow, priced: _Priced, free_tiers: bool) -> str | None:
 def _entry(row: AARow, path: Path, priced: _Priced) -> Entry:
     """The row as an offering's figures: its endpoint, its model without the effort qualifier and that
     qualifier as a mode name, its price record and which of its figures are estimates."""
-    company, variant = endpoint(row.host)
+    company, variant = same_endpoint(row.host)
     base, effort = split_effort(row.model)
     if effort is None:  # a name with no effort qualifier: the model at its own default effort
         effort = "reasoning" if row.reasoning else "non-reasoning"

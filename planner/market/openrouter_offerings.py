@@ -110,6 +110,7 @@ def _aggregator(p: Price, entries: list[Entry], ids: dict[str, int]) -> dict:
         "model": d["model"],
         "vendor": "openrouter",
         "host": "openrouter",
+        "served_by": sorted({e.company for _, pool, _ in variants for e in pool}),
     }
     creator = next((e.row.creator for e in variants[0][1] if e.row.creator), None)
     if creator:

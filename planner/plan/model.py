@@ -104,6 +104,8 @@ class LatencySummary(PlanModel):
 
 
 class Allocation(PlanModel):
+    """One route: a share of a workload on one option, who bills and serves it, and its figures."""
+
     offering: OfferingId
     mode: OfferingId
     share: Share
@@ -114,6 +116,7 @@ class Allocation(PlanModel):
     capability: float | None
     vendor: str
     host: str
+    served_by: list[str] | None = optional()  # the companies behind an aggregator host (catalog served_by)
     tier: str
     model: str = ""
     within_budget: bool = True
@@ -143,6 +146,13 @@ class Allocation(PlanModel):
         """What a switch is judged on (SPEC v1.6): offering, mode and price tier (a reservation of the list
         price is the same route as the list price)."""
         return self.offering, self.mode, self.price_tier or "list"
+
+    @property
+    def who(self) -> str:
+        """Who bills and who serves it, as a route's company column reads: "openrouter · openai"."""
+        from planner.core.fmt import who
+
+        return who(self.vendor, self.host, self.served_by or ())
 
 
 class Rejection(PlanModel):

@@ -150,6 +150,7 @@ ALLOCATION_ORDER = (
     "capability",
     "vendor",
     "host",
+    "served_by",
     "tier",
     "model",
     "within_budget",
@@ -174,6 +175,7 @@ def _option_fields(opts, o: int, signed: frozenset[str]) -> dict:
         "mode": opts.mode[o],
         "vendor": opts.vendor[o],
         "host": opts.host[o],
+        "served_by": list(opts.outage_companies[o][2:]) or None,
         "tier": opts.tier[o],
         "model": opts.model[o],
         "output_tps": float(opts.output_tps[o]) if np.isfinite(opts.output_tps[o]) else None,
@@ -262,13 +264,13 @@ def _percentile_info(pairs: Pairs, allocs_of: list[list[Allocation]]) -> dict[in
     wa, opts = pairs.workloads, pairs.options
     out: dict[int, PercentileInfo] = {}
     gaps: dict[float, tuple[np.ndarray, np.ndarray]] = {}
-    index = {key: o for o, key in enumerate(zip(opts.offering_id, opts.mode))}
+    index = {key: o for o, key in enumerate(zip(opts.offering_id, opts.mode, opts.sale, opts.reserved))}
     for w in np.flatnonzero(~np.isnan(wa.percentile)).tolist():
         p = float(wa.percentile[w])
         if p not in gaps:
             gaps[p] = percentile_gaps(opts, p)
         median, limit = gaps[p]
-        used = [index[a.offering, a.mode] for a in allocs_of[w]]
+        used = [index[a.offering, a.mode, a.price_tier or LIST, a.reserved] for a in allocs_of[w]]
         out[w] = PercentileInfo(
             percentile=p,
             output_tps_percentile=100.0 - p,

@@ -116,3 +116,20 @@ def test_a_latest_alias_whose_context_moved_is_refused(ratio, used):
     index = LitellmIndex([_price("mistral/m-latest", context=int(128000 * ratio))])
     got = match_litellm(_row("M", host_model="m-latest"), index)
     assert (got.price is not None) == used
+
+
+def test_an_aggregator_offering_counts_for_the_companies_behind_it():
+    nano = shipped()["openai/gpt-5.4-nano@openrouter"]
+    assert (nano.vendor, nano.host, nano.served_by) == ("openrouter", "openrouter", ["openai"])
+    assert nano.companies == ("openrouter", "openai") and nano.down_without("openai")
+    several = next(o for o in shipped().values() if len(o.served_by) > 1)
+    assert not several.down_without(several.served_by[0])  # OpenRouter routes around one of several hosts
+    assert several.down_without("openrouter")
+
+
+def test_one_endpoint_is_one_offering_with_one_limit():
+    flash = shipped()["gemini-3.5-flash@google"]  # Artificial Analysis's "Google" and "Google AI Studio" rows
+    assert [m.name for m in flash.modes] == ["medium", "high"] and flash.model == "Gemini 3.5 Flash (minimal)"
+    assert "gemini-3.5-flash@google-ai-studio" not in shipped()
+    limited = [o.gateway["litellm"] for o in shipped().values() if o.capacity and "litellm" in o.gateway]
+    assert len(limited) == len(set(limited))  # no two offerings hold one litellm entry's rate limit twice

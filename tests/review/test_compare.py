@@ -208,10 +208,13 @@ def test_plans_on_a_rescaled_catalog_name_the_rescale(real_plans):
     assert cmp.kept_floors[0].old_scale == pytest.approx(25 / rescale.factor)
     rerouted = [w.id for w in cmp.workloads if w.changed]
     assert rerouted and set(rerouted) <= {"chat", "summaries"}  # code's metric (livecodebench) did not move
-    floors = {"chat": "floor 25 kept across it (asks 33", "summaries": "floor 35 kept across it (asks 46"}
+    floors = {"chat": 25, "summaries": 35}
     for wid in rerouted:
         assert cmp.reasons[wid][0] == f"capability.overall rescaled x{rescale.factor:.3g}"
-        assert cmp.reasons[wid][1].startswith(floors[wid]) and len(cmp.reasons[wid]) == 2
+        said = cmp.reasons[wid][1]
+        assert said.startswith(f"floor {floors[wid]} kept across it (asks ") and len(cmp.reasons[wid]) == 2
+        asks = float(said.split("(asks ")[1].split()[0])
+        assert asks == pytest.approx(floors[wid] / rescale.factor, rel=0.01)  # the floor on the earlier scale
 
 
 def test_compare_cli_says_a_metric_was_rescaled(real_plans, tmp_path):
