@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 OUT ?= reports
 
-.PHONY: demo test test-deep install bench bench-logs catalog schemas screenshots clean
+.PHONY: demo test test-deep install bench bench-logs catalog gateway-lists schemas screenshots clean
 
 $(BIN)/planner: pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found; run: make PYTHON=python3 ..."; exit 1; }
@@ -35,6 +35,11 @@ catalog: install
 	$(BIN)/planner catalog import aa catalogs/sources/aa_providers_leaderboard.csv \
 		litellm:catalogs/sources/litellm_model_prices_and_context_window.json \
 		openrouter:catalogs/sources/openrouter_models_2026-04-04.json --out catalogs/aa-2026-06.yaml
+
+# The gateway lists the package ships (planner/market/data/gateway_lists.json: ids, providers and reasoning
+# flags the export and policy.deployable_on read), extracted from catalogs/sources/.
+gateway-lists: install
+	$(BIN)/python -m planner.market.gateway_lists
 
 # The JSON Schemas of the input files, from the models in planner/model/schema/: into planner/model/schemas/
 # (shipped in the package) and schemas/ (for editors, named by each YAML file's first line).
