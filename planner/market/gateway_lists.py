@@ -110,14 +110,16 @@ def litellm_providers_doc() -> dict[str, Any]:
     """What the installed litellm routes: `litellm.provider_list` and its JSON-configured providers (for
     `--litellm-providers`, which writes catalogs/sources/litellm_providers.json; needs litellm)."""
     import importlib.metadata
+    import os
 
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # the map litellm ships: no download
     import litellm
     from litellm.llms.openai_like.json_loader import JSONProviderRegistry
 
     JSONProviderRegistry.load()
     return {
         "litellm_version": importlib.metadata.version("litellm"),
-        "provider_list": sorted({str(p) for p in litellm.provider_list}),
+        "provider_list": sorted({getattr(p, "value", p) for p in litellm.provider_list}),
         "json_providers": sorted(JSONProviderRegistry._providers),
     }
 
@@ -144,8 +146,14 @@ def main(argv: list[str] | None = None) -> int:
     if folder is None:
         print("no catalogs/sources/ here: give --sources DIR", file=sys.stderr)
         return 2
+    providers = folder / PROVIDERS_FILE
     if args.litellm_providers:
-        (folder / PROVIDERS_FILE).write_text(json.dumps(litellm_providers_doc(), indent=2) + "\n", encoding="utf-8")
+        doc = json.dumps(litellm_providers_doc(), indent=2) + "\n"
+        if args.check and (not providers.is_file() or providers.read_text(encoding="utf-8") != doc):
+            print(f"stale: {os.path.relpath(providers)} (not the installed litellm's)", file=sys.stderr)
+            return 1
+        if not args.check:
+            providers.write_text(doc, encoding="utf-8")
     text = build_from(folder)
     target = packaged_path()
     if args.check:
