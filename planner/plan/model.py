@@ -425,6 +425,19 @@ class SwitchInfo(PlanModel):
     cost: float = 0.0  # switch costs paid this period (not in total_cost: paid to no vendor)
 
 
+class Deployability(PlanModel):
+    """policy.deployable_on (SPEC v1.8): only options the gateway can address entered the LP; what that
+    costs against the cheapest plan on every option (a review figure: the plan re-solved without it)."""
+
+    gateway: Literal["litellm", "openrouter"]
+    options_excluded: Whole  # options of the catalog the gateway cannot address
+    unrestricted_cost: Cost | None = None  # the cheapest plan meeting every rule on any option; None: none exists
+    premium: float | None = None  # total_cost - unrestricted_cost; None when either plan does not exist
+    premium_share: float | None = None  # premium / unrestricted_cost
+    computed: bool = True  # False: the time limit left the unrestricted plan out
+    text: str = ""
+
+
 class CatalogEntry(PlanModel):
     """An offering of the catalog the plan was solved against: what a comparison reprices with and
     what it tells added and removed offerings and capacity changes by."""
@@ -545,6 +558,7 @@ class Plan(PlanModel):
     overlays: list[OverlayInfo] = []  # the contract overlays applied to the catalog, in order
     commitments: list[CommitmentUse] | None = optional()  # the catalog's commitments (SPEC v1.6)
     switching: SwitchInfo | None = optional()  # with solve --from
+    deployability: Deployability | None = optional()  # with policy.deployable_on (--deployable-on)
 
     @field_validator("workloads")
     @classmethod
