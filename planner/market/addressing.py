@@ -33,6 +33,7 @@ class OfferingFacts(Protocol):
     model: str
     host: str
     gateway: Mapping[str, str]
+    gateway_unlisted: list[str] | tuple[str, ...] | None
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,12 @@ class Facts:
     model: str
     host: str
     gateway: Mapping[str, str]
+    gateway_unlisted: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, o) -> Facts:
+        """A catalog offering's facts."""
+        return cls(o.model, o.host_name, dict(o.gateway), tuple(o.gateway_unlisted))
 
 
 def label(offering: str, mode: str) -> str:
@@ -56,6 +63,7 @@ class Target:
     pinned: bool = True  # OpenRouter: served by the offering's own host (False: OpenRouter picks one)
     slug: str | None = None  # OpenRouter provider slug of a pinned offering, when known
     problems: list[str] = field(default_factory=list)
+    unpriced: str = ""  # litellm: the provider that routes an id litellm's price table does not list
 
 
 class Resolver:
@@ -77,8 +85,22 @@ class Resolver:
     def _litellm_id(self, offering: str) -> tuple[str | None, str]:
         known, why = self.litellm_known(offering)
         if known is None:
-            return None, why
+            unlisted = self.unlisted(offering)
+            return (unlisted, "") if unlisted else (None, why)
         return self.src.litellm_route(known)
+
+    def unlisted(self, offering: str) -> str | None:
+        """The catalog's gateway.litellm id when the catalog says it is the host's own model string, which
+        litellm's price table does not list (`gateway_unlisted`), and its provider is one the Router routes:
+        the Router needs only the provider (`cerebras/zai-glm-4.7`); litellm then knows no price for it.
+        None otherwise: an id the catalog merely states must be in the map (a typo is refused)."""
+        info = self.infos.get(offering)
+        given = info.gateway.get("litellm") if info else None
+        if not given or "litellm" not in (info.gateway_unlisted or ()):
+            return None
+        if "/" not in given or self.src.litellm_entry(given) is not None:
+            return None
+        return given if given.split("/", 1)[0] in self.src.routable else None
 
     def litellm_known(self, offering: str) -> tuple[str | None, str]:
         """The first id of the offering litellm's map knows (routed or not), with why none."""
@@ -158,6 +180,8 @@ class Resolver:
         t = Target(label(offering, mode), model or (info.gateway.get("litellm") if info else None) or offering)
         if model is None:
             t.problems.append(f"id: {why}")
+        elif model == self.unlisted(offering):
+            t.unpriced = model.split("/", 1)[0]
         intent = mode_intent(mode)
         if intent.kind == "unknown":
             t.problems.append(f"effort: {intent.why}")
@@ -168,6 +192,10 @@ class Resolver:
             )
         elif intent.kind == "effort":
             why = self.src.litellm_effort(model, intent.effort) if model else None
+            if t.unpriced:
+                why = (
+                    f"litellm's price table does not list {model}: whether it takes effort '{intent.effort}' is unknown"
+                )
             if why:
                 t.problems.append(f"effort: {why}")
             else:

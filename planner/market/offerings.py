@@ -99,6 +99,8 @@ def _aa_offering(oid: str, order: list[Entry], as_of: str | None) -> dict:
         offering["estimated"] = estimated
     if d.gateway:
         offering["gateway"] = dict(d.gateway)
+    if d.unlisted:
+        offering["gateway_unlisted"] = list(d.unlisted)
     return offering
 
 

@@ -401,7 +401,7 @@ def gateway_rule(catalog: Catalog, opts: Options, gateway: str | None) -> tuple[
     infos = {}
     for i in np.unique(opts.offering_index).tolist():
         o = offerings[i]
-        infos[o.id] = Facts(o.model, o.host_name, dict(o.gateway))
+        infos[o.id] = Facts.of(o)
     resolver = Resolver(infos, packaged_sources())
     ok = np.ones(len(opts), dtype=bool)
     why: dict[tuple, str] = {}

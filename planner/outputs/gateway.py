@@ -110,6 +110,10 @@ def to_litellm(plan: Plan, sources: Sources) -> tuple[dict[str, Any], dict[str, 
             info["planner_price_tier"] = tier
         if reserved:
             info["planner_reserved"] = reserved
+        if t.unpriced:
+            info["planner_note"] = (
+                f"not in litellm's price table: routed by its provider {t.unpriced}, cost not tracked"
+            )
         return {"model_name": group, "litellm_params": params, "model_info": info}
 
     for w in plan.workloads:

@@ -148,6 +148,7 @@ def _catalog_parts(inputs: Inputs, workloads: list[WorkloadPlan]) -> dict:
                 price_input=o.price.input,
                 price_output=o.price.output,
                 gateway=dict(o.gateway),
+                gateway_unlisted=list(o.gateway_unlisted) or None,
                 estimated=list(o.estimated),
                 overlay=overlaid.get(o.id, {}),
             )

@@ -513,6 +513,7 @@ class OfferingInfo(PlanModel):
     price_input: Price
     price_output: Price
     gateway: dict[str, str] = {}
+    gateway_unlisted: list[str] | None = optional()  # catalog gateway_unlisted (the host's own model string)
     estimated: list[str] = []  # the catalog's fields of this offering that are estimates
     overlay: dict[str, str] = {}  # field path (or "added") -> the overlay that set it
 

@@ -44,7 +44,7 @@ def both():
 def test_the_extract_answers_as_the_source_files_do(both):
     shipped, full = both
     catalog = load_catalog(ROOT / "catalogs" / "aa-2026-06.yaml")
-    infos = {o.id: Facts(o.model, o.host_name, dict(o.gateway)) for o in catalog.offerings}
+    infos = {o.id: Facts.of(o) for o in catalog.offerings}
     a, b = Resolver(infos, shipped), Resolver(infos, full)
     for o in catalog.offerings:
         for mode in ["default", *(m.name for m in o.modes)]:

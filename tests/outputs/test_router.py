@@ -65,7 +65,12 @@ def test_the_export_loads_in_the_router_and_every_group_answers(litellm, tmp_pat
     workloads = CASES[name](tmp_path)
     out = tmp_path / "out"
     solved = runner.invoke(app, ["solve", str(workloads), "--out", str(out), "--deployable-on", "litellm"])
-    assert solved.exit_code in (0, 3), solved.output  # 3: no plan meets every rule (real-support, support)
+    assert solved.exit_code in (0, 3), solved.output  # 3: no plan meets every rule (support)
+    if name == "real-support":  # GLM-4.7 on Cerebras by its host's model string: the whole file deploys
+        assert (
+            solved.exit_code == 0
+            and json.loads(next(out.glob("*.plan.json")).read_text())["deployability"]["premium"] > 0
+        )
     plan_path = next(out.glob("*.plan.json"))
     plan = json.loads(plan_path.read_text())
     assert plan["deployability"]["gateway"] == "litellm"
@@ -93,7 +98,7 @@ def test_the_export_loads_in_the_router_and_every_group_answers(litellm, tmp_pat
 
 def test_every_id_the_rule_accepts_resolves_to_a_provider(litellm):
     catalog = load_catalog(ROOT / "catalogs" / "aa-2026-06.yaml")
-    infos = {o.id: Facts(o.model, o.host_name, dict(o.gateway)) for o in catalog.offerings}
+    infos = {o.id: Facts.of(o) for o in catalog.offerings}
     r = Resolver(infos, packaged_sources())
     accepted = {
         r.litellm(o.id, "default").model
@@ -105,7 +110,8 @@ def test_every_id_the_rule_accepts_resolves_to_a_provider(litellm):
         if model.split("/", 1)[0] in NEEDS_LOGIN:
             continue
         _, provider, _, _ = litellm.get_llm_provider(model)
-        assert model.startswith(provider + "/"), (model, provider)
+        prefix = model.split("/", 1)[0]  # litellm resolves ai21/... to its chat route ai21_chat
+        assert prefix == provider or provider.startswith(prefix + "_"), (model, provider)
 
 
 def test_the_shipped_provider_list_is_the_installed_litellms(litellm):
