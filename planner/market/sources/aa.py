@@ -11,7 +11,7 @@ from pathlib import Path
 
 from planner.core.errors import InputError
 from planner.core.files import read_input
-from planner.market.names import split_effort, thinks
+from planner.market.reasoning import reasoning_by_name
 from planner.market.sources.aa_api import read_aa_api
 from planner.market.sources.figures import given, num, parse_json, read_context, shown
 from planner.market.sources.records import AARow
@@ -75,7 +75,8 @@ def _aa_columns(path: Path, columns: set[str]) -> _Columns:
         notes.append(
             (
                 "model_reasoning_model",
-                "a row is a reasoning model when its name carries an effort qualifier other than Non-reasoning",
+                "a row is a reasoning model when its name says so: an effort qualifier other than Non-reasoning, "
+                "the word Thinking or Reasoning, or a name in the reviewed list of reasoning models",
             )
         )
     overall = _first(columns, ("model_intelligence_index", "model_estimated_intelligence_index"))
@@ -213,7 +214,7 @@ def _aa_row(r: dict, cols: _Columns, host: str, model: str, line: int) -> AARow:
         ctx, no_ctx = read_context(r.get("model_context_window_tokens"))
     reasoning = _flag(r.get(cols.reasoning)) if cols.reasoning else None
     if reasoning is None:
-        reasoning = thinks(split_effort(model)[1])
+        reasoning = reasoning_by_name(model)
     creator = next((str(r[c]).strip() for c in cols.creator if str(r.get(c) or "").strip()), None)
     write = num(r.get("cache_write_price"))
     if write is None:
