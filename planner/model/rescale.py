@@ -61,7 +61,8 @@ class Rescale(BaseModel):
         else:
             parts.append("not declared")
         if self.differs:
-            parts.append(f"{len(self.differs)} scores differ from it")
+            n = len(self.differs)
+            parts.append(f"{n} score differs from it" if n == 1 else f"{n} scores differ from it")
         factor = "" if self.factor is None else f" x{self.factor:.3g}"
         line = f"capability.{self.metric} rescaled{factor} ({'; '.join(parts)})"
         if self.factor is not None and not self.moves:
@@ -97,10 +98,24 @@ def model_scores(catalog: Catalog) -> dict[str, dict[str, float]]:
 
 
 def matched(before: dict[str, float] | None, after: dict[str, float] | None) -> list[tuple[str, float, float]]:
-    """(model, before, after) for each model both sides score (one metric's model_scores)."""
+    """(model, before, after) for each model both sides score (one metric's model_scores), matched by
+    name regardless of letter case and runs of spaces (a source writes "gpt-oss-120B (low)" one month
+    and "gpt-oss-120b (low)" the next); a name that stands for two scores on one side is left out."""
     if not before or not after:
         return []
-    return [(k, b, after[k]) for k, b in before.items() if k in after]
+    later: dict[str, float | None] = {}
+    for name, score in after.items():
+        key = _key(name)
+        later[key] = score if later.get(key, score) == score else None
+    earlier: dict[str, tuple[str, float] | None] = {}
+    for name, score in before.items():
+        key = _key(name)
+        earlier[key] = (name, score) if key not in earlier or earlier[key] == (name, score) else None
+    return [(v[0], v[1], later[k]) for k, v in earlier.items() if v is not None and later.get(k) is not None]
+
+
+def _key(name: str) -> str:
+    return " ".join(name.lower().split())
 
 
 def rounding_of(*declared: float | None) -> float | None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, catalog_of, make_inputs, offering, rescaled, workload, workloads_of
+from conftest import ROOT, catalog_of, make_inputs, may_and_june, offering, rescaled, workload, workloads_of
 from typer.testing import CliRunner
 
 from planner.cli.app import app
@@ -229,3 +229,41 @@ def test_catalog_show_says_what_each_metric_is_and_how_high_its_scores_go(real, 
     assert "23.831" not in result.stdout and "capability: overall" in result.stdout
     rows = json.loads(runner.invoke(app, ["catalog", "show", str(path), "--format", "json"]).stdout)
     assert len(rows) == 44 and rows[0]["capability"].endswith("overall 23.831")  # the files keep every digit
+
+
+# ----------------------------------------------------------------------------- the real scrapes (issue 27)
+
+
+def test_the_may_to_june_scrapes_are_one_rescale_and_rounding_not_hundreds_of_changes(real, tmp_path):
+    """The 87 June offerings of the models the May excerpt scores, with May's published scores against
+    June's. v1.2 listed 308 capability changes here (every offering's index and 221 benchmark scores,
+    the rounding read as 0.0001) and found no rescale. Now: one rescale over the 23 models both sides
+    score (five more of the excerpt's are in June only as modes of other defaults), the benchmarks'
+    rounding counted, and the index of 32 offerings listed: their 9 models moved off the factor
+    (the index was not rescaled by one factor: the weaker models lost more, the strongest less)."""
+    may, june = may_and_june(real)
+    assert len(may["offerings"]) == len(june["offerings"]) == 87
+    rows = diff_catalogs(Catalog.model_validate(may), Catalog.model_validate(june))
+    (rescale,) = [r for r in rows if r["change"] == "rescaled"]
+    assert rescale["note"] == (
+        "capability.overall rescaled x0.724 (23 models, 13 within 15% of it, middle 80% of ratios 0.469-0.83; "
+        "not declared; 32 scores differ from it)"
+    )
+    rounded = {r["field"]: r["note"].split(": ")[1] for r in rows if r["change"] == "rounded"}
+    assert rounded == {
+        "capability.gpqa": "87 scores moved by less than half the published step 0.1",
+        "capability.livecodebench": "68 scores moved by less than half the published step 0.1",
+        "capability.mmlu_pro": "66 scores moved by less than half the published step 0.1",
+    }
+    listed = [r for r in rows if r["change"] == "changed" and r["field"].startswith("capability.")]
+    assert len(listed) == 32 and {r["field"] for r in listed} == {"capability.overall"}
+    assert all(r["note"].startswith("differs from the rescale: x") for r in listed)
+    models = {next(o["model"] for o in may["offerings"] if o["id"] == r["offering"]) for r in listed}
+    assert len(models) == 9 and "Gemma 3 4B Instruct" in models
+    path_may, path_june = tmp_path / "may.yaml", tmp_path / "june.yaml"
+    path_may.write_text(yaml.safe_dump(may, sort_keys=False))
+    path_june.write_text(yaml.safe_dump(june, sort_keys=False))
+    table = runner.invoke(app, ["catalog", "diff", str(path_may), str(path_june)], env={"COLUMNS": "200"})
+    assert table.exit_code == 0, table.output
+    lines = table.stdout.splitlines()
+    assert lines[1] == rescale["note"] and lines[2].startswith("capability.gpqa: 87 scores moved by less")
