@@ -231,3 +231,12 @@ def ordinal(p: float) -> str:
     if n != p:
         return f"{p:g}th"
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+def who(vendor: str, host: str, served_by: list[str] | tuple[str, ...] = ()) -> str:
+    """Who bills and who serves an option, as a company column reads: "openai · cerebras", "openrouter ·
+    openai", "openrouter · 5 hosts" (behind an aggregator: the one company, or how many; the plan file and
+    the catalog name them all)."""
+    behind = list(dict.fromkeys(c for c in served_by if c not in (vendor, host)))
+    shown = behind if len(behind) <= 1 else [f"{len(behind)} hosts"]
+    return " · ".join(dict.fromkeys([vendor, host, *shown]))

@@ -87,7 +87,7 @@ from pathlib import Path
 
 from planner.core.errors import InputError
 from planner.core.fmt import csv_row
-from planner.market.merge import hidden_thinking, merge_prices, shallow_thinkers
+from planner.market.merge import Buyable, Entry, hidden_thinking, merge_prices, shallow_thinkers
 from planner.market.offerings import aa_offerings, plausible
 from planner.market.openrouter_offerings import openrouter_offerings
 from planner.market.provenance import aa_as_of, fetched_on, parse_sources
@@ -114,6 +114,21 @@ METRICS = {
 METRIC_ROUNDING = 0.0001  # the importer keeps the table's scores to 4 decimals: no finer step than this
 
 
+IDENTITY_COLUMNS = (
+    "offering",
+    "source",
+    "host",
+    "host_id",
+    "model",
+    "host_model_id",
+    "litellm",
+    "rule",
+    "openrouter",
+    "served_by",
+    "note",
+)
+
+
 @dataclass
 class ImportResult:
     """What an import made: the offerings, every entry left out with the reason, and the catalog's date."""
@@ -121,6 +136,15 @@ class ImportResult:
     offerings: list[dict]
     left_out: list[tuple[str, str, str]] = field(default_factory=list)  # (source, name, reason)
     as_of: str | None = None
+    identities: list[tuple] = field(default_factory=list)  # IDENTITY_COLUMNS, one per source row in an offering
+
+    def identities_csv(self) -> str:
+        """The identity report: which source entries each offering is, by which rule, and what is unsettled."""
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(IDENTITY_COLUMNS)
+        writer.writerows(csv_row(r) for r in self.identities)
+        return buf.getvalue()
 
     @property
     def missing_columns(self) -> list[tuple[str, str, str]]:
@@ -196,19 +220,27 @@ def _read(files: list[tuple[str, Path]], as_of: str | None) -> _Read:
 
 
 def build_catalog(
-    files: list[tuple[str, Path]], name: str, as_of: str | None = None, free_tiers: bool = False
+    files: list[tuple[str, Path]],
+    name: str,
+    as_of: str | None = None,
+    free_tiers: bool = False,
+    include: frozenset[str] = frozenset(),
 ) -> tuple[dict, ImportResult]:
     """Merge the given (kind, file) sources into a catalog dict (SPEC section 1). `free_tiers`: import
-    prices of 0/0 that publish a rate limit, with tier `free` and that limit as capacity."""
+    prices of 0/0 that publish a rate limit, with tier `free` and that limit as capacity. `include`:
+    "deprecated", "preview": also what is not sold today (left out and listed otherwise)."""
     read = _read(files, as_of)
     as_of = read.as_of or next((d for _, path in files if (d := fetched_on(path))), None)
     hidden_thinking([r for r, _ in read.aa_rows])
     result = ImportResult([], as_of=as_of)
     result.left_out += read.skipped
     shallow = shallow_thinkers(read.aa_rows)
-    entries = merge_prices(read.aa_rows, read.litellm, shallow, free_tiers, result.left_out)
+    buyable = Buyable(as_of, "deprecated" in include, "preview" in include)
+    entries = merge_prices(read.aa_rows, read.litellm, shallow, free_tiers, result.left_out, buyable)
     ids: dict[str, int] = {}
-    result.offerings = aa_offerings(entries, ids, as_of)
+    made: dict[tuple[str, int], str] = {}
+    result.offerings = aa_offerings(entries, ids, as_of, made)
+    result.identities = [_identity(e, made) for e in entries if (str(e.path), e.row.line) in made]
     result.offerings += openrouter_offerings(
         read.openrouter,
         read.endpoints,
@@ -219,14 +251,53 @@ def build_catalog(
         ids,
         free_tiers,
         result.left_out,
+        buyable,
     )
+    result.identities += [_aggregate_identity(o) for o in result.offerings if o["vendor"] == "openrouter"]
     result.offerings = plausible(result.offerings, result.left_out)
+    kept = {o["id"] for o in result.offerings}
+    result.identities = [r for r in result.identities if r[0] in kept]
     catalog: dict = {"catalog": name, "as_of": as_of, "currency": "USD"}
     metrics = _metrics(result.offerings, as_of, api=bool(read.aa_models) and not read.aa_rows, steps=read.steps)
     if metrics:
         catalog["metrics"] = metrics
     catalog["offerings"] = result.offerings
     return catalog, result
+
+
+def _identity(e: Entry, made: dict[tuple[str, int], str]) -> tuple:
+    m = e.identity
+    key = m.price.key if m.price else ""
+    return (
+        made[str(e.path), e.row.line],
+        "aa",
+        e.row.host,
+        e.row.host_id,
+        e.row.model,
+        e.row.host_model,
+        key,
+        m.rule,
+        "",
+        "",
+        m.note,
+    )
+
+
+def _aggregate_identity(o: dict) -> tuple:
+    served = o.get("served_by") or ([o["host"]] if o.get("host") not in (None, "openrouter") else [])
+    return (
+        o["id"],
+        "openrouter",
+        o.get("host", ""),
+        "",
+        o["model"],
+        "",
+        "",
+        "",
+        o["gateway"].get("openrouter", ""),
+        " ".join(served),
+        "",
+    )
 
 
 def _named(sources: list[tuple[str, Path]]) -> str:
@@ -246,7 +317,13 @@ def _named(sources: list[tuple[str, Path]]) -> str:
 
 
 def import_catalog(
-    kind: str, files: list[str], out: Path, name: str | None, as_of: str | None, free_tiers: bool = False
+    kind: str,
+    files: list[str],
+    out: Path,
+    name: str | None,
+    as_of: str | None,
+    free_tiers: bool = False,
+    include: frozenset[str] = frozenset(),
 ) -> tuple[str, str, ImportResult]:
     """`planner catalog import`: the catalog file's text (with a header naming the sources and the
     columns the scrape lacked), the left-out list as CSV, and what was imported. The catalog is
@@ -259,7 +336,7 @@ def import_catalog(
     sources = parse_sources(kind, files)
     if not sources:
         raise InputError.single("catalog import", "", "no source files given")
-    catalog, result = build_catalog(sources, name or out.name.split(".")[0], as_of, free_tiers)
+    catalog, result = build_catalog(sources, name or out.name.split(".")[0], as_of, free_tiers, include)
     if not catalog["offerings"]:
         raise InputError.single(
             str(sources[0][1]),

@@ -4,11 +4,13 @@ swapped prices, free tiers, thinking not measured, hidden or too shallow to hold
 
 from __future__ import annotations
 
+import re
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from planner.market.names import endpoint, host_key, normalize_model, slug, split_effort
+from planner.market.identity import LitellmIndex, Matched, match_litellm
+from planner.market.names import normalize_model, same_endpoint, slug, split_effort
 from planner.market.sources.figures import dollars
 from planner.market.sources.litellm import TIERS
 from planner.market.sources.records import AARow, LongPrice, Price, TierPrice
@@ -33,22 +35,37 @@ class Entry:
     free: bool
     estimated: list[str]  # "thinking.tokens", "price.cached_input", "capability.overall"
     tiers: list[dict] = field(default_factory=list)  # the offering's price_tiers: litellm's, else none
+    identity: Matched = Matched(None, "")  # the row's litellm entry, the rule that found it, or why none
 
     @property
     def thinks(self) -> float:
         return self.row.thinking or 0.0
 
 
+@dataclass(frozen=True)
+class Buyable:
+    """What may enter besides what is sold today: entries past litellm's deprecation date (before the
+    catalog's date `as_of`) and preview models are left out, listed, unless included."""
+
+    as_of: str | None = None
+    deprecated: bool = False
+    preview: bool = False
+
+
 def merge_prices(
-    aa_rows: list[tuple[AARow, Path]], litellm: list[Price], shallow: dict, free_tiers: bool, left: list
+    aa_rows: list[tuple[AARow, Path]],
+    litellm: list[Price],
+    shallow: dict,
+    free_tiers: bool,
+    left: list,
+    buyable: Buyable = Buyable(),
 ) -> list[Entry]:
-    """The table's rows with every figure an offering needs, each with its price: litellm's list price for
-    the same host and model, else the table's. Listed in `left` with the reason: the rows that think too
-    little to hold the model's score (`shallow`), the rows that are no offering, then the litellm entries
-    no row used (nothing measures their speed)."""
-    prices: dict[tuple[str, str], Price] = {}
-    for p in sorted(litellm, key=lambda p: (p.free, len(p.key), p.key)):  # a paid list price, shortest key first
-        prices.setdefault((p.provider, normalize_model(p.model)), p)
+    """The table's rows with every figure an offering needs, each with its price: the list price of its
+    endpoint's litellm entry (identity.match_litellm), else the table's. Listed in `left` with the reason:
+    the rows that think too little to hold the model's score (`shallow`), the rows that are no offering
+    (or not sold: `buyable`), then the litellm entries no row used (nothing measures their speed)."""
+    index = LitellmIndex(litellm)
+    matched = {(str(path), row.line): match_litellm(row, index) for row, path in aa_rows}
     used: set[str] = set()
     surcharged = {normalize_model(r.model) for r, _ in aa_rows if r.cache_write and r.input and r.cache_write > r.input}
     typical = _typical_prices([r for r, _ in aa_rows])
@@ -59,12 +76,28 @@ def merge_prices(
         e
         for row, path in aa_rows
         if (str(path), row.line) not in shallow
-        if (e := _resolve(row, path, prices, surcharged, free_tiers, left, used, typical)) is not None
+        if (
+            e := _resolve(row, path, matched[str(path), row.line], surcharged, free_tiers, left, used, typical, buyable)
+        )
+        is not None
     ]
+    refused = _refused_keys(matched.values())
     for p in litellm:
         if p.key not in used:
-            left.append(("litellm", p.key, "no measured speed (no Artificial Analysis row for this host and model)"))
+            left.append(("litellm", p.key, refused.get(p.key, NO_ROW)))
     return entries
+
+
+NO_ROW = "no measured speed (no Artificial Analysis row for this host and model)"
+
+
+def _refused_keys(found) -> dict[str, str]:
+    """The litellm keys a row's match named but did not use (ambiguous or refused), with the first reason."""
+    out: dict[str, str] = {}
+    for m in found:
+        for key in re.findall(r"'([^']+)'", m.note if m.price is None else ""):
+            out.setdefault(key, f"no measured speed used: {m.note}")
+    return out
 
 
 @dataclass
@@ -88,18 +121,19 @@ class _Priced:
 def _resolve(
     row: AARow,
     path: Path,
-    prices: dict,
+    matched: Matched,
     surcharged: set[str],
     free_tiers: bool,
     left: list,
     used: set[str],
     typical: dict[str, float],
+    buyable: Buyable,
 ) -> Entry | None:
     """The row's offering figures, or None with the reason in `left`. `surcharged`: the models some
     row prices cache writes above input (so an input price equal to a cache-write price is suspect)."""
     label = f"{row.host} / {row.model}"
-    price = prices.get((host_key(row.host) or "", normalize_model(row.model)))
-    why = _unusable(row, price)
+    price = matched.price
+    why = _unusable(row, price) or _not_sold(row, price, buyable)
     if why is not None:
         left.append(("aa", label, why))
         return None
@@ -114,7 +148,29 @@ def _resolve(
     if priced is None or why is not None:
         left.append(("aa", label, why))
         return None
-    return _entry(row, path, priced)
+    return replace(_entry(row, path, priced), identity=matched)
+
+
+def _not_sold(row: AARow, price: Price | None, buyable: Buyable) -> str | None:
+    """Why a row is not bought today (None: it is sold): litellm's entry is past its deprecation date at
+    the catalog's date, or the model is a preview (its name, the host's model string or litellm's key says
+    "preview"); each can be included on request."""
+    if price is not None and price.deprecated and buyable.as_of and price.deprecated <= buyable.as_of[:10]:
+        if not buyable.deprecated:
+            return (
+                f"deprecated: litellm '{price.key}' gives a deprecation date of {price.deprecated}, on or before "
+                f"the catalog's date {buyable.as_of[:10]} (import with --include-deprecated to keep it)"
+            )
+    if not buyable.preview and is_preview(row.model, row.host_model, price.key if price else ""):
+        return PREVIEW
+    return None
+
+
+PREVIEW = "a preview model: not generally available (import with --include-preview to keep it)"
+
+
+def is_preview(*names: str) -> bool:
+    return any(re.search(r"\bpreview\b", n, re.IGNORECASE) for n in names)
 
 
 def _unusable(row: AARow, price: Price | None) -> str | None:
@@ -144,6 +200,8 @@ def _litellm_priced(row: AARow, price: Price) -> _Priced:
     """A row priced by litellm's entry for its host and model: its list price, with its cached-input and
     long-context prices, tiers, published rate limits (the offering's capacity) and id."""
     source = f"price: litellm '{price.key}'"
+    if price.deprecated:
+        source += f" (deprecation date {price.deprecated})"
     if row.input is not None and price.input != row.input and row.input in (row.cache_write, price.cache_write):
         source += " (the table's input price is the cache-write price)"
     capacity, capacity_src = price.capacity(), ""
@@ -202,7 +260,7 @@ def _refused(row: AARow, priced: _Priced, free_tiers: bool) -> str | None:
 def _entry(row: AARow, path: Path, priced: _Priced) -> Entry:
     """The row as an offering's figures: its endpoint, its model without the effort qualifier and that
     qualifier as a mode name, its price record and which of its figures are estimates."""
-    company, variant = endpoint(row.host)
+    company, variant = same_endpoint(row.host)
     base, effort = split_effort(row.model)
     if effort is None:  # a name with no effort qualifier: the model at its own default effort
         effort = "reasoning" if row.reasoning else "non-reasoning"

@@ -167,6 +167,15 @@ def endpoint(host: str) -> tuple[str, str]:
     return COMPANIES.get(base, base), variant
 
 
+def same_endpoint(host: str) -> tuple[str, str]:
+    """endpoint(), with a product name that is the company's own API one endpoint with it: Google and Google
+    AI Studio are one endpoint (one litellm provider, `gemini`: one rate limit), Google Vertex another."""
+    company, variant = endpoint(host)
+    if variant and VARIANT_PROVIDERS.get((company, variant)) == host_key(company):
+        return company, ""
+    return company, variant
+
+
 def host_key(host: str) -> str | None:
     """The litellm provider an Artificial Analysis host name stands for; None for a variant endpoint
     (FP8, Turbo, Fast...) that keeps its own measured price."""

@@ -14,8 +14,11 @@ from planner.market.names import slug
 FAST_TPS = 500.0
 
 
-def aa_offerings(entries: list[Entry], ids: dict[str, int], as_of: str | None) -> list[dict]:
-    """One offering per endpoint, model and price: effort variants are its modes (section 2)."""
+def aa_offerings(
+    entries: list[Entry], ids: dict[str, int], as_of: str | None, offering_of: dict[tuple[str, int], str] | None = None
+) -> list[dict]:
+    """One offering per endpoint, model and price: effort variants are its modes (section 2). `offering_of`,
+    when given, gets each entry's offering id by (file, line)."""
     groups: dict[tuple, list[list[Entry]]] = {}
     for e in entries:
         key = (
@@ -48,6 +51,8 @@ def aa_offerings(entries: list[Entry], ids: dict[str, int], as_of: str | None) -
         name = d.base if prices_of[key[:3]] == 1 else d.row.model
         oid = unique_id(ids, f"{slug(name.replace('(', '').replace(')', ''))}@{where}")
         out.append(_aa_offering(oid, order, as_of))
+        if offering_of is not None:
+            offering_of.update({(str(e.path), e.row.line): oid for e in order})
     return out
 
 

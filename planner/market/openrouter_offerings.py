@@ -10,7 +10,7 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from planner.market.merge import Entry, free_reason
+from planner.market.merge import PREVIEW, Buyable, Entry, free_reason, is_preview
 from planner.market.names import dashes, endpoint, normalize_model, slug, split_effort
 from planner.market.offerings import ceil_ms, least_thinking, speed_record, tier_name, unique_id
 from planner.market.sources.aa import PERCENTILES
@@ -31,6 +31,7 @@ def openrouter_offerings(
     ids: dict[str, int],
     free_tiers: bool,
     left: list,
+    buyable: Buyable = Buyable(),
 ) -> list[dict]:
     """OpenRouter's offerings, in the listing's order: a model whose endpoints were fetched gives one per
     endpoint, any other listed model one aggregate over `entries` (the hosts it may route to); then the
@@ -45,7 +46,10 @@ def openrouter_offerings(
     scored = _scored_rows(rated, shallow) if measured else {}
     out = []
     for p in listing:
-        if p.key in measured:
+        if not buyable.preview and is_preview(p.key, p.model):
+            left.append(("openrouter", p.key, PREVIEW))
+            measured.pop(p.key, None)
+        elif p.key in measured:
             out += _endpoint_offerings(measured.pop(p.key), scored, providers, ids, left)
         else:
             out += _listed_offering(p, by_model, ids, free_tiers, left)
@@ -106,6 +110,7 @@ def _aggregator(p: Price, entries: list[Entry], ids: dict[str, int]) -> dict:
         "model": d["model"],
         "vendor": "openrouter",
         "host": "openrouter",
+        "served_by": sorted({e.company for _, pool, _ in variants for e in pool}),
     }
     creator = next((e.row.creator for e in variants[0][1] if e.row.creator), None)
     if creator:

@@ -100,7 +100,8 @@ def scenario_from_sets(expressions: list[str], name: str = "set") -> Scenario:
 
 
 def without_vendor(company: str, catalog: Catalog) -> Scenario:
-    """An outage of one company: every offering it bills (vendor) or serves (host) is removed."""
+    """An outage of one company: every offering it bills (vendor) or serves (host, or as the only company
+    behind an aggregator: served_by) is removed."""
     name = "without-" + re.sub(r"[^A-Za-z0-9._@/:-]", "_", company)
     literal = re.sub(r"([*?\[])", r"[\1]", company)  # the name, not a glob
     edits = []
@@ -108,4 +109,7 @@ def without_vendor(company: str, catalog: Catalog) -> Scenario:
         edits.append(CatalogEdit(remove=Match(vendor=literal)))
     if any(o.host_name == company and o.vendor != company for o in catalog.offerings):
         edits.append(CatalogEdit(remove=Match(host=literal)))
+    for o in catalog.offerings:  # served behind an aggregator by this company alone
+        if o.down_without(company) and company not in (o.vendor, o.host_name):
+            edits.append(CatalogEdit(remove=Match(id=re.sub(r"([*?\[])", r"[\1]", o.id))))
     return Scenario(name=name, description=f"{company} is unavailable (what it bills or serves)", catalog=edits)

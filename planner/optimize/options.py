@@ -35,6 +35,7 @@ class Options:
     tier: list[str]
     model: list[str]
     companies: list[tuple[str, ...]]  # who bills it, then who serves it when another company
+    outage_companies: list[tuple[str, ...]]  # vendor, host, then the companies behind an aggregator host
     ttft_s: np.ndarray  # batch: its window (a job completes within it), with output_tps inf
     prefill_tps: np.ndarray  # nan: absent (folded into ttft_s)
     output_tps: np.ndarray
@@ -63,9 +64,17 @@ class Options:
     def label(self, o: int) -> str:
         return option(self.offering_id[o], self.mode[o], self.sale[o], self.reserved[o])
 
+    def key(self, o: int) -> tuple[str, str, str, str | None]:
+        """What tells one option from every other: (offering, mode, price tier, reservation)."""
+        return self.offering_id[o], self.mode[o], self.sale[o], self.reserved[o]
+
     def involving(self, company: str) -> np.ndarray:
         """Per option, whether the company bills or serves it."""
         return np.array([company in cs for cs in self.companies], dtype=bool)
+
+    def down_without(self, company: str) -> np.ndarray:
+        """Per option, whether an outage of the company takes it down (Offering.down_without)."""
+        return np.array([company in cs[:2] or cs[2:] == (company,) for cs in self.outage_companies], dtype=bool)
 
     @cached_property
     def standard_tier(self) -> np.ndarray:
@@ -203,6 +212,7 @@ def _columns(rows: list[dict]) -> Options:
         tier=[r["off"].tier for r in rows],
         model=[r["model"] for r in rows],
         companies=[r["off"].companies for r in rows],
+        outage_companies=[(r["off"].vendor, r["off"].host_name, *r["off"].served_by) for r in rows],
         ttft_s=arr([ttft(r) for r in rows]),
         prefill_tps=arr([prefill(r) for r in rows]),
         output_tps=arr([tps(r) for r in rows]),

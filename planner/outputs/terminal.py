@@ -11,7 +11,7 @@ from typing import Any
 
 from rich.cells import cell_len
 
-from planner.core.fmt import cell, count, figure, money, percent, seconds, short, visible
+from planner.core.fmt import cell, count, figure, money, percent, seconds, short, visible, who
 from planner.optimize.options import Options
 from planner.outputs.console import (
     TABLE_ROWS,
@@ -51,6 +51,8 @@ def print_plan(plan: Plan, fmt: str, paths: dict[str, Path]) -> None:
     for b in plan.baselines:
         misses = f", breaks the rules of {b.misses} workload{'s' if b.misses != 1 else ''}" if b.misses else ""
         say(out, f"  against {b.label}: {money(b.total_cost, cur)}{misses}", "  ")
+    if plan.deployability is not None and plan.status != "infeasible":  # (infeasible: in the diagnosis)
+        say(out, f"  {plan.deployability.text}", "  ")
     out.print(_routes_table(plan, out.width))
     if plan.vendors:
         shown = " · ".join(f"{v.vendor} {money(v.spend, cur)} ({percent(v.share)})" for v in plan.vendors[:8])
@@ -140,7 +142,7 @@ def _routes_table(plan: Plan, width: int):
                     w.id if k == 0 else "",
                     budget if k == 0 else "",
                     a.option,
-                    a.vendor if a.host == a.vendor else f"{a.vendor} · {a.host}",
+                    a.who,
                     percent(a.share),
                     ("≤" if a.price_tier == "batch" else "") + seconds(a.latency_s) + over,  # (a batch window)
                     money(a.cost, cur),
@@ -206,7 +208,7 @@ def print_catalog(catalog, opts: Options, metrics: list[str], title: str, metric
     limits = any(o.capacity and o.capacity.tokens_per_minute for o in catalog.offerings)
     wrapped = [
         ("id", [visible(opts.label(o)) for o in range(len(opts))]),
-        ("company", [visible(" · ".join(o.companies)) for o in offerings]),
+        ("company", [visible(who(o.vendor, o.host_name, o.served_by)) for o in offerings]),
         ("tier", [visible(o.tier) for o in offerings]),
     ]
     fixed = [

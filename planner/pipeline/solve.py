@@ -23,8 +23,8 @@ from planner.optimize.resolve import solve_sifted
 from planner.optimize.solver import SolveResult, relax_lp, settled, solve_lp
 from planner.pipeline.warm import WarmStart
 from planner.plan.assemble import build_plan, main_options
-from planner.plan.model import Plan
-from planner.plan.wording import BudgetAlone
+from planner.plan.model import Deployability, Plan
+from planner.plan.wording import BudgetAlone, deployability_figure
 from planner.review import insight
 from planner.review.risks import risks
 
@@ -134,7 +134,7 @@ def _solve(
             budget_alone=budget,
             baselines=baselines,
         )
-    return _reviewed(plan, s), pairs, cand
+    return _reviewed(_with_deployability(plan, s), s), pairs, cand
 
 
 def _tables(inputs: Inputs, options: SolveOptions, start: WarmStart | None):
@@ -219,6 +219,42 @@ def _reviewed(plan: Plan, s: _Solved) -> Plan:
         )
     reviewed = plan.model_copy(update={**update, "assumptions": [*plan.assumptions, *said]})
     return reviewed.model_copy(update={"risks": risks(reviewed)})
+
+
+def _with_deployability(plan: Plan, s: _Solved) -> Plan:
+    """With policy.deployable_on, the plan states what it costs (SPEC "Deployability"): the cheapest plan
+    meeting every rule on any option, re-solved without the gateway's rule, against this one. When no
+    deployable plan exists and an unrestricted one does, deployability is why, and the diagnosis says so."""
+    gateway = s.pairs.gateway
+    if gateway is None:
+        return plan
+    excluded = int((~s.pairs.gateway_ok[0]).sum()) if s.pairs.shape[0] else 0
+    figure = Deployability(
+        gateway=gateway,
+        options_excluded=excluded,
+        computed=False,
+        text=f"Deployable on {gateway}: the unrestricted optimum was not computed (the time limit)",
+    )
+    with _unless_out_of_time(s.cut, f"the cost of deployability on {gateway}"):
+        figure = deployability_figure(plan, gateway, excluded, _unrestricted_cost(s))
+    update: dict = {"deployability": figure}
+    if plan.status == "infeasible" and figure.unrestricted_cost is not None:
+        update["diagnosis"] = [*plan.diagnosis, figure.text]
+    return plan.model_copy(update=update)
+
+
+def _unrestricted_cost(s: _Solved) -> float | None:
+    """What is paid to vendors in the cheapest plan meeting every rule with the gateway's rule lifted (the
+    same pruning, switching and solver); None when no such plan exists."""
+    inputs, free = s.inputs, s.pairs.without_gateway()
+    if (free.eligible_count == 0).any():
+        return None
+    cand = candidates(inputs.workloads, inputs.catalog, free) if s.options.prune else free.eligible
+    switching = switching_of(inputs, free)
+    cand = cand | (free.eligible & protected(free, switching))
+    lp = build_problem(inputs.workloads, inputs.catalog, free, np.arange(free.shape[0]), cand, switching)
+    result = solve_lp(lp, s.solver)
+    return lp.money(*settled(lp, result), total_only=True) if result.ok else None
 
 
 def _budget_relaxed(s: _Solved) -> bool:

@@ -104,6 +104,8 @@ class LatencySummary(PlanModel):
 
 
 class Allocation(PlanModel):
+    """One route: a share of a workload on one option, who bills and serves it, and its figures."""
+
     offering: OfferingId
     mode: OfferingId
     share: Share
@@ -114,6 +116,7 @@ class Allocation(PlanModel):
     capability: float | None
     vendor: str
     host: str
+    served_by: list[str] | None = optional()  # the companies behind an aggregator host (catalog served_by)
     tier: str
     model: str = ""
     within_budget: bool = True
@@ -143,6 +146,13 @@ class Allocation(PlanModel):
         """What a switch is judged on (SPEC v1.6): offering, mode and price tier (a reservation of the list
         price is the same route as the list price)."""
         return self.offering, self.mode, self.price_tier or "list"
+
+    @property
+    def who(self) -> str:
+        """Who bills and who serves it, as a route's company column reads: "openrouter · openai"."""
+        from planner.core.fmt import who
+
+        return who(self.vendor, self.host, self.served_by or ())
 
 
 class Rejection(PlanModel):
@@ -415,6 +425,19 @@ class SwitchInfo(PlanModel):
     cost: float = 0.0  # switch costs paid this period (not in total_cost: paid to no vendor)
 
 
+class Deployability(PlanModel):
+    """policy.deployable_on (SPEC v1.8): only options the gateway can address entered the LP; what that
+    costs against the cheapest plan on every option (a review figure: the plan re-solved without it)."""
+
+    gateway: Literal["litellm", "openrouter"]
+    options_excluded: Whole  # options of the catalog the gateway cannot address
+    unrestricted_cost: Cost | None = None  # the cheapest plan meeting every rule on any option; None: none exists
+    premium: float | None = None  # total_cost - unrestricted_cost; None when either plan does not exist
+    premium_share: float | None = None  # premium / unrestricted_cost
+    computed: bool = True  # False: the time limit left the unrestricted plan out
+    text: str = ""
+
+
 class CatalogEntry(PlanModel):
     """An offering of the catalog the plan was solved against: what a comparison reprices with and
     what it tells added and removed offerings and capacity changes by."""
@@ -536,6 +559,7 @@ class Plan(PlanModel):
     overlays: list[OverlayInfo] = []  # the contract overlays applied to the catalog, in order
     commitments: list[CommitmentUse] | None = optional()  # the catalog's commitments (SPEC v1.6)
     switching: SwitchInfo | None = optional()  # with solve --from
+    deployability: Deployability | None = optional()  # with policy.deployable_on (--deployable-on)
 
     @field_validator("workloads")
     @classmethod

@@ -150,6 +150,7 @@ ALLOCATION_ORDER = (
     "capability",
     "vendor",
     "host",
+    "served_by",
     "tier",
     "model",
     "within_budget",
@@ -174,6 +175,7 @@ def _option_fields(opts, o: int, signed: frozenset[str]) -> dict:
         "mode": opts.mode[o],
         "vendor": opts.vendor[o],
         "host": opts.host[o],
+        "served_by": list(opts.outage_companies[o][2:]) or None,
         "tier": opts.tier[o],
         "model": opts.model[o],
         "output_tps": float(opts.output_tps[o]) if np.isfinite(opts.output_tps[o]) else None,
@@ -262,13 +264,13 @@ def _percentile_info(pairs: Pairs, allocs_of: list[list[Allocation]]) -> dict[in
     wa, opts = pairs.workloads, pairs.options
     out: dict[int, PercentileInfo] = {}
     gaps: dict[float, tuple[np.ndarray, np.ndarray]] = {}
-    index = {key: o for o, key in enumerate(zip(opts.offering_id, opts.mode))}
+    index = {key: o for o, key in enumerate(zip(opts.offering_id, opts.mode, opts.sale, opts.reserved))}
     for w in np.flatnonzero(~np.isnan(wa.percentile)).tolist():
         p = float(wa.percentile[w])
         if p not in gaps:
             gaps[p] = percentile_gaps(opts, p)
         median, limit = gaps[p]
-        used = [index[a.offering, a.mode] for a in allocs_of[w]]
+        used = [index[a.offering, a.mode, a.price_tier or LIST, a.reserved] for a in allocs_of[w]]
         out[w] = PercentileInfo(
             percentile=p,
             output_tps_percentile=100.0 - p,
@@ -368,15 +370,18 @@ def _near(pairs: Pairs, w: int, o: int) -> NearMiss:
 def _nearest_misses(pairs: Pairs, w: int) -> Diagnosis:
     """Why workload w has no eligible option, and the nearest misses on latency and capability."""
     wa = pairs.workloads
-    allowed = pairs.vendor_ok[w] & pairs.region_ok[w] & pairs.context_ok[w]
+    allowed = pairs.vendor_ok[w] & pairs.region_ok[w] & pairs.context_ok[w] & pairs.gateway_ok[w]
+    gateway = _gateway_miss(pairs, w)
     if not allowed.any():
         counts = {
             "vendor": (~pairs.vendor_ok[w]).sum(),
             "region": (~pairs.region_ok[w]).sum(),
             "context": (~pairs.context_ok[w]).sum(),
+            f"deployable on {pairs.gateway}": (~pairs.gateway_ok[w]).sum(),
         }
         why = ", ".join(f"{k} ({v})" for k, v in counts.items() if v)
-        return Diagnosis(summary=f"no option passes the vendor, region and context rules; rejected by {why}")
+        rules = "vendor, region and context rules" + (f" and deployability on {pairs.gateway}" if pairs.gateway else "")
+        return Diagnosis(summary=f"{gateway}no option passes the {rules}; rejected by {why}")
     parts = []
     fastest = most = None
     floor_ok = np.flatnonzero(allowed & pairs.capability_ok[w])
@@ -410,7 +415,25 @@ def _nearest_misses(pairs: Pairs, w: int) -> Diagnosis:
     elif not np.isnan(wa.budget_s[w]):
         parts.append(f"no allowed option finishes within {short(wa.budget_s[w])} s")
     return Diagnosis(
-        summary="no eligible option: " + "; ".join(parts),
+        summary=f"{gateway}no eligible option: " + "; ".join(parts),
         fastest_meeting_floor=fastest,
         most_capable_within_budget=most,
+    )
+
+
+def _gateway_miss(pairs: Pairs, w: int) -> str:
+    """When policy.deployable_on is why workload w has no option: the options that meet every other rule,
+    the cheapest named with what the gateway lacks for it (empty text otherwise)."""
+    if pairs.gateway is None:
+        return ""
+    free = np.flatnonzero(pairs.without_gateway().eligible[w] & ~pairs.gateway_ok[w])
+    if not len(free):
+        return ""
+    o = int(free[np.lexsort((free, pairs.cost_per_task[w, free]))[0]])
+    why = pairs.gateway_why.get(pairs.options.key(o), "no id in its lists")
+    n = len(free)
+    return (
+        f"deployability on {pairs.gateway} is why: {n} option{'s' if n > 1 else ''} meet{'' if n > 1 else 's'} "
+        f"every other rule, and {pairs.gateway} cannot address {'them' if n > 1 else 'it'} (the cheapest, "
+        f"{pairs.options.label(o)}: {why}); among the options it can address, "
     )

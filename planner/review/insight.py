@@ -394,7 +394,7 @@ def resilience(pairs: Pairs, plan: Plan, lp: LinearProgram) -> list[VendorOutage
     cost_by_w = {w.id: w.cost for w in plan.workloads}
     out = []
     for v in plan.vendors:
-        upper = (~pairs.options.involving(v.vendor)[lp.var_o]).astype(float)
+        upper = (~pairs.options.down_without(v.vendor)[lp.var_o]).astype(float)
         alive = np.zeros(pairs.shape[0], dtype=bool)
         np.logical_or.at(alive, lp.var_w, upper > 0)
         lost = [ids[w] for w in in_lp if not alive[w]]

@@ -211,49 +211,57 @@ def test_catalog_show_says_what_each_metric_is_and_how_high_its_scores_go(real, 
     path.write_text(yaml.safe_dump(cut, sort_keys=False))
     scores = [o["capability"]["overall"] for o in cut["offerings"]]
     gpqa = [o["capability"]["gpqa"] for o in cut["offerings"] if "gpqa" in o["capability"]]
+    n = sum(1 + len(o.get("price_tiers", [])) for o in cut["offerings"])  # each tier is an option too
     result = runner.invoke(app, ["catalog", "show", str(path)], env={"COLUMNS": "100"})
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[:3] == [
         "capability overall: Artificial Analysis Intelligence Index",
         "  scale: v4 (2026-06-19) (published to 0.1)",
-        f"  scores {min(scores):.3g}-{max(scores):.3g} in 44 of 44 options (the scale's top is 100 but this "
+        f"  scores {min(scores):.3g}-{max(scores):.3g} in {n} of {n} options (the scale's top is 100 but this "
         f"catalog's best is {max(scores):.3g})",
     ]
     assert lines[3] == "capability gpqa: not described in the catalog's metrics (its scale is unknown)"
-    assert lines[4].startswith(f"  scores {min(gpqa):.3g}-{max(gpqa):.3g} in ") and "of 44 options" in lines[4]
+    assert lines[4].startswith(f"  scores {min(gpqa):.3g}-{max(gpqa):.3g} in ") and f"of {n} options" in lines[4]
     assert max(len(line) for line in lines) <= 100
     first = cut["offerings"][0]  # the table shows the first declared metric, four significant digits
     row = next(line for line in lines if line.startswith(first["id"] + " "))
     assert f"{first['capability']['overall']:.4g}" == "23.83" and re.search(r"\s23\.83(\s|$)", row)
     assert "23.831" not in result.stdout and "capability: overall" in result.stdout
     rows = json.loads(runner.invoke(app, ["catalog", "show", str(path), "--format", "json"]).stdout)
-    assert len(rows) == 44 and rows[0]["capability"].endswith("overall 23.831")  # the files keep every digit
+    assert len(rows) == n and rows[0]["capability"].endswith("overall 23.831")  # the files keep every digit
 
 
 # ----------------------------------------------------------------------------- the real scrapes (issue 27)
 
 
 def test_the_may_to_june_scrapes_are_one_rescale_and_rounding_not_hundreds_of_changes(real, tmp_path):
-    """The 87 June offerings of the models the May excerpt scores, with May's published scores against
-    June's. v1.2 listed 308 capability changes here (every offering's index and 221 benchmark scores,
-    the rounding read as 0.0001) and found no rescale. Now: one rescale over the 23 models both sides
+    """The 86 June offerings of the models the May excerpt scores, with May's published scores against
+    June's. v1.2 listed every changed score here, 304 (each offering's index and 218 benchmark scores,
+    the rounding read as 0.0001), and found no rescale. Now: one rescale over the 22 models both sides
     score (five more of the excerpt's are in June only as modes of other defaults), the benchmarks'
     rounding counted, and the index of 32 offerings listed: their 9 models moved off the factor
     (the index was not rescaled by one factor: the weaker models lost more, the strongest less)."""
     may, june = may_and_june(real)
-    assert len(may["offerings"]) == len(june["offerings"]) == 87
+    assert len(may["offerings"]) == len(june["offerings"]) == 86
+    pairs = [
+        (a["capability"][m], b["capability"][m])
+        for a, b in zip(may["offerings"], june["offerings"])
+        for m in a["capability"]
+        if m in b["capability"]
+    ]
+    assert sum(1 for x, y in pairs if x != y) == 304  # what v1.2 listed
     rows = diff_catalogs(Catalog.model_validate(may), Catalog.model_validate(june))
     (rescale,) = [r for r in rows if r["change"] == "rescaled"]
     assert rescale["note"] == (
-        "capability.overall rescaled x0.724 (23 models, 13 within 15% of it, middle 80% of ratios 0.469-0.83; "
+        "capability.overall rescaled x0.719 (22 models, 12 within 15% of it, middle 80% of ratios 0.467-0.829; "
         "not declared; 32 scores differ from it)"
     )
     rounded = {r["field"]: r["note"].split(": ")[1] for r in rows if r["change"] == "rounded"}
     assert rounded == {
-        "capability.gpqa": "87 scores moved by less than half the published step 0.1",
-        "capability.livecodebench": "68 scores moved by less than half the published step 0.1",
-        "capability.mmlu_pro": "66 scores moved by less than half the published step 0.1",
+        "capability.gpqa": "86 scores moved by less than half the published step 0.1",
+        "capability.livecodebench": "67 scores moved by less than half the published step 0.1",
+        "capability.mmlu_pro": "65 scores moved by less than half the published step 0.1",
     }
     listed = [r for r in rows if r["change"] == "changed" and r["field"].startswith("capability.")]
     assert len(listed) == 32 and {r["field"] for r in listed} == {"capability.overall"}
@@ -266,4 +274,4 @@ def test_the_may_to_june_scrapes_are_one_rescale_and_rounding_not_hundreds_of_ch
     table = runner.invoke(app, ["catalog", "diff", str(path_may), str(path_june)], env={"COLUMNS": "200"})
     assert table.exit_code == 0, table.output
     lines = table.stdout.splitlines()
-    assert lines[1] == rescale["note"] and lines[2].startswith("capability.gpqa: 87 scores moved by less")
+    assert lines[1] == rescale["note"] and lines[2].startswith("capability.gpqa: 86 scores moved by less")

@@ -1003,4 +1003,4 @@ def test_the_shipped_catalog_carries_gpt_5_4s_tiers():
     assert (tiers["priority"].price.input, tiers["priority"].price.output) == (5.0, 30.0)
     assert tiers["priority"].price.long_context is None
     assert all(t.speed is None for t in gpt.price_tiers)
-    assert "tiers: litellm 'gpt-5.4' batch, flex, priority" in gpt.source
+    assert "tiers: litellm 'gpt-5.4-2026-03-05' batch, flex, priority" in gpt.source

@@ -14,7 +14,6 @@ from conftest import ROOT, make_inputs
 from typer.testing import CliRunner
 
 from planner.cli.app import app
-from planner.core.fmt import option
 from planner.model.load import load_inputs
 from planner.model.scenarios import apply_scenario, without_vendor
 from planner.optimize.pairs import build_pairs
@@ -255,7 +254,7 @@ def test_the_slow_tail_is_never_faster_than_the_median_on_the_real_catalog(real)
             continue
         assert w.percentile.output_tps_percentile == 10 and w.percentile.ttft_percentile == 90
         unmeasured = {opts.label(o) for o in np.flatnonzero(~measured)}
-        used = {option(a.offering, a.mode) for a in w.allocations}
+        used = {a.option for a in w.allocations}  # with its price tier
         assert set(w.percentile.at_median) == used & unmeasured
     # a route on an offering whose thinking is split from its first token has no first-token percentiles
     assert any(w.percentile and w.percentile.at_median for w in plan.workloads)

@@ -57,20 +57,20 @@ def test_the_reviewed_list_is_what_the_column_says_and_the_name_does_not():
 
 def test_o3_and_gemini_3_1_pro_preview_import_as_reasoning_from_a_scrape_without_the_column():
     assert not thinks(split_effort("o3")[1]) and not thinks(split_effort("Gemini 3.1 Pro Preview")[1])  # the old rule
-    catalog, result = build_catalog([("aa", NO_COLUMN)], "older")
+    catalog, result = build_catalog([("aa", NO_COLUMN)], "older", include=frozenset({"preview"}))
     why = {n: r for _, n, r in result.left_out}
     assert "reviewed list of reasoning models" in why["column model_reasoning_model"]
     offerings = {o["id"]: o for o in catalog["offerings"]}
     assert set(offerings) == {
         "o3@openai",
-        "gemini-3.1-pro-preview@google-ai-studio",
+        "gemini-3.1-pro-preview@google",
         "gpt-4.1@openai",
-        "gemini-2.5-flash@google-ai-studio",
+        "gemini-2.5-flash@google",
         "kimi-k2-thinking@novita",
         "glm-5@baseten",
     }
     thinking = {k for k, o in offerings.items() if "thinking" in o}
-    assert thinking == {"o3@openai", "gemini-3.1-pro-preview@google-ai-studio", "kimi-k2-thinking@novita"}
+    assert thinking == {"o3@openai", "gemini-3.1-pro-preview@google", "kimi-k2-thinking@novita"}
     # o3 and Gemini stream no thinking on these hosts (ttft_reasoning_time 0): their first-token time
     # holds it, split by the host's non-reasoning row (GPT-4.1, Gemini 2.5 Flash (Non-reasoning))
     o3, gpt41 = offerings["o3@openai"], offerings["gpt-4.1@openai"]

@@ -247,7 +247,7 @@ def test_two_effort_modes_of_one_model_are_two_deployments(plans, src):
     group = [d for d in config["model_list"] if d["model_name"] == "live-chat"]
     assert len(group) == 3 and not any(o.startswith("gpt-5.4-nano@openai") for o in unknown)
     params = [d["litellm_params"] for d in group]
-    assert {p["model"] for p in params} == {"openai/gpt-5.4-nano"}
+    assert {p["model"] for p in params} == {"openai/gpt-5.4-nano-2026-03-17"}  # the snapshot measured
     assert [p.get("reasoning_effort") for p in params] == [None, "medium", "xhigh"]
     assert len({json.dumps(p, sort_keys=True) for p in params}) == 3  # different litellm_params
     assert len({d["model_info"]["id"] for d in group}) == 3

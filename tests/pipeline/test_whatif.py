@@ -255,3 +255,19 @@ def test_scenarios_whose_plan_files_would_share_a_name_are_an_input_error(tmp_pa
         assert f"scenario name '{other}'" in result.output and str(b) in result.output
         assert ("same plan file name" in result.output) == (name != other)
         assert not (tmp_path / "o").exists()
+
+
+def test_an_outage_of_the_company_behind_an_aggregator_moves_its_routes(tmp_path):
+    """real-support routes 30% of live-chat to GPT-5.4 nano through OpenRouter, which only OpenAI serves at
+    that price: without OpenAI that route goes too, and the plan costs more (it read $0 when the route
+    counted for OpenRouter alone)."""
+    real = ROOT / "workloads" / "real-support.yaml"
+    base = json.loads(runner.invoke(app, ["solve", str(real), "--out", str(tmp_path / "a"), "--format", "json"]).stdout)
+    nano = [a for w in base["workloads"] for a in w["allocations"] if a["offering"] == "openai/gpt-5.4-nano@openrouter"]
+    assert nano and nano[0]["served_by"] == ["openai"]
+    assert "openai" in {v["vendor"] for v in base["vendors"]}
+    result = runner.invoke(app, ["whatif", str(real), "--without-vendor", "openai", "--out", str(tmp_path / "b")])
+    assert result.exit_code == 0, result.output
+    plan = json.loads((tmp_path / "b" / "real-support.without-openai.plan.json").read_text())
+    used = {a["offering"] for w in plan["workloads"] for a in w["allocations"]}
+    assert "openai/gpt-5.4-nano@openrouter" not in used and plan["total_cost"] > base["total_cost"] + 1

@@ -237,6 +237,9 @@ def _aa_row(r: dict, cols: _Columns, host: str, model: str, line: int) -> AARow:
         write,
         estimated,
         left_out=no_ctx,
+        host_id=str(r.get("host_id") or "").strip(),
+        host_model=str(r.get("host_api_id") or "").strip(),
+        released=str(r.get("model_release_date") or "").strip()[:10],
     )
 
 

@@ -128,6 +128,7 @@ def read_litellm(path: Path, left: list | None = None) -> list[Price]:
                 None if write is None or write <= 0 else write * 1e6,
                 _long_context(v, "", str(key), left),
                 _tiers(v, str(key), left),
+                _date(v.get("deprecation_date")),
             )
         )
     return out
@@ -145,3 +146,9 @@ def _not_chat(key, v) -> str | None:
     if mode != "chat":
         return f"mode {repr(mode)[:40]}, not chat: the planner prices chat calls"
     return None
+
+
+def _date(raw) -> str:
+    """A YYYY-MM-DD date as litellm gives it; "" for none or anything else (never a guessed date)."""
+    text = str(raw or "").strip()
+    return text if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text) else ""

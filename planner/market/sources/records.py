@@ -49,6 +49,7 @@ class Price:
     cache_write: float | None = None
     long_context: LongPrice | None = None
     tiers: list[TierPrice] = field(default_factory=list)  # in TIERS' order, those litellm prices
+    deprecated: str = ""  # litellm's `deprecation_date` (YYYY-MM-DD): not sold from that day
 
     @property
     def free(self) -> bool:
@@ -85,3 +86,6 @@ class AARow:
     tps_pct: dict[int, float] | None = None  # output speed at the other measured percentiles
     ttft_pct: dict[int, float] | None = None  # time to first token likewise
     left_out: str | None = None  # why the row is no offering, found on reading it (a context that is no number)
+    host_id: str = ""  # the source's id of the host (one id for a company's product names: Google, Google AI Studio)
+    host_model: str = ""  # the model string the host's API takes (`host_api_id`): the endpoint's own name
+    released: str = ""  # the model's release date, YYYY-MM-DD, as the source gives it

@@ -211,6 +211,11 @@ class Offering(Strict):
     model: Name = Field(description="the model's name")
     vendor: Name = Field(description="who bills you (vendor rules and caps apply to this company)")
     host: Name | None = Field(None, description="who serves it; default: the vendor")
+    served_by: list[Name] = Field(
+        [],
+        description="the companies that serve it behind an aggregator host (OpenRouter's upstream hosts); each "
+        "counts like the host in company rules and vendors[]; an outage takes it down only when it is the only one",
+    )
     creator: Name | None = Field(None, description="who made the model")
     tier: Name = Field("standard", description="free label: fast, standard, batch, economy, ...")
     capability: dict[str, Score] = Field(
@@ -260,8 +265,13 @@ class Offering(Strict):
 
     @property
     def companies(self) -> tuple[str, ...]:
-        """Who bills it and who serves it: an outage of either takes it down."""
-        return (self.vendor,) if self.host_name == self.vendor else (self.vendor, self.host_name)
+        """Who bills it, who serves it and who serves it behind that host: an outage of any takes it down."""
+        return tuple(dict.fromkeys((self.vendor, self.host_name, *self.served_by)))
+
+    def down_without(self, company: str) -> bool:
+        """Whether an outage of the company takes it down: it bills or hosts it, or it is the only company
+        serving it behind an aggregator (which routes around one of several)."""
+        return company in (self.vendor, self.host_name) or (bool(self.served_by) and set(self.served_by) == {company})
 
 
 class Metric(Strict):
