@@ -400,9 +400,9 @@ def catalog_diff(old: Path, new: Path, fmt: str) -> int:
             f"({counts['changed']} figures)"
         )
         for r in rows:
-            if r["change"] == "rescaled":  # one line each, above the table of the offerings' changes
+            if r["change"] in ("rescaled", "rounded"):  # one line each, above the table of the offerings' changes
                 _say(r["note"])
-        rows = [r for r in rows if r["change"] != "rescaled"]
+        rows = [r for r in rows if r["change"] not in ("rescaled", "rounded")]
     print_rows(rows, fmt, title="catalog changes")
     return exits.OK
 

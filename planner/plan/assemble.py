@@ -9,6 +9,7 @@ import numpy as np
 
 from planner.core.fmt import ordinal
 from planner.model.load import Inputs
+from planner.model.rescale import model_scores
 from planner.optimize.lp import LinearProgram, traffic
 from planner.optimize.pairs import Pairs, percentile_gaps, vendor_caps
 from planner.optimize.solver import SolveResult
@@ -156,6 +157,7 @@ def _catalog_parts(inputs: Inputs, workloads: list[WorkloadPlan]) -> dict:
             if o.id in named
         },
         "metrics": {m: MetricInfo(**d.model_dump()) for m, d in catalog.metrics.items()},
+        "model_scores": model_scores(catalog),  # compare finds a rescale over these, as catalog diff does
         "catalog_index": {o.id: _entry(o) for o in catalog.offerings},
         "overlays": [
             OverlayInfo(

@@ -553,6 +553,7 @@ class Plan(PlanModel):
     sources: dict[str, str] = {}
     offering_info: dict[OfferingId, OfferingInfo] = {}
     metrics: dict[str, MetricInfo] = {}  # the catalog's metrics declarations
+    model_scores: dict[str, dict[str, float]] = {}  # metric -> model -> score: every model the catalog scores
     share_of: str = "tokens"  # what the company share caps measure (policy.share_of)
     risks: list[Risk] = []  # ranked, most serious first (insight.risks)
     catalog_index: dict[OfferingId, CatalogEntry] = {}  # every offering of the catalog, by id
