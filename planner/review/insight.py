@@ -1,7 +1,7 @@
 """What a vendor review asks of a plan: baselines, break-even prices and the compounding curve.
 
-Everything here reads the pair table and the solved LP and writes plain figures into the Plan,
-so the report and the JSON carry the same numbers.
+Everything here reads the pair table, the solved LP and the plan's assembled parts, and returns plain
+figures the Plan is built with, so the report and the JSON carry the same numbers.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from planner.optimize.lp import MONEY_FAMILIES, LinearProgram, Switching, build_
 from planner.optimize.pairs import Pairs, task_latency
 from planner.optimize.resolve import Resolver
 from planner.optimize.solver import SolveResult, settled, solve_lp
-from planner.plan.model import Baseline, BreakEven, Plan, VendorOutage
+from planner.plan.assemble import PlanParts
+from planner.plan.model import Baseline, BreakEven, VendorOutage
 
 RESILIENCE_MAX_PAIRS = 30_000  # above this many eligible pairs, the solve skips the outage table
 
@@ -381,19 +382,19 @@ def _sold(opts, o: int) -> dict:
 # ----------------------------------------------------------------------------- vendor outages
 
 
-def resilience(pairs: Pairs, plan: Plan, lp: LinearProgram) -> list[VendorOutage]:
-    """For each company the plan depends on (it bills or serves an option in use): the cost of a plan
-    without everything it bills or serves (one warm re-solve each of the full LP) and the workloads
-    that would have no eligible option left."""
-    if not plan.vendors or len(lp.var_w) > RESILIENCE_MAX_PAIRS:
+def resilience(pairs: Pairs, parts: PlanParts, lp: LinearProgram) -> list[VendorOutage]:
+    """For each company the plan depends on (it bills or serves an option in use, in its assembled
+    parts): the cost of a plan without everything it bills or serves (one warm re-solve each of the
+    full LP) and the workloads that would have no eligible option left."""
+    if not parts.vendors or len(lp.var_w) > RESILIENCE_MAX_PAIRS:
         return []
     in_lp = np.unique(lp.var_w)
     resolver = Resolver(lp)
     cover_rows = {r.name.split(":", 1)[1]: i for i, r in enumerate(lp.rows) if r.family == "cover"}
     ids = pairs.workloads.ids
-    cost_by_w = {w.id: w.cost for w in plan.workloads}
+    cost_by_w = {w.id: w.cost for w in parts.workloads}
     out = []
-    for v in plan.vendors:
+    for v in parts.vendors:
         upper = (~pairs.options.involving(v.vendor)[lp.var_o]).astype(float)
         alive = np.zeros(pairs.shape[0], dtype=bool)
         np.logical_or.at(alive, lp.var_w, upper > 0)
@@ -443,7 +444,7 @@ class CommitmentReview:
 
 
 def commitment_review(
-    plan: Plan,
+    parts: PlanParts,
     inputs: Inputs,
     pairs: Pairs,
     lp: LinearProgram,
@@ -453,14 +454,14 @@ def commitment_review(
     switching: Switching | None,
     rebuild: Callable,
 ) -> CommitmentReview:
-    """The figures of a quarterly review that only re-solves give (SPEC v1.6), read off the plan (which
-    is not changed): each signed commitment's saving (the plan re-solved without it), what an unsigned
-    one would need (its fee or discount, refined by re-solves until the plan that signs it costs what
-    today's does), and, with --from, the moves made and declined with their savings. rebuild: the LP of
-    another catalog (the same offerings, other terms)."""
-    uses = [use.model_copy() for use in plan.commitments or ()]
+    """The figures of a quarterly review that only re-solves give (SPEC v1.6), read off the plan's
+    assembled parts (which are not changed): each signed commitment's saving (the plan re-solved
+    without it), what an unsigned one would need (its fee or discount, refined by re-solves until the
+    plan that signs it costs what today's does), and, with --from, the moves made and declined with
+    their savings. rebuild: the LP of another catalog (the same offerings, other terms)."""
+    uses = [use.model_copy() for use in parts.commitments or ()]
     said: list[str] = []
-    status = plan.status
+    status = parts.status
     solves = sum(1 if use.signed else NEWTON_STEPS for use in uses) + 2 * (switching is not None)
     resolving = len(lp.var_w) * solves <= REVIEW_WORK
     if not resolving:
@@ -486,18 +487,18 @@ def commitment_review(
                 status = "feasible"
                 said.append(
                     f"not proven optimal: the plan without commitment {use.id} costs "
-                    f"{money(best - without, plan.currency)} less than the integer search's answer (its terms "
+                    f"{money(best - without, parts.currency)} less than the integer search's answer (its terms "
                     "strain the solver's tolerances: check its unit size and max_units)"
                 )
             use.saving = None if without is None else max(0.0, without - best)
-            use.text = _signed_text(use, plan.currency, plan.period)
+            use.text = _signed_text(use, parts.currency, parts.period)
         else:
-            use.needs = _needs(rebuild, inputs.catalog, solver, c, best, ws.period, plan.currency)
+            use.needs = _needs(rebuild, inputs.catalog, solver, c, best, ws.period, parts.currency)
             use.text = use.needs.text
     moves = None
     if switching is not None and inputs.previous is not None:
-        moves = _switch_info(plan, inputs, pairs, lp, share, extra, solver, switching, resolving)
-    return CommitmentReview(uses if plan.commitments is not None else None, moves, said, status)
+        moves = _switch_info(parts, inputs, pairs, lp, share, extra, solver, switching, resolving)
+    return CommitmentReview(uses if parts.commitments is not None else None, moves, said, status)
 
 
 def _resolve(lp: LinearProgram, solver: str, lower: np.ndarray, upper: np.ndarray):
@@ -631,7 +632,15 @@ def _needed(c, term: float, units, listed, exact: bool, period: str, own: str, c
 
 
 def _switch_info(
-    plan, inputs: Inputs, pairs: Pairs, lp: LinearProgram, share, extra, solver: str, switching, resolving: bool
+    parts: PlanParts,
+    inputs: Inputs,
+    pairs: Pairs,
+    lp: LinearProgram,
+    share,
+    extra,
+    solver: str,
+    switching,
+    resolving: bool,
 ):
     """Moves made and declined against the previous plan: two re-solves (when `resolving`), one where every
     switch is free (the moves the switch costs declined) and one where none may switch (what each move
@@ -641,7 +650,7 @@ def _switch_info(
 
     ids = {w.id: i for i, w in enumerate(inputs.workloads.workloads)}
     previous = inputs.previous or {}
-    by_id = {w.id: w for w in plan.workloads}
+    by_id = {w.id: w for w in parts.workloads}
 
     def per_workload(s: np.ndarray, e: np.ndarray) -> np.ndarray:
         factor = commitment_terms(inputs, pairs, lp, s, e)[0] if inputs.catalog.commitments else 1.0
