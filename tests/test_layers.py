@@ -10,7 +10,7 @@ lazily). The layers are the folders of planner/, bottom up:
                                                             gateway_ids
     optimize  SPEC 3 and 4, the solvers                     options, pairs, prune, lp/, backends, solver, resolve
     plan      the Plan (SPEC 5) and its assembly            model, assemble, records, wording, commitments
-    review    what a review reads off a plan                insight, compare, risks
+    review    what a review reads off a plan                insight, contracts, compare, risks
     pipeline  files to plans                                solve, warm, whatif, frontier, replay, api
     outputs   what people read                              tables, console, terminal, comparisons, report/, gateway
     cli       the command line                              app, commands, exits

@@ -25,7 +25,7 @@ from planner.pipeline.warm import WarmStart
 from planner.plan.assemble import PlanParts, Review, build_plan, main_options, plan_parts
 from planner.plan.model import Plan, VendorOutage
 from planner.plan.wording import BudgetAlone
-from planner.review import insight
+from planner.review import contracts, insight
 from planner.review.risks import risks
 
 
@@ -210,14 +210,16 @@ def _review(parts: PlanParts, s: _Solved) -> Review:
     )
 
 
-def _contracts(parts: PlanParts, s: _Solved) -> insight.CommitmentReview | None:
+def _contracts(parts: PlanParts, s: _Solved) -> contracts.CommitmentReview | None:
     """The commitments' savings and needs and the switches' (None: not reviewed, or cut short)."""
     inputs = s.inputs
     if not (s.options.review and parts.status != "infeasible" and (parts.commitments or s.switching is not None)):
         return None
     rebuild = lambda other: build_problem(inputs.workloads, other, s.pairs, s.in_lp, s.cand, s.switching)
     with timed("commitments"), _unless_out_of_time(s.cut, "commitment savings and break-evens, switch savings"):
-        return insight.commitment_review(parts, inputs, s.pairs, s.lp, s.share, s.extra, s.solver, s.switching, rebuild)
+        return contracts.commitment_review(
+            parts, inputs, s.pairs, s.lp, s.share, s.extra, s.solver, s.switching, rebuild
+        )
     return None
 
 
