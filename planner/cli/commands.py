@@ -301,7 +301,7 @@ def catalog_import(
     from planner.market.catalog_import import import_catalog
 
     out = Path(out)
-    text, left_csv, result = import_catalog(kind, files, out, name, as_of, free_tiers)
+    text, left_csv, result = import_catalog(kind, files, out, name, as_of, free_tiers=free_tiers)
     left = _left_out_path(out)
     write_all({out: text, left: left_csv})
     _say(

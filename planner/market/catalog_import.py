@@ -127,7 +127,7 @@ class ImportResult:
         return [r for r in self.left_out if r[0] == "aa" and r[1].startswith("column ")]
 
 
-def _metrics(offerings: list[dict], as_of: str | None, api: bool = False) -> dict:
+def _metrics(offerings: list[dict], as_of: str | None, *, api: bool = False) -> dict:
     """What each capability metric in the catalog measures, its scale, its top score and rounding."""
     top: dict[str, float] = {}
     for o in offerings:
@@ -193,7 +193,7 @@ def _read(files: list[tuple[str, Path]], as_of: str | None) -> _Read:
 
 
 def build_catalog(
-    files: list[tuple[str, Path]], name: str, as_of: str | None = None, free_tiers: bool = False
+    files: list[tuple[str, Path]], name: str, as_of: str | None = None, *, free_tiers: bool = False
 ) -> tuple[dict, ImportResult]:
     """Merge the given (kind, file) sources into a catalog dict (SPEC section 1). `free_tiers`: import
     prices of 0/0 that publish a rate limit, with tier `free` and that limit as capacity."""
@@ -203,7 +203,7 @@ def build_catalog(
     result = ImportResult([], as_of=as_of)
     result.left_out += read.skipped
     shallow = shallow_thinkers(read.aa_rows)
-    entries = merge_prices(read.aa_rows, read.litellm, shallow, free_tiers, result.left_out)
+    entries = merge_prices(read.aa_rows, read.litellm, shallow, result.left_out, free_tiers=free_tiers)
     ids: dict[str, int] = {}
     result.offerings = aa_offerings(entries, ids, as_of)
     result.offerings += openrouter_offerings(
@@ -214,8 +214,8 @@ def build_catalog(
         [*read.aa_rows, *read.aa_models],
         shallow,
         ids,
-        free_tiers,
         result.left_out,
+        free_tiers=free_tiers,
     )
     result.offerings = plausible(result.offerings, result.left_out)
     catalog: dict = {"catalog": name, "as_of": as_of, "currency": "USD"}
@@ -243,7 +243,7 @@ def _named(sources: list[tuple[str, Path]]) -> str:
 
 
 def import_catalog(
-    kind: str, files: list[str], out: Path, name: str | None, as_of: str | None, free_tiers: bool = False
+    kind: str, files: list[str], out: Path, name: str | None, as_of: str | None, *, free_tiers: bool = False
 ) -> tuple[str, str, ImportResult]:
     """`planner catalog import`: the catalog file's text (with a header naming the sources and the
     columns the scrape lacked), the left-out list as CSV, and what was imported. The catalog is
@@ -256,7 +256,7 @@ def import_catalog(
     sources = parse_sources(kind, files)
     if not sources:
         raise InputError.single("catalog import", "", "no source files given")
-    catalog, result = build_catalog(sources, name or out.name.split(".")[0], as_of, free_tiers)
+    catalog, result = build_catalog(sources, name or out.name.split(".")[0], as_of, free_tiers=free_tiers)
     if not catalog["offerings"]:
         raise InputError.single(
             str(sources[0][1]),

@@ -40,7 +40,7 @@ class Entry:
 
 
 def merge_prices(
-    aa_rows: list[tuple[AARow, Path]], litellm: list[Price], shallow: dict, free_tiers: bool, left: list
+    aa_rows: list[tuple[AARow, Path]], litellm: list[Price], shallow: dict, left: list, *, free_tiers: bool
 ) -> list[Entry]:
     """The table's rows with every figure an offering needs, each with its price: litellm's list price for
     the same host and model, else the table's. Listed in `left` with the reason: the rows that think too
@@ -59,7 +59,7 @@ def merge_prices(
         e
         for row, path in aa_rows
         if (str(path), row.line) not in shallow
-        if (e := _resolve(row, path, prices, surcharged, free_tiers, left, used, typical)) is not None
+        if (e := _resolve(row, path, prices, surcharged, left, used, typical, free_tiers=free_tiers)) is not None
     ]
     for p in litellm:
         if p.key not in used:
@@ -90,10 +90,11 @@ def _resolve(
     path: Path,
     prices: dict,
     surcharged: set[str],
-    free_tiers: bool,
     left: list,
     used: set[str],
     typical: dict[str, float],
+    *,
+    free_tiers: bool,
 ) -> Entry | None:
     """The row's offering figures, or None with the reason in `left`. `surcharged`: the models some
     row prices cache writes above input (so an input price equal to a cache-write price is suspect)."""
@@ -110,7 +111,7 @@ def _resolve(
     else:
         priced, why = _table_priced(row, surcharged, typical)
     if priced is not None:
-        why = _refused(row, priced, free_tiers)
+        why = _refused(row, priced, free_tiers=free_tiers)
     if priced is None or why is not None:
         left.append(("aa", label, why))
         return None
@@ -187,11 +188,11 @@ def _table_priced(row: AARow, surcharged: set[str], typical: dict[str, float]) -
     return _Priced(p_in, p_out, cached, "price: Artificial Analysis", estimated=estimated), None
 
 
-def _refused(row: AARow, priced: _Priced, free_tiers: bool) -> str | None:
+def _refused(row: AARow, priced: _Priced, *, free_tiers: bool) -> str | None:
     """Why a priced row still stays out (None: it enters): a free tier that may not, or a reasoning model
     whose thinking time is not measured."""
     if priced.input == 0 and priced.output == 0:
-        why = free_reason(priced.capacity, free_tiers)
+        why = free_reason(priced.capacity, free_tiers=free_tiers)
         if why is not None:
             return f"{why} (litellm lists it at 0/0)"
     if row.thinking is None and row.reasoning:
@@ -264,7 +265,7 @@ def _tiers_text(price: Price) -> str:
     return text + (f" (speeds not measured: {', '.join(speeds)})" if speeds else "")
 
 
-def free_reason(capacity: dict | None, free_tiers: bool) -> str | None:
+def free_reason(capacity: dict | None, *, free_tiers: bool) -> str | None:
     """Why a free tier stays out (None: it enters): it needs the option and a published rate limit."""
     if capacity is None:
         return "free tier with no published rate limit"

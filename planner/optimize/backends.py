@@ -43,7 +43,7 @@ class SolverModel(Protocol):
     def set_costs(self, shares: np.ndarray, slacks: np.ndarray | None = None) -> None:
         """The objective: a cost per share column and, when elastic, per relaxable row's slack."""
 
-    def add_cap(self, on_slacks: bool, coefs: np.ndarray, upper: float) -> int:
+    def add_cap(self, coefs: np.ndarray, upper: float, *, on_slacks: bool = False) -> int:
         """A new row sum(coefs x column) <= upper over the share (or slack) columns; its handle."""
 
     def loosen(self, handle: int, upper: float) -> None:
@@ -138,11 +138,11 @@ def make_model(
     return backend(solver).model(lp, integer=integer, elastic=elastic, presolve=presolve)
 
 
-def _relaxed_rows(lp: LinearProgram, elastic: bool) -> list[int]:
+def _relaxed_rows(lp: LinearProgram, *, elastic: bool) -> list[int]:
     return [r for r, row in enumerate(lp.rows) if row.relax_weight is not None] if elastic else []
 
 
-def _apply_binaries(lp: LinearProgram, values, n: int, is_mip: bool) -> np.ndarray:
+def _apply_binaries(lp: LinearProgram, values, n: int, *, is_mip: bool) -> np.ndarray:
     """Shares from values laid out as [shares..., extras..., binaries of each max_options group...]."""
     share = np.array(values[:n])
     if is_mip and lp.max_options:
@@ -179,7 +179,7 @@ def highs_model(lp: LinearProgram, *, integer: bool = True, elastic: bool = Fals
     Highs object and the slack column of each relaxed row."""
     import highspy
 
-    columns = _Columns.of(lp, integer, elastic)
+    columns = _Columns.of(lp, integer=integer, elastic=elastic)
     rows = _lp_rows(lp, highspy.kHighsInf)
     slack_of = _add_slacks(rows, lp, columns)
     _add_max_options(rows, columns, highspy.kHighsInf)
@@ -199,14 +199,14 @@ class _Columns:
     whole: np.ndarray  # per extra column, whether it is an integer
 
     @staticmethod
-    def of(lp: LinearProgram, integer: bool, elastic: bool) -> _Columns:
+    def of(lp: LinearProgram, *, integer: bool, elastic: bool) -> _Columns:
         groups = lp.max_options if integer else []
         return _Columns(
             n=len(lp.var_w),
             n_e=len(lp.extras),
             n_y=sum(len(cols) for _, cols, _ in groups),
             groups=groups,
-            relaxed=_relaxed_rows(lp, elastic),
+            relaxed=_relaxed_rows(lp, elastic=elastic),
             whole=lp.extras.integer if integer else np.zeros(len(lp.extras), dtype=bool),
         )
 
@@ -405,7 +405,7 @@ class HighsModel:
             cost[self._slack_cols] = slacks
         self.h.changeColsCost(n_cols, np.arange(n_cols, dtype=np.int32), cost)
 
-    def add_cap(self, on_slacks: bool, coefs: np.ndarray, upper: float) -> int:
+    def add_cap(self, coefs: np.ndarray, upper: float, *, on_slacks: bool = False) -> int:
         cols = self._slack_cols if on_slacks else np.arange(len(coefs), dtype=np.int32)
         self.h.addRow(-self._hs.kHighsInf, upper, len(cols), cols, coefs)
         return self.h.getNumRow() - 1
@@ -446,7 +446,7 @@ class HighsModel:
         return self.h.getInfo().objective_function_value
 
     def shares(self) -> np.ndarray:
-        return _apply_binaries(self.lp, self.h.getSolution().col_value, self.n, self.is_mip)
+        return _apply_binaries(self.lp, self.h.getSolution().col_value, self.n, is_mip=self.is_mip)
 
     def extras(self) -> np.ndarray:
         return np.array(self.h.getSolution().col_value[self.n : self.n_main])
@@ -486,7 +486,7 @@ class HighsModel:
 # ----------------------------------------------------------------------------- CBC through PuLP
 
 
-def _cbc(mip: bool, time_limit: float | None = None, gap: float = MIP_GAP):
+def _cbc(*, mip: bool, time_limit: float | None = None, gap: float = MIP_GAP):
     import pulp
 
     with warnings.catch_warnings():  # deprecated only in PuLP 4, which pyproject excludes
@@ -573,7 +573,7 @@ class PulpModel:
     def _slack_list(self) -> list:
         return [self._slacks[i] for i in sorted(self._slacks)]
 
-    def add_cap(self, on_slacks: bool, coefs: np.ndarray, upper: float) -> int:
+    def add_cap(self, coefs: np.ndarray, upper: float, *, on_slacks: bool = False) -> int:
         cols = self._slack_list() if on_slacks else self.cols
         con = self._pulp.LpConstraint(
             self._pulp.LpAffineExpression(list(zip(cols, np.asarray(coefs).tolist()))),
@@ -592,7 +592,7 @@ class PulpModel:
         started = time.perf_counter()
         gap = MIP_GAP if self.lp.max_options or not len(self.lp.extras) else CONTRACT_GAP
         limit, cut = run_limit(self.time_limit)
-        self.prob.solve(_cbc(self.is_mip, limit, gap))
+        self.prob.solve(_cbc(mip=self.is_mip, time_limit=limit, gap=gap))
         self.seconds += time.perf_counter() - started
         self.status = self._pulp.LpStatus[self.prob.status]
         stopped = self.prob.sol_status == self._pulp.LpSolutionIntegerFeasible or self.status not in (
@@ -623,7 +623,7 @@ class PulpModel:
 
     def shares(self) -> np.ndarray:
         values = [v.varValue or 0.0 for v in self.cols] + [y.varValue or 0.0 for ys in self.binaries for y in ys]
-        return _apply_binaries(self.lp, values, self.n, self.is_mip)
+        return _apply_binaries(self.lp, values, self.n, is_mip=self.is_mip)
 
     def slacks(self) -> np.ndarray:
         out = np.zeros(len(self.lp.rows))

@@ -89,7 +89,7 @@ def relax_lp(lp: LinearProgram, solver: str) -> SolveResult:
     if not model.run():
         raise SolverError(f"the relaxed problem could not be solved ({model.status})")
     least, values = model.objective(), model.slack_values()
-    bound = model.add_cap(True, weights, least * (1 + 1e-7) + 1e-9)
+    bound = model.add_cap(weights, least * (1 + 1e-7) + 1e-9, on_slacks=True)
     model.set_costs(lp.full_objective)
     ok = model.run()
     if not ok:
@@ -97,7 +97,7 @@ def relax_lp(lp: LinearProgram, solver: str) -> SolveResult:
         # the cost pass then cannot meet (seen in an integer pass): allow that much
         model.loosen(bound, _least_relaxation(least, weights, values))
         ok = model.run()
-    result = _result(lp, model, ok)
+    result = _result(lp, model, ok=ok)
     result.slack = model.slacks()
     return result
 
@@ -120,11 +120,11 @@ def _cost_pass(
     if time_limit is not None:
         model.limit_time(time_limit)
     if latency_cap is not None:  # the fastest plan costing at most latency_cap
-        model.add_cap(False, lp.cost, latency_cap)
+        model.add_cap(lp.cost, latency_cap)
         model.set_costs(lp.full_latency)
     else:
         model.set_costs(lp.cost)
-    result = _result(lp, model, model.run())
+    result = _result(lp, model, ok=model.run())
     if result.ok and latency_cap is None and not model.is_mip:
         started = time.perf_counter()
         result.share = settle_ties(lp, solver, result, lower, upper)
@@ -132,7 +132,7 @@ def _cost_pass(
     return result
 
 
-def _result(lp: LinearProgram, model, ok: bool) -> SolveResult:
+def _result(lp: LinearProgram, model, *, ok: bool) -> SolveResult:
     n = len(lp.var_w)
     duals = model.duals() if ok else None
     pi, dj = duals if duals is not None else ({}, None)
@@ -184,7 +184,7 @@ def _tie_pass(lp: LinearProgram, solver: str, result: SolveResult, lower=None, u
         lb, ub = _bounds(lp, lower, upper)
         main = np.r_[keep, lp.n + np.arange(len(lp.extras))]
         model.bound_shares(lb[main], ub[main])
-    model.add_cap(False, sub.cost, _cost_cap(lp, share, result.extra))  # should the duals be inexact
+    model.add_cap(sub.cost, _cost_cap(lp, share, result.extra))  # should the duals be inexact
     model.set_costs(sub.full_latency)
     if not model.run():
         return share

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
 
@@ -38,6 +38,7 @@ class SolveOptions:
     found, status `feasible` unless proven, and a review cut short says so)."""
 
     solver: str = "auto"
+    _: KW_ONLY
     review: bool = True
     resilience: bool = True
     prune: bool = True
@@ -63,7 +64,7 @@ def solve_inputs(
 ) -> Plan:
     """solve() with the options spelled out, and for a what-if scenario its name and `start`: a solved base
     of similar inputs, whose tables and routing the solve starts from."""
-    options = SolveOptions(solver, review, resilience, prune, time_limit)
+    options = SolveOptions(solver, review=review, resilience=resilience, prune=prune, time_limit=time_limit)
     with deadline(time_limit):
         return _solve(inputs, options, scenario, start)[0]
 

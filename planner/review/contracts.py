@@ -92,7 +92,7 @@ def commitment_review(
             use.text = use.needs.text
     moves = None
     if switching is not None and inputs.previous is not None:
-        moves = _switch_info(parts, inputs, pairs, lp, share, extra, solver, switching, resolving)
+        moves = _switch_info(parts, inputs, pairs, lp, share, extra, solver, switching, resolving=resolving)
     return CommitmentReview(uses if parts.commitments is not None else None, moves, said, status)
 
 
@@ -181,7 +181,7 @@ def _needs(rebuild: Callable, catalog, solver: str, c, best: float, period: str,
             term = term + gap / listed
             if term >= 1:
                 return CommitmentBreakEven(exact=True, text="not signed: no discount below 100% makes it pay")
-    return _needed(c, term, units, listed, exact, period, own, currency)
+    return _needed(c, term, units, listed, period, own, currency, exact=exact)
 
 
 def _minimum_binds(c, gap: float, shortfall: float, listed: float, term: float, period: str, own: str, currency: str):
@@ -205,7 +205,7 @@ def _minimum_binds(c, gap: float, shortfall: float, listed: float, term: float, 
     return CommitmentBreakEven(min_spend=None if lower_min is None else lower_min / per_plan, exact=True, text=text)
 
 
-def _needed(c, term: float, units, listed, exact: bool, period: str, own: str, currency: str):
+def _needed(c, term: float, units, listed, period: str, own: str, currency: str, *, exact: bool):
     """The fee (reserved) or discount (spend) at which signing pays, in words."""
     from planner.plan.model import CommitmentBreakEven
 
@@ -235,6 +235,7 @@ def _switch_info(
     extra,
     solver: str,
     switching,
+    *,
     resolving: bool,
 ):
     """Moves made and declined against the previous plan: two re-solves (when `resolving`), one where every

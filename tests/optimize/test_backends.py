@@ -62,7 +62,7 @@ def test_a_model_prices_bounds_and_caps_alike_in_either_solver(solver):
     assert model.objective() == pytest.approx(1.0)  # the cost is scaled by the cheapest plan's
     pi, dj = model.duals()
     assert pi[0] == pytest.approx(1.0) and dj.tolist() == pytest.approx([0.0, 2.0])  # dear costs 3x: +2 scaled
-    cap = model.add_cap(False, np.array([1.0, 0.0]), 0.25)  # at most a quarter on cheap
+    cap = model.add_cap(np.array([1.0, 0.0]), 0.25)  # at most a quarter on cheap
     assert model.run() and model.shares().tolist() == pytest.approx([0.25, 0.75])
     model.loosen(cap, 0.6)
     assert model.run() and model.shares().tolist() == pytest.approx([0.6, 0.4])
