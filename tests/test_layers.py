@@ -8,7 +8,8 @@ lazily). The layers are the folders of planner/, bottom up:
     market    catalogs from public sources                  catalog_import, sources/, names, merge, offerings,
                                                             openrouter_offerings, provenance, fetch, diff, calibrate,
                                                             gateway_ids
-    optimize  SPEC 3 and 4, the solvers                     options, pairs, prune, lp/, backends, solver, resolve
+    optimize  SPEC 3 and 4, the solvers                     options, pairs, prune, lp/, highs, cbc, resolve, backends,
+                                                            solver
     plan      the Plan (SPEC 5) and its assembly            model, assemble, records, wording, commitments
     review    what a review reads off a plan                insight, contracts, compare, risks
     pipeline  files to plans                                solve, warm, whatif, frontier, replay, api

@@ -20,7 +20,7 @@ import numpy as np
 
 from planner.core.arrays import dot, per_workload
 from planner.core.errors import SolverError
-from planner.optimize.backends import make_model
+from planner.optimize.backends import WARM_START, make_model, needing
 from planner.optimize.lp import FEAS_TOL, SHARE_EPS, TIED_DJ, LinearProgram, check_rows, clean_shares
 
 TIE_COST_TOL = 1e-7  # costs this close (relative) are tied: the solvers' tolerances, not money
@@ -99,6 +99,21 @@ def relax_lp(lp: LinearProgram, solver: str) -> SolveResult:
         ok = model.run()
     result = _result(lp, model, ok=ok)
     result.slack = model.slacks()
+    return result
+
+
+def solve_warm(lp: LinearProgram, solver: str, start: np.ndarray) -> SolveResult | None:
+    """The LP (no integer columns) solved by the solver's backend from a guess of its optimal columns
+    (`start`, bool per column: WARM_START, by sifting), then put through the tie-break pass on its optimal
+    face. None when the guess gives no answer: the caller solves the whole LP. A backend that cannot
+    start warm is refused in one sentence (backends.needing)."""
+    started = time.perf_counter()
+    sifted = needing(solver, WARM_START, "a solve from another plan's routing").sift(lp, start)
+    if sifted is None:
+        return None
+    result = SolveResult(True, "Optimal", sifted.share, sifted.pi, sifted.dj, n_vars=len(lp.var_w), n_rows=len(lp.rows))
+    result.share = settle_ties(lp, solver, result)
+    result.seconds = time.perf_counter() - started
     return result
 
 

@@ -26,11 +26,11 @@ from planner.core.errors import InputError, Setting
 from planner.core.fmt import csv_safe
 from planner.model.load import Inputs, validate
 from planner.model.schema import WorkloadSet
+from planner.optimize import backends
 from planner.optimize.lp import build_problem
 from planner.optimize.options import speeds_at
 from planner.optimize.pairs import Pairs, WorkloadArrays, build_pairs, sample_shares
 from planner.optimize.prune import sweep_candidates
-from planner.optimize.resolve import Resolver, SiftedResolver
 from planner.pipeline.solve import solve_inputs
 
 
@@ -188,12 +188,13 @@ def _relaxed(inputs: Inputs, targets: set[int], drop: str, keep: np.ndarray | No
 @dataclass(frozen=True)
 class _Run:
     """What every sweep of one frontier shares: the inputs, the swept workloads (one, or all), how a
-    point's routing is put in words, the progress callback and whether candidates are pruned."""
+    point's routing is put in words, the progress callback, the solver and whether candidates are pruned."""
 
     inputs: Inputs
     targets: set[int]
     chosen: Callable  # (lp, shares) -> the routing in words
     progress: Callable[[], None]
+    solver: str  # the one whose backend holds each sweep's LP (backends.resolver)
     _: KW_ONLY
     prune: bool
 
@@ -224,7 +225,7 @@ def _sweep(run: _Run, grid: _Grid) -> list[FrontierPoint]:
     lp = build_problem(inputs.workloads, inputs.catalog, pairs, in_lp, cand)
     missing = W - len(in_lp)
     moves = grid.adjust(lp) if grid.adjust else None  # rows the sweep moves (shares within budget, mean floors)
-    resolver = Resolver(lp) if lp.integer else SiftedResolver(lp)
+    resolver = backends.resolver(run.solver, lp, why="a cost frontier", sifted=True)
     target_in_lp = np.array(sorted(set(run.targets) & set(in_lp.tolist())), dtype=int)
     points = []
     previous = None
@@ -332,7 +333,7 @@ def frontier(
     result = Frontier(inputs.name, workload_id, inputs.catalog.currency, inputs.workloads.period)
     result.today_latency, result.today_capability = _today_points(inputs, wa, w, prune=prune)
     progress()
-    run = _Run(inputs, targets, _chooser(base.options.label, ids, w), progress, prune=prune)
+    run = _Run(inputs, targets, _chooser(base.options.label, ids, w), progress, backends.pick_solver(), prune=prune)
     result.latency = _sweep(run, _latency_grid(inputs, wa, targets, w, points))
     capability = _capability_grid(inputs, wa, targets, w, points)
     result.capability = _sweep(run, capability) if capability is not None else []

@@ -19,8 +19,7 @@ from planner.optimize.backends import RESOLVE, WARM_START, backend, can, pick_so
 from planner.optimize.lp import LinearProgram, Switching, build_problem, check_rows, switching_of
 from planner.optimize.pairs import Pairs, build_pairs
 from planner.optimize.prune import candidates
-from planner.optimize.resolve import solve_sifted
-from planner.optimize.solver import SolveResult, relax_lp, settled, solve_lp
+from planner.optimize.solver import SolveResult, relax_lp, settled, solve_lp, solve_warm
 from planner.pipeline.warm import WarmStart
 from planner.plan.assemble import PlanParts, Review, build_plan, main_options, plan_parts
 from planner.plan.model import Plan, VendorOutage
@@ -237,7 +236,7 @@ def _outages(parts: PlanParts, s: _Solved, status: str, said: list[str]) -> list
         )
         return []
     with timed("outages"), _unless_out_of_time(s.cut, "the outage table"):
-        return insight.resilience(s.pairs, parts, s.full_lp())
+        return insight.resilience(s.pairs, parts, s.full_lp(), s.solver)
     return []
 
 
@@ -303,7 +302,7 @@ def _run(lp: LinearProgram, solver: str, start: np.ndarray | None, time_limit: f
         raise no_time
     with no_deadline():
         if start is not None and can(solver, WARM_START) and not lp.integer:
-            result = solve_sifted(lp, start)  # None: solve the whole LP
+            result = solve_warm(lp, solver, start)  # None: solve the whole LP
             log.debug(
                 "solve: sifting from the start's routing %s",
                 "settled" if result is not None else "gave no answer; the whole LP is solved",

@@ -14,9 +14,9 @@ import numpy as np
 from planner.core.arrays import dot
 from planner.core.fmt import count
 from planner.model.load import Inputs
+from planner.optimize import backends
 from planner.optimize.lp import MONEY_FAMILIES, LinearProgram, build_problem, clean_shares, switching_of
 from planner.optimize.pairs import Pairs, task_latency
-from planner.optimize.resolve import Resolver
 from planner.optimize.solver import SolveResult, solve_lp
 from planner.plan.assemble import PlanParts
 from planner.plan.model import Baseline, BreakEven, VendorOutage
@@ -380,14 +380,15 @@ def _sold(opts, o: int) -> dict:
 # ----------------------------------------------------------------------------- vendor outages
 
 
-def resilience(pairs: Pairs, parts: PlanParts, lp: LinearProgram) -> list[VendorOutage]:
+def resilience(pairs: Pairs, parts: PlanParts, lp: LinearProgram, solver: str) -> list[VendorOutage]:
     """For each company the plan depends on (it bills or serves an option in use, in its assembled
     parts): the cost of a plan without everything it bills or serves (one warm re-solve each of the
-    full LP) and the workloads that would have no eligible option left."""
+    full LP, held in the solver's backend, which must be able to re-solve: backends.resolver) and the
+    workloads that would have no eligible option left."""
     if not parts.vendors or len(lp.var_w) > RESILIENCE_MAX_PAIRS:
         return []
     in_lp = np.unique(lp.var_w)
-    resolver = Resolver(lp)
+    resolver = backends.resolver(solver, lp, why="the outage table")
     cover_rows = {r.name.split(":", 1)[1]: i for i, r in enumerate(lp.rows) if r.family == "cover"}
     ids = pairs.workloads.ids
     cost_by_w = {w.id: w.cost for w in parts.workloads}

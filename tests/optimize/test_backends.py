@@ -1,5 +1,5 @@
 """The two solvers behind one interface (planner.optimize.backends): choosing one, what a model does in each,
-and HiGHS's retry with presolve when its simplex stops short."""
+what needs a capability, and HiGHS's retry with presolve when its simplex stops short."""
 
 import numpy as np
 import pytest
@@ -11,14 +11,15 @@ from planner.optimize.backends import (
     REGISTRY,
     RESOLVE,
     WARM_START,
-    HighsModel,
-    PulpModel,
+    Backend,
     can,
-    highs_model,
     make_model,
+    needing,
     pick_solver,
-    run_settled,
+    resolver,
 )
+from planner.optimize.cbc import PulpModel
+from planner.optimize.highs import HighsModel, highs_model, run_settled
 from planner.optimize.lp import build_problem
 from planner.optimize.pairs import build_pairs
 
@@ -44,6 +45,24 @@ def test_pick_solver():
     # what each can do beyond a cold solve: CBC has no warm re-solve and no warm start
     assert all(can("highs", c) for c in (INTEGER, RESOLVE, WARM_START))
     assert can("cbc", INTEGER) and not can("cbc", RESOLVE) and not can("cbc", WARM_START)
+
+
+def test_work_that_needs_a_capability_gets_it_from_the_registry_or_is_refused():
+    """Warm re-solves (outages, frontiers) and warm starts come from the solver's registered backend; one
+    without the capability is refused in one sentence naming the work, not done by another solver."""
+    lp = cheap_and_dear()
+    held = resolver("highs", lp, why="the outage table")
+    assert held.run().ok and held.run().share.tolist() == [1.0, 0.0]
+    with pytest.raises(InputError) as refused:
+        resolver("cbc", lp, why="the outage table")
+    assert refused.value.lines() == [
+        "solver: the outage table needs re-solving one model warm, which CBC cannot do (highs can)"
+    ]
+    assert refused.value.lines(as_flags=True)[0].startswith("--solver: the outage table needs")
+    with pytest.raises(InputError, match="a warm start, which CBC cannot do"):
+        needing("cbc", WARM_START, "a what-if scenario")
+    with pytest.raises(ValueError, match="capabilities and its re-solvers disagree"):
+        Backend("X", REGISTRY["cbc"].model, frozenset({RESOLVE}))
 
 
 def test_make_model_gives_each_backend():
