@@ -328,7 +328,7 @@ def catalog_import(
     from planner.market.catalog_import import import_catalog
 
     out = Path(out)
-    text, left_csv, result = import_catalog(kind, files, out, name, as_of, free_tiers, include)
+    text, left_csv, result = import_catalog(kind, files, out, name, as_of, free_tiers=free_tiers, include=include)
     left = _left_out_path(out)
     write_all({out: text, left: left_csv, _identities_path(out): result.identities_csv()})
     _say(

@@ -151,7 +151,7 @@ class ImportResult:
         return [r for r in self.left_out if r[0] == "aa" and r[1].startswith("column ")]
 
 
-def _metrics(offerings: list[dict], as_of: str | None, api: bool = False, steps: dict | None = None) -> dict:
+def _metrics(offerings: list[dict], as_of: str | None, *, api: bool = False, steps: dict | None = None) -> dict:
     """What each capability metric in the catalog measures, its scale, its top score and rounding: the
     step the scrape publishes the metric's scores at (`steps`, read from the table's text), never finer
     than the importer keeps."""
@@ -223,6 +223,7 @@ def build_catalog(
     files: list[tuple[str, Path]],
     name: str,
     as_of: str | None = None,
+    *,
     free_tiers: bool = False,
     include: frozenset[str] = frozenset(),
 ) -> tuple[dict, ImportResult]:
@@ -236,7 +237,7 @@ def build_catalog(
     result.left_out += read.skipped
     shallow = shallow_thinkers(read.aa_rows)
     buyable = Buyable(as_of, "deprecated" in include, "preview" in include)
-    entries = merge_prices(read.aa_rows, read.litellm, shallow, free_tiers, result.left_out, buyable)
+    entries = merge_prices(read.aa_rows, read.litellm, shallow, result.left_out, buyable, free_tiers=free_tiers)
     ids: dict[str, int] = {}
     made: dict[tuple[str, int], str] = {}
     result.offerings = aa_offerings(entries, ids, as_of, made)
@@ -249,9 +250,9 @@ def build_catalog(
         [*read.aa_rows, *read.aa_models],
         shallow,
         ids,
-        free_tiers,
         result.left_out,
         buyable,
+        free_tiers=free_tiers,
     )
     result.identities += [_aggregate_identity(o) for o in result.offerings if o["vendor"] == "openrouter"]
     result.offerings = plausible(result.offerings, result.left_out)
@@ -322,6 +323,7 @@ def import_catalog(
     out: Path,
     name: str | None,
     as_of: str | None,
+    *,
     free_tiers: bool = False,
     include: frozenset[str] = frozenset(),
 ) -> tuple[str, str, ImportResult]:
@@ -336,7 +338,9 @@ def import_catalog(
     sources = parse_sources(kind, files)
     if not sources:
         raise InputError.single("catalog import", "", "no source files given")
-    catalog, result = build_catalog(sources, name or out.name.split(".")[0], as_of, free_tiers, include)
+    catalog, result = build_catalog(
+        sources, name or out.name.split(".")[0], as_of, free_tiers=free_tiers, include=include
+    )
     if not catalog["offerings"]:
         raise InputError.single(
             str(sources[0][1]),

@@ -57,9 +57,10 @@ def merge_prices(
     aa_rows: list[tuple[AARow, Path]],
     litellm: list[Price],
     shallow: dict,
-    free_tiers: bool,
     left: list,
     buyable: Buyable = Buyable(),
+    *,
+    free_tiers: bool,
 ) -> list[Entry]:
     """The table's rows with every figure an offering needs, each with its price: the list price of its
     endpoint's litellm entry (identity.match_litellm), else the table's. Listed in `left` with the reason:
@@ -80,7 +81,16 @@ def merge_prices(
         if (str(path), row.line) not in shallow
         if (
             e := _resolve(
-                row, path, matched[str(path), row.line], surcharged, free_tiers, left, used, typical, buyable, listed
+                row,
+                path,
+                matched[str(path), row.line],
+                surcharged,
+                left,
+                used,
+                typical,
+                buyable,
+                listed,
+                free_tiers=free_tiers,
             )
         )
         is not None
@@ -127,12 +137,13 @@ def _resolve(
     path: Path,
     matched: Matched,
     surcharged: set[str],
-    free_tiers: bool,
     left: list,
     used: set[str],
     typical: dict[str, float],
     buyable: Buyable,
     listed: set[str],
+    *,
+    free_tiers: bool,
 ) -> Entry | None:
     """The row's offering figures, or None with the reason in `left`. `surcharged`: the models some
     row prices cache writes above input (so an input price equal to a cache-write price is suspect)."""
@@ -149,7 +160,7 @@ def _resolve(
     else:
         priced, why = _table_priced(row, surcharged, typical)
     if priced is not None:
-        why = _refused(row, priced, free_tiers)
+        why = _refused(row, priced, free_tiers=free_tiers)
     if priced is None or why is not None:
         left.append(("aa", label, why))
         return None
@@ -273,11 +284,11 @@ def _table_priced(row: AARow, surcharged: set[str], typical: dict[str, float]) -
     return _Priced(p_in, p_out, cached, "price: Artificial Analysis", estimated=estimated), None
 
 
-def _refused(row: AARow, priced: _Priced, free_tiers: bool) -> str | None:
+def _refused(row: AARow, priced: _Priced, *, free_tiers: bool) -> str | None:
     """Why a priced row still stays out (None: it enters): a free tier that may not, or a reasoning model
     whose thinking time is not measured."""
     if priced.input == 0 and priced.output == 0:
-        why = free_reason(priced.capacity, free_tiers)
+        why = free_reason(priced.capacity, free_tiers=free_tiers)
         if why is not None:
             return f"{why} (litellm lists it at 0/0)"
     if row.thinking is None and row.reasoning:
@@ -350,7 +361,7 @@ def _tiers_text(price: Price) -> str:
     return text + (f" (speeds not measured: {', '.join(speeds)})" if speeds else "")
 
 
-def free_reason(capacity: dict | None, free_tiers: bool) -> str | None:
+def free_reason(capacity: dict | None, *, free_tiers: bool) -> str | None:
     """Why a free tier stays out (None: it enters): it needs the option and a published rate limit."""
     if capacity is None:
         return "free tier with no published rate limit"

@@ -255,7 +255,7 @@ def _sale_rule(wa: WorkloadArrays, opts: Options, latency: np.ndarray) -> np.nda
     return ok & (opts.speed_known[None, :] | no_budget[:, None])
 
 
-def _call_cost(inp, cached_share, billed_output, opts: Options, judged=True) -> np.ndarray:
+def _call_cost(inp, cached_share, billed_output, opts: Options, *, judged=True) -> np.ndarray:
     """SPEC 3's call cost per row (input tokens, cached share, output + reasoning tokens: columns) and
     option; a call whose input is above an option's long-context threshold bills at those prices, where
     `judged` (a long call of a workload with sample tasks is judged on them instead)."""
@@ -509,7 +509,7 @@ def _budgets(wa: WorkloadArrays, opts: Options, time: _Timing) -> _Budgets:
                 ttft_w,
                 opts,
                 wa.tool_latency_s[w],
-                bool(wa.streaming[w]),
+                streaming=bool(wa.streaming[w]),
             )
             need_s[w] = slowest
             if not np.isnan(budget):
@@ -560,6 +560,7 @@ def sample_shares(
     ttft: np.ndarray,
     opts: Options,
     tool_latency_s: float,
+    *,
     streaming: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
     """For one workload's sample tasks, per option (speeds tps and ttft, one per option of opts): the

@@ -529,7 +529,7 @@ class MetricInfo(PlanModel):
 
 
 class Plan(PlanModel):
-    # Built whole, then never changed: a review makes a new Plan from it (pipeline.solve._reviewed).
+    # Constructed once, whole, from its assembled parts and the review (plan.assemble.build_plan); never changed.
     model_config = ConfigDict(extra="ignore", allow_inf_nan=False, frozen=True)
 
     plan_version: int = PLAN_VERSION

@@ -157,14 +157,14 @@ def labels(old: Plan, new: Plan, given: list[str] | None = None) -> tuple[str, s
     if given:
         return given[0], given[1]
 
-    def name(p: Plan, detail: bool) -> str:
+    def name(p: Plan, *, detail: bool) -> str:
         if detail:  # the same catalog: the scenario or the workloads file tells them apart
             return p.inputs.scenario or Path(p.inputs.workloads_file).name
         return f"{p.inputs.catalog} ({p.inputs.as_of})" if p.inputs.as_of else p.inputs.catalog
 
-    a, b = name(old, False), name(new, False)
+    a, b = name(old, detail=False), name(new, detail=False)
     if a == b:
-        a, b = name(old, True), name(new, True)
+        a, b = name(old, detail=True), name(new, detail=True)
     return (a, b) if a != b else ("before", "after")
 
 

@@ -180,7 +180,7 @@ def _score_columns(cols: _Columns) -> list[tuple[str, str]]:
     return ([(cols.overall, "overall")] if cols.overall else []) + list(BENCHMARKS)
 
 
-def published_step(texts: list[str], percent: bool = False) -> float | None:
+def published_step(texts: list[str], *, percent: bool = False) -> float | None:
     """The step a column's scores are published at, read from their text, not from the floats: 10^-d for
     the most digits d after the decimal point of any value (a value written with fewer has lost its
     trailing zeros: "6.3" beside "24.47" is 6.30), in the catalog's units (a fraction up to 1 is a
