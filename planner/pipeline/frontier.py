@@ -27,7 +27,6 @@ from planner.core.fmt import csv_safe
 from planner.model.load import Inputs, validate
 from planner.model.schema import WorkloadSet
 from planner.optimize.lp import build_problem
-from planner.optimize.options import speeds_at
 from planner.optimize.pairs import Pairs, WorkloadArrays, build_pairs, sample_shares
 from planner.optimize.prune import sweep_candidates
 from planner.optimize.resolve import Resolver, SiftedResolver
@@ -272,12 +271,10 @@ def _share_rows(lp, pairs: Pairs, budget: np.ndarray, factors: list[float | None
     sampled: dict[int, dict[float, np.ndarray]] = {}
     for k, (_, c, w) in enumerate(cols):
         if wa.sampled[w]:
-            tps, ttft = speeds_at(pairs.options, float(wa.percentile[w]))
             share, _ = sample_shares(
                 wa.distributions[w],
                 np.array([budget[w] * f for f in scaled]),
-                tps,
-                ttft,
+                float(wa.percentile[w]),
                 pairs.options,
                 float(wa.tool_latency_s[w]),
                 bool(wa.streaming[w]),
