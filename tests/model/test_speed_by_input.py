@@ -76,3 +76,52 @@ def test_a_bad_length_is_one_line_exit_2(tmp_path, extra, where, what):
     line = result.stderr.strip()
     assert len(line.splitlines()) == 1 and "cat.yaml:" in line and where in line and what in line, line
     assert "Traceback" not in result.output
+
+
+def _lengths_inputs():
+    """two_vendors() with a-fast's speed measured at 1,000 input tokens and at 100 and 10,000."""
+    from conftest import make_inputs, two_vendors
+
+    inputs = two_vendors()
+    cat = inputs.catalog.model_dump(mode="json", exclude_none=True)
+    cat["offerings"][0]["speed"].update(
+        {
+            "ttft_s": 0.2,
+            "input_tokens": 1000,
+            "by_input": {100: {"ttft_s": 0.1}, 10000: {"output_tps": 500.0, "ttft_s": 0.8}},
+        }
+    )
+    return make_inputs(inputs.workloads.model_dump(mode="json", exclude_none=True), cat)
+
+
+@pytest.mark.parametrize(
+    "field, value, tps, ttft",
+    [
+        ("speed.output_tps", "*0.5", 250.0, 0.8),
+        ("speed.ttft_s", "+0.5", 500.0, 1.3),
+        ("speed.ttft_s", 0.4, 500.0, 1.6),  # a number: the figures at every length scaled by new / old
+    ],
+)
+def test_a_speed_edit_takes_its_figures_at_other_lengths_along(field, value, tps, ttft):
+    """A what-if that makes an offering twice as slow makes it twice as slow at every prompt length: the
+    figures at other lengths move as the percentiles do (SPEC "Speeds by prompt length")."""
+    from planner.model.scenarios import apply_scenario
+    from planner.model.schema import Scenario
+
+    sc = Scenario.model_validate({"name": "s", "catalog": [{"match": {"id": "a-fast"}, "set": {field: value}}]})
+    got = apply_scenario(_lengths_inputs(), sc, "s.yaml").catalog.offerings[0].speed.by_input
+    assert got[10000].output_tps == pytest.approx(tps) and got[10000].ttft_s == pytest.approx(ttft)
+    assert got[100].output_tps is None  # a figure not measured at a length stays unmeasured
+
+
+def test_catalog_diff_lists_a_changed_figure_at_a_length(tmp_path):
+    from planner.market.diff import diff_catalogs
+    from planner.model.schema import Catalog
+
+    before = _lengths_inputs().catalog
+    data = before.model_dump(mode="json", exclude_none=True)
+    data["offerings"][0]["speed"]["by_input"]["10000"]["ttft_s"] = 1.0
+    rows = diff_catalogs(before, Catalog.model_validate(data))
+    assert [(r["offering"], r["field"], r["before"], r["after"]) for r in rows] == [
+        ("a-fast", "speed.by_input.10000.ttft_s", 0.8, 1.0)
+    ]
