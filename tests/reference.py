@@ -118,10 +118,49 @@ def speed_at(speed: dict, name: str, q: float) -> float:
     raise AssertionError("unreachable")
 
 
-def task_latency(calls, ttft, tps, prefill_tps, inp, out, reasoning, tool, streaming) -> float:
+def at_length(speed: dict, name: str, inp: float) -> float:
+    """A median speed figure at `inp` input tokens per call (SPEC "Speeds by prompt length"): straight lines
+    in log(input tokens) between the lengths it was measured at (input_tokens and by_input), the nearest
+    one's figure outside them; the figure itself when it was measured at one length."""
+    at = speed.get("input_tokens")
+    points = {int(k): v[name] for k, v in (speed.get("by_input") or {}).items() if v.get(name) is not None}
+    if at is None or not points:
+        return speed[name]
+    points = sorted({**points, at: speed[name]}.items())
+    if inp <= points[0][0]:
+        return points[0][1]
+    if inp >= points[-1][0]:
+        return points[-1][1]
+    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+        if x0 <= inp < x1:
+            return y0 + (math.log(inp) - math.log(x0)) / (math.log(x1) - math.log(x0)) * (y1 - y0)
+    raise AssertionError("unreachable")
+
+
+def speed_for(speed: dict, name: str, inp: float, q) -> float:
+    """The figure a call of `inp` input tokens is judged at, at percentile q of the figure (None: the
+    median): the percentile's figure times the median at the call's length over the median at
+    input_tokens (for a first-token time whose median is 0: plus their difference)."""
+    median, here = speed[name], at_length(speed, name, inp)
+    if q is None:
+        return here
+    at_q = speed_at(speed, name, q)
+    return at_q * here / median if median > 0 else at_q + here - median
+
+
+def read_tokens(speed: dict) -> float:
+    """Input tokens a measured first-token time already reads: the longest length it is measured at; 0
+    when the speed states no length."""
+    if speed.get("input_tokens") is None:
+        return 0.0
+    lengths = [int(k) for k, v in (speed.get("by_input") or {}).items() if v.get("ttft_s") is not None]
+    return float(max([speed["input_tokens"], *lengths]))
+
+
+def task_latency(calls, ttft, tps, prefill_tps, inp, out, reasoning, tool, streaming, read=0.0) -> float:
     """One task of `calls` model calls at these speeds, SPEC 3 (v1.2 streaming: to the final call's first
-    answer token, after its thinking)."""
-    prefill = inp / prefill_tps if prefill_tps else 0.0
+    answer token, after its thinking); `read`: the input tokens ttft already reads (v1.8)."""
+    prefill = max(inp - read, 0.0) / prefill_tps if prefill_tps else 0.0
     call = ttft + prefill + (reasoning + out) / tps
     if streaming:
         return (calls - 1) * (call + tool) + ttft + prefill + reasoning / tps
@@ -163,10 +202,11 @@ def pairs(ws: dict, catalog: dict, samples: dict | None = None) -> list[list[Pai
                 return stated * rf if thought is None else max(stated * rf, thought)
 
             r = reasoning_of(reas)
-            tps = sp["output_tps"] if pct is None else speed_at(sp, "output_tps", 100 - pct)
-            ttft = sp["ttft_s"] if pct is None else speed_at(sp, "ttft_s", pct)
+            tps = speed_for(sp, "output_tps", inp, None if pct is None else 100 - pct)
+            ttft = speed_for(sp, "ttft_s", inp, pct)
             streaming = bool(lat_spec.get("streaming"))
-            latency = task_latency(turns, ttft, tps, sp.get("prefill_tps"), inp, out, r, tool, streaming)
+            read = read_tokens(sp)
+            latency = task_latency(turns, ttft, tps, sp.get("prefill_tps"), inp, out, r, tool, streaming, read)
             cached_price = pr.get("cached_input", pr["input"])
             if cached_price is None:
                 cached_price = pr["input"]
@@ -192,7 +232,16 @@ def pairs(ws: dict, catalog: dict, samples: dict | None = None) -> list[list[Pai
                         wt
                         for wt, calls, i_s, o_s, r_s, _ in tasks
                         if task_latency(
-                            calls, ttft, tps, sp.get("prefill_tps"), i_s, o_s, reasoning_of(r_s), tool, streaming
+                            calls,
+                            speed_for(sp, "ttft_s", i_s, pct),
+                            speed_for(sp, "output_tps", i_s, None if pct is None else 100 - pct),
+                            sp.get("prefill_tps"),
+                            i_s,
+                            o_s,
+                            reasoning_of(r_s),
+                            tool,
+                            streaming,
+                            read,
                         )
                         <= budget
                     )

@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from reference import MINUTES, budget_of, peak, task_latency
+from reference import MINUTES, budget_of, peak, read_tokens, speed_for, task_latency
 from scipy.optimize import linprog
 
 BATCH_WINDOW_S = 86400.0  # SPEC: window_s default
@@ -160,8 +160,9 @@ def pairs(ws: dict, catalog: dict) -> list[list[Pair]]:
                     reasons.append("batch")
             else:
                 sp = opt.speed or off["speed"]  # flex without a speed: the list speed as a lower bound
+                tps, ttft = speed_for(sp, "output_tps", inp, None), speed_for(sp, "ttft_s", inp, None)
                 latency = task_latency(
-                    turns, sp["ttft_s"], sp["output_tps"], sp.get("prefill_tps"), inp, out, r, tool, False
+                    turns, ttft, tps, sp.get("prefill_tps"), inp, out, r, tool, False, read_tokens(sp)
                 )
                 within = budget is None or latency <= budget
                 if opt.tier == "flex" and opt.speed is None:

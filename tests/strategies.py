@@ -49,9 +49,33 @@ def offerings(draw, i):
         off["modes"] = [mode]
     if draw(st.integers(0, 4)) == 0:
         off["context_window"] = draw(st.sampled_from([2000, 8000]))
+    if draw(st.integers(0, 3)) == 0:  # speeds measured at several prompt lengths (SPEC v1.8)
+        off["speed"] = {**off["speed"], **draw(by_input(off["speed"]))}
     if draw(st.integers(0, 4)) == 0:
         off["regions"] = draw(st.sampled_from([["us"], ["eu"], ["us", "eu"]]))
     return off
+
+
+@st.composite
+def by_input(draw, speed: dict):
+    """A speed's prompt length and its medians at one or two other lengths: output speed slower and the
+    first token later at longer prompts, as measured, or the other way round; sometimes one figure only."""
+    at = draw(st.sampled_from([1000, 3000]))
+    others = draw(st.lists(st.sampled_from([100, 500, 10000, 100000]), min_size=1, max_size=2, unique=True))
+    out = {}
+    for tokens in sorted(others):
+        longer = tokens > at
+        entry = {}
+        if draw(st.integers(0, 3)):
+            entry["output_tps"] = speed["output_tps"] * draw(
+                st.sampled_from([0.5, 0.8, 1.0, 1.25]) if longer else st.sampled_from([1.0, 1.1, 0.9])
+            )
+        if draw(st.integers(0, 3)) or not entry:
+            entry["ttft_s"] = speed["ttft_s"] * draw(st.sampled_from([1.0, 2.0])) + (
+                draw(st.sampled_from([0.0, 0.5, 3.0])) if longer else 0.0
+            )
+        out[tokens] = entry
+    return {"input_tokens": at, "by_input": out}
 
 
 def thinking():

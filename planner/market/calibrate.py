@@ -183,12 +183,16 @@ def calibrated_catalog(path: Path, result: Calibration, logs: Logs) -> str:
         speed = dict(entry.get("speed") or {})
         speed["ttft_s"] = round(m.ttft_s, 3)
         speed["output_tps"] = round(m.output_tps, 1)
+        # the logged calls are of every length: the figures by prompt length measured elsewhere no longer
+        # go with these medians, and no length is stated for them (prefill_tps reads every input token)
+        lengths = [k for k in ("input_tokens", "by_input") if speed.pop(k, None) is not None]
         entry["speed"] = speed
         note = (
             f"speed measured from {files} ({m.timed:,} timed calls of {m.calls:,}, {_when(m.first_s)} to "
             f"{_when(m.last_s)} UTC): time to first token p50 {_fig(m.ttft.get(500))} s, p90 "
             f"{_fig(m.ttft.get(900))} s; output p50 {_fig(m.speed.get(500))} tokens/s, 90% of calls at least "
-            f"{_fig(m.speed.get(100))} (the catalog had {_fig(m.before[0])} s and {_fig(m.before[1])} tokens/s)"
+            f"{_fig(m.speed.get(100))} (the catalog had {_fig(m.before[0])} s and {_fig(m.before[1])} tokens/s"
+            + ("; its speeds by prompt length dropped: the logged calls are of every length)" if lengths else ")")
         )
         entry["source"] = f"{entry['source']}; {note}" if entry.get("source") else note
         estimated = [e for e in entry.get("estimated") or [] if e not in ("speed", "speed.ttft_s", "speed.output_tps")]

@@ -27,6 +27,11 @@ def _fields(o) -> dict[str, float | str | None]:
         "capacity.tokens_per_minute": o.capacity.tokens_per_minute if o.capacity else None,
         "capacity.requests_per_minute": o.capacity.requests_per_minute if o.capacity else None,
     }
+    if o.speed.input_tokens is not None:
+        out["speed.input_tokens"] = o.speed.input_tokens
+    for tokens, at in sorted((o.speed.by_input or {}).items()):
+        out[f"speed.by_input.{tokens}.output_tps"] = at.output_tps
+        out[f"speed.by_input.{tokens}.ttft_s"] = at.ttft_s
     for metric, score in sorted(o.capability.items()):
         out[f"capability.{metric}"] = score
     return out

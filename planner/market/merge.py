@@ -405,6 +405,7 @@ def hidden_thinking(rows: list[AARow]) -> None:
         r.thinking, r.ttft = r.ttft - first, first
         r.estimated += ["thinking.seconds", "speed.ttft_s"]
         r.ttft_pct = None  # its first-token percentiles hold the thinking, which only the median is split of
+        r.ttft_by_input = None  # so do its first-token times at other prompt lengths
 
 
 def shallow_thinkers(rows: list[tuple[AARow, Path]]) -> dict[tuple[str, int], str]:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from planner.market.merge import Entry
 from planner.market.names import slug
+from planner.market.sources.records import AARow
 
 FAST_TPS = 500.0
 
@@ -66,7 +67,7 @@ def _aa_offering(oid: str, order: list[Entry], as_of: str | None) -> dict:
     offering["price"] = copy.deepcopy(d.price)
     if d.tiers:
         offering["price_tiers"] = copy.deepcopy(d.tiers)
-    offering["speed"] = speed_record(d.row.tps, d.row.ttft, d.row.tps_pct, d.row.ttft_pct)
+    offering["speed"] = row_speed(d.row)
     if d.row.thinking:
         offering["thinking"] = {"seconds": ceil_ms(d.row.thinking)}
     contexts = [e.context for e in order if e.context]
@@ -81,7 +82,7 @@ def _aa_offering(oid: str, order: list[Entry], as_of: str | None) -> dict:
         mode: dict = {"name": name, "model": e.row.model, "reasoning_factor": 1.0, "capability": dict(e.row.caps)}
         if e.row.thinking:
             mode["thinking"] = {"seconds": ceil_ms(e.row.thinking)}
-        mode["speed"] = speed_record(e.row.tps, e.row.ttft, e.row.tps_pct, e.row.ttft_pct)
+        mode["speed"] = row_speed(e.row)
         modes.append(mode)
         estimated += [f"modes.{name}.{x}" for x in e.estimated if x != "price.cached_input"]
     if modes:
@@ -89,9 +90,10 @@ def _aa_offering(oid: str, order: list[Entry], as_of: str | None) -> dict:
     what = (
         "speed, first token, thinking, scores" if any(e.row.thinking for e in order) else "speed, first token, scores"
     )
+    lengths = lengths_text([(e.effort if k else "default", e.row) for k, e in enumerate(order)])
     offering["source"] = (
         f"Artificial Analysis providers leaderboard{' (' + as_of + ')' if as_of else ''}, "
-        f"{_lines(order)}: {what}; {d.price_src}{d.capacity_src}"
+        f"{_lines(order)}: {what}{'; ' + lengths if lengths else ''}; {d.price_src}{d.capacity_src}"
     )
     if any("price.cached_input" in e.estimated for e in order):
         estimated.insert(0, "price.cached_input")
@@ -119,9 +121,18 @@ def least_thinking(entries: list[Entry]) -> tuple:
     return (any(x.row.reasoning for x in entries), max(x.thinks for x in entries), e.row.line)
 
 
-def speed_record(tps: float, ttft: float, tps_pct: dict | None = None, ttft_pct: dict | None = None) -> dict:
-    """A speed block: the medians, and the other measured percentiles of each when known (rounded as
-    the medians are, which keeps their order)."""
+def speed_record(
+    tps: float,
+    ttft: float,
+    tps_pct: dict | None = None,
+    ttft_pct: dict | None = None,
+    input_tokens: int | None = None,
+    tps_by_input: dict | None = None,
+    ttft_by_input: dict | None = None,
+) -> dict:
+    """A speed block: the medians, the other measured percentiles of each when known (rounded as the
+    medians are, which keeps their order), the prompt length they were measured at when known, and the
+    medians measured at other prompt lengths (a length not measured is left out)."""
     speed: dict = {"output_tps": round(tps, 3), "ttft_s": round(ttft, 4)}
     pct = {}
     if tps_pct:
@@ -130,7 +141,63 @@ def speed_record(tps: float, ttft: float, tps_pct: dict | None = None, ttft_pct:
         pct["ttft_s"] = {k: round(v, 4) for k, v in sorted(ttft_pct.items())}
     if pct:
         speed["percentiles"] = pct
+    if input_tokens is None:
+        return speed
+    speed["input_tokens"] = input_tokens
+    by: dict[int, dict] = {}
+    for tokens, v in sorted((tps_by_input or {}).items()):
+        by.setdefault(tokens, {})["output_tps"] = round(v, 3)
+    for tokens, v in sorted((ttft_by_input or {}).items()):
+        by.setdefault(tokens, {})["ttft_s"] = round(v, 4)
+    if by:
+        speed["by_input"] = {k: by[k] for k in sorted(by)}
     return speed
+
+
+def row_speed(row: AARow) -> dict:
+    """An Artificial Analysis row's speed block (speed_record)."""
+    return speed_record(
+        row.tps, row.ttft, row.tps_pct, row.ttft_pct, row.input_tokens, row.tps_by_input, row.ttft_by_input
+    )
+
+
+def _tokens(lengths: list[int]) -> str:
+    """1,000, 10,000 and 100,000"""
+    named = [f"{n:,}" for n in lengths]
+    return named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+
+
+def measured_lengths(row: AARow) -> tuple[list[int], list[int]] | None:
+    """The prompt lengths a row measures its output speed and its first-token time at; None when the
+    length of its medians is unknown."""
+    if row.input_tokens is None:
+        return None
+    return (
+        sorted({row.input_tokens, *(row.tps_by_input or {})}),
+        sorted({row.input_tokens, *(row.ttft_by_input or {})}),
+    )
+
+
+def lengths_text(rows: list[tuple[str, AARow]]) -> str:
+    """What an offering's source says of the prompt lengths its (mode, row) speeds were measured at; the
+    modes named when they differ. Empty when no row's length is known."""
+    phrases: dict[str, list[str]] = {}
+    for name, row in rows:
+        measured = measured_lengths(row)
+        if measured is None:
+            continue
+        tps, ttft = measured
+        what = (
+            f"speed and first token at {_tokens(tps)} input tokens"
+            if tps == ttft
+            else f"speed at {_tokens(tps)} and first token at {_tokens(ttft)} input tokens"
+        )
+        if "speed.ttft_s" in row.estimated and not row.ttft_by_input:  # hidden_thinking split its first token
+            what += " (its first-token times at other lengths hold its hidden thinking: not read)"
+        phrases.setdefault(f"{what} (output_tps and ttft_s at {row.input_tokens:,})", []).append(name)
+    if len(phrases) <= 1:
+        return "".join(f"by prompt length: {p}" for p in phrases)
+    return "by prompt length: " + "; ".join(f"{', '.join(names)}: {p}" for p, names in phrases.items())
 
 
 def _lines(entries: list[Entry]) -> str:

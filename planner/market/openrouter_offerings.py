@@ -178,7 +178,8 @@ def _slowest(pool: list[Entry], prefix: str, *, priced: bool) -> tuple[dict, str
         for metric, value in e.row.caps.items():
             caps[metric] = min(caps.get(metric, value), value)
     f: dict = {"model": " / ".join(dict.fromkeys(e.row.model for e in pool)), "capability": caps}
-    f["speed"] = speed_record(slow.row.tps, late.row.ttft, *_slowest_percentiles(pool))
+    at, tps_by, ttft_by, by_hosts = _slowest_lengths(pool)
+    f["speed"] = speed_record(slow.row.tps, late.row.ttft, *_slowest_percentiles(pool), at, tps_by, ttft_by)
     estimated = []
     if deep.thinks:
         f["thinking"] = {"seconds": ceil_ms(deep.thinks)}
@@ -195,8 +196,34 @@ def _slowest(pool: list[Entry], prefix: str, *, priced: bool) -> tuple[dict, str
         f"{hosts}; "
         + ", ".join(f"{what} {e.row.host} at {_price_text(e.price)}" for what, e in figure_hosts)
         + ", lowest score of each metric"
+        + (f"; by prompt length ({by_hosts})" if by_hosts else "")
     )
     return f, note, estimated
+
+
+def _slowest_lengths(pool: list[Entry]) -> tuple[int | None, dict | None, dict | None, str]:
+    """An aggregator's speeds by prompt length: the length its medians were measured at (when every host's
+    were measured at the same one), and per other length the lowest output speed and the longest
+    first-token time among the hosts, for the lengths every host measures (at another, the slowest host
+    is unknown: left out); with the text naming the host of each figure."""
+    ats = {e.row.input_tokens for e in pool}
+    if len(ats) != 1 or None in ats:
+        return None, None, None, ""
+    figures: list[dict | None] = []
+    notes: dict[int, list[str]] = {}
+    for name, worst, what in (("tps_by_input", min, "output speed"), ("ttft_by_input", max, "first token")):
+        tables = [getattr(e.row, name) or {} for e in pool]
+        common = sorted(set.intersection(*(set(t) for t in tables)))
+        got = {}
+        for tokens in common:
+            k = worst(range(len(pool)), key=lambda i, t=tokens: tables[i][t])  # the first of equals
+            got[tokens] = tables[k][tokens]
+            notes.setdefault(tokens, []).append(f"{what} {pool[k].row.host}")
+        figures.append(got or None)
+    text = "; ".join(f"at {tokens:,} input tokens {', '.join(n)}" for tokens, n in sorted(notes.items()))
+    if text:
+        text += "; a length not every host measures is left out"
+    return ats.pop(), figures[0], figures[1], text
 
 
 def _price_text(price: dict) -> str:

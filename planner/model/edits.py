@@ -67,28 +67,42 @@ def set_fields(
 
 
 def carry_percentiles(offering: dict, path: str, value: Any, before: Any, after: Any) -> list[Change]:
-    """A median speed figure that an edit moves takes its measured percentiles along, so that they
-    stay the same measurement: "*k" scales each, "+k"/"-k" shifts each (a first-token time not
-    below 0), a number scales each by new / old (shifts, from an old value of 0). The change is
-    recorded as its own (an overlay's plan lists it)."""
+    """A median speed figure that an edit moves takes its measured percentiles and its figures at other
+    prompt lengths (speed.by_input) along, so that they stay the same measurement: "*k" scales each,
+    "+k"/"-k" shifts each (a first-token time not below 0), a number scales each by new / old (shifts,
+    from an old value of 0). Each change is recorded as its own (an overlay's plan lists it)."""
     parts = path.split(".")
     if len(parts) != 2 or parts[0] != "speed" or parts[1] not in ("output_tps", "ttft_s"):
         return []
-    points = ((offering.get("speed") or {}).get("percentiles") or {}).get(parts[1])
-    if not points or not isinstance(before, (int, float)) or not isinstance(after, (int, float)) or before == after:
+    if not isinstance(before, (int, float)) or not isinstance(after, (int, float)) or before == after:
         return []
     op = _OP.match(value) if isinstance(value, str) else None
-    if op is not None and op.group(1) == "*":
-        moved = {k: v * float(op.group(2)) for k, v in points.items()}
-    elif op is not None or before == 0:
-        moved = {k: v + (after - before) for k, v in points.items()}
-    else:
-        moved = {k: v * (after / before) for k, v in points.items()}
-    if parts[1] == "ttft_s":
-        moved = {k: max(0.0, v) for k, v in moved.items()}
-    old = copy.deepcopy(points)
-    offering["speed"]["percentiles"][parts[1]] = moved
-    return [(str(offering.get("id")), f"speed.percentiles.{parts[1]}", old, moved)]
+
+    def move(x: float) -> float:
+        if op is not None and op.group(1) == "*":
+            moved = x * float(op.group(2))
+        elif op is not None or before == 0:
+            moved = x + (after - before)
+        else:
+            moved = x * (after / before)
+        return max(0.0, moved) if parts[1] == "ttft_s" else moved
+
+    speed = offering.get("speed") or {}
+    changes: list[Change] = []
+    points = (speed.get("percentiles") or {}).get(parts[1])
+    if points:
+        old = copy.deepcopy(points)
+        moved = {k: move(v) for k, v in points.items()}
+        speed["percentiles"][parts[1]] = moved
+        changes.append((str(offering.get("id")), f"speed.percentiles.{parts[1]}", old, moved))
+    lengths = speed.get("by_input")
+    if isinstance(lengths, dict) and any(isinstance(v, dict) and v.get(parts[1]) is not None for v in lengths.values()):
+        old = copy.deepcopy(lengths)
+        for at in lengths.values():
+            if isinstance(at, dict) and isinstance(at.get(parts[1]), (int, float)):
+                at[parts[1]] = move(at[parts[1]])
+        changes.append((str(offering.get("id")), "speed.by_input", old, copy.deepcopy(lengths)))
+    return changes
 
 
 def matches(offering: dict, match: Match) -> bool:

@@ -49,6 +49,10 @@ class Options:
     regions: list[frozenset[str] | None]
     tps_points: list[Points | None]  # output_tps by percentile, the median at 50; None: only the median
     ttft_points: list[Points | None]  # ttft_s likewise
+    tps_lengths: list[Points | None]  # median output_tps by input tokens per call, ascending; None: one length
+    ttft_lengths: list[Points | None]  # median ttft_s likewise
+    prefill_from: np.ndarray  # input tokens a measured ttft_s already reads (prefill_tps reads the rest); 0: none
+    measured_at: np.ndarray  # speed.input_tokens: the length output_tps and ttft_s are measured at; nan: none
     sale: list[str]  # the price tier: list, batch, flex or priority
     reserved: list[str | None]  # the reserved-throughput commitment whose capacity serves it; None: pay as you go
     discounted: list[str | None]  # the committed-spend commitment that discounts it once signed
@@ -228,6 +232,10 @@ def _columns(rows: list[dict]) -> Options:
         regions=[None if r["off"].regions is None else frozenset(r["off"].regions) for r in rows],
         tps_points=[None if r["window"] is not None else _points(r["speed"], "output_tps") for r in rows],
         ttft_points=[None if r["window"] is not None else _points(r["speed"], "ttft_s") for r in rows],
+        tps_lengths=[None if r["window"] is not None else _lengths(r["speed"], "output_tps") for r in rows],
+        ttft_lengths=[None if r["window"] is not None else _lengths(r["speed"], "ttft_s") for r in rows],
+        prefill_from=arr([0.0 if r["window"] is not None else _read_input(r["speed"]) for r in rows]),
+        measured_at=arr([np.nan if r["speed"].input_tokens is None else r["speed"].input_tokens for r in rows]),
         sale=[r["sale"] for r in rows],
         reserved=[r["reserved"] for r in rows],
         discounted=[r["discounted"] for r in rows],
@@ -245,6 +253,52 @@ def _points(speed: Speed, name: str) -> Points | None:
         return None
     ordered = sorted({**measured, 50: getattr(speed, name)}.items())
     return tuple(float(k) for k, _ in ordered), tuple(float(v) for _, v in ordered)
+
+
+def _lengths(speed: Speed, name: str) -> Points | None:
+    """A median figure by prompt length (input tokens per call), the figure itself at input_tokens; None
+    when it is measured at one length only."""
+    if speed.input_tokens is None or not speed.by_input:
+        return None
+    measured = {k: getattr(v, name) for k, v in speed.by_input.items() if getattr(v, name) is not None}
+    if not measured:
+        return None
+    ordered = sorted({**measured, speed.input_tokens: getattr(speed, name)}.items())
+    return tuple(float(k) for k, _ in ordered), tuple(float(v) for _, v in ordered)
+
+
+def _read_input(speed: Speed) -> float:
+    """Input tokens per call that the measured first-token times already read: the longest length ttft_s is
+    measured at; 0 when the speed states no length (ttft_s is then a fixed time, SPEC section 3)."""
+    if speed.input_tokens is None:
+        return 0.0
+    at = [k for k, v in (speed.by_input or {}).items() if v.ttft_s is not None]
+    return float(max([speed.input_tokens, *at]))
+
+
+def at_lengths(points: list[Points | None], reference: np.ndarray, inputs: np.ndarray) -> np.ndarray | None:
+    """Per input length (rows: input tokens per call) and option (columns), the option's median figure there:
+    straight lines in log(input tokens) between the lengths it was measured at, the nearest measured length's
+    figure outside them, the reference figure where it is measured at one length. None when no option is
+    measured at more than one length."""
+    groups: dict[tuple[float, ...], list[int]] = {}
+    for o, p in enumerate(points):
+        if p is not None:
+            groups.setdefault(p[0], []).append(o)
+    if not groups:
+        return None
+    inputs = np.asarray(inputs, dtype=float)
+    value = np.repeat(np.asarray(reference, dtype=float)[None, :], len(inputs), axis=0)
+    for lengths, members in groups.items():  # options measured at the same lengths, interpolated together
+        ys = np.array([points[o][1] for o in members], dtype=float)  # members x lengths
+        xs = np.log(np.array(lengths))
+        x = np.log(np.clip(inputs, lengths[0], lengths[-1]))
+        j = np.clip(np.searchsorted(xs, x, side="right") - 1, 0, len(lengths) - 2)
+        t = (x - xs[j]) / (xs[j + 1] - xs[j])
+        low, high = ys[:, j].T, ys[:, j + 1].T  # inputs x members
+        got = low + t[:, None] * (high - low)  # monotone in the input, exact at the lower point
+        value[:, members] = np.where((inputs >= lengths[-1])[:, None], ys[:, -1][None, :], got)
+    return value
 
 
 def at_percentile(
@@ -286,6 +340,36 @@ def speeds_at(opts: Options, percentile: float) -> tuple[np.ndarray, np.ndarray]
         at_percentile(opts.tps_points, opts.output_tps, 100.0 - percentile)[0],
         at_percentile(opts.ttft_points, opts.ttft_s, percentile)[0],
     )
+
+
+def speeds_at_input(
+    opts: Options, inputs: np.ndarray, percentile: float, at_p: tuple[np.ndarray, np.ndarray] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(output_tps, ttft_s) per input length (rows: input tokens per call) and option, for a latency judged at
+    `percentile` (nan: the medians): each median at the input's length (at_lengths); at a percentile, the
+    figure at that percentile (speeds_at, measured at input_tokens) times the ratio of the median at the
+    input's length to the median at input_tokens (a first-token time whose median is 0 shifts by the
+    difference instead). One row for every input when no option is measured at more than one length.
+    at_p: speeds_at(opts, percentile), when already at hand."""
+    tps_p, ttft_p = speeds_at(opts, percentile) if at_p is None else at_p
+    tps_len = at_lengths(opts.tps_lengths, opts.output_tps, inputs)
+    ttft_len = at_lengths(opts.ttft_lengths, opts.ttft_s, inputs)
+    if np.isnan(percentile):
+        tps = tps_p[None, :] if tps_len is None else tps_len
+        ttft = ttft_p[None, :] if ttft_len is None else ttft_len
+        return tps, ttft
+    tps, ttft = tps_p[None, :], ttft_p[None, :]
+    if tps_len is not None:
+        has = np.array([p is not None for p in opts.tps_lengths], dtype=bool)
+        ratio = np.where(has[None, :], tps_len / np.where(has, opts.output_tps, 1.0)[None, :], 1.0)
+        tps = tps * ratio
+    if ttft_len is not None:
+        has = np.array([p is not None for p in opts.ttft_lengths], dtype=bool)
+        median = np.where(has, opts.ttft_s, 1.0)[None, :]
+        ratio = ttft_len / np.where(median > 0, median, 1.0)
+        scaled = np.where(median > 0, ttft * ratio, ttft + ttft_len - median)
+        ttft = np.where(has[None, :], scaled, ttft)
+    return tps, ttft
 
 
 def percentile_gaps(opts: Options, percentile: float) -> tuple[np.ndarray, np.ndarray]:

@@ -18,7 +18,7 @@ from planner.core.fmt import number, percent, short
 from planner.model.distribution import Distribution
 from planner.model.schema import Catalog, WorkloadSet, floor_value
 from planner.optimize.options import LIST as LIST
-from planner.optimize.options import Options, build_options, speeds_at
+from planner.optimize.options import Options, build_options, speeds_at, speeds_at_input
 from planner.optimize.options import at_percentile as at_percentile
 from planner.optimize.options import percentile_gaps as percentile_gaps
 
@@ -501,12 +501,10 @@ def _budgets(wa: WorkloadArrays, opts: Options, time: _Timing) -> _Budgets:
         within_share, need_s = within_share.copy(), latency.copy()
         for w in np.flatnonzero(wa.sampled).tolist():
             budget = wa.budget_s[w]
-            tps_w, ttft_w = np.broadcast_to(time.tps, latency.shape)[w], np.broadcast_to(time.ttft, latency.shape)[w]
             share, slowest = sample_shares(
                 wa.distributions[w],
                 np.array([] if np.isnan(budget) else [budget]),
-                tps_w,
-                ttft_w,
+                float(wa.percentile[w]),
                 opts,
                 wa.tool_latency_s[w],
                 streaming=bool(wa.streaming[w]),
@@ -529,24 +527,31 @@ def _reasoning(stated: np.ndarray, opts: Options) -> np.ndarray:
 
 
 def _prefill(inputs: np.ndarray, opts: Options) -> np.ndarray:
-    """Seconds to read the input, per row of `inputs` (a column) and option; 0 without prefill_tps."""
+    """Seconds to read the input, per row of `inputs` (a column) and option; 0 without prefill_tps. An
+    option whose first-token time was measured at stated prompt lengths already reads that many tokens
+    in it (prefill_from): prefill_tps reads only the input beyond the longest of them."""
+    beyond = np.maximum(inputs - opts.prefill_from[None, :], 0.0)
     return np.where(
         np.isnan(opts.prefill_tps)[None, :],
         0.0,
-        inputs / np.where(np.isnan(opts.prefill_tps), 1.0, opts.prefill_tps)[None, :],
+        beyond / np.where(np.isnan(opts.prefill_tps), 1.0, opts.prefill_tps)[None, :],
     )
 
 
 def _speeds(wa: WorkloadArrays, opts: Options) -> tuple[np.ndarray, np.ndarray]:
-    """(output_tps, ttft_s) each workload's latency is judged with: a row of the medians for all when
-    no workload names a percentile, else one row per workload."""
-    if np.isnan(wa.percentile).all():
+    """(output_tps, ttft_s) each workload's latency is judged with, at its input tokens per call and its
+    percentile (speeds_at_input): a row of the medians for all when no workload names a percentile and no
+    option is measured at more than one prompt length, else one row per workload."""
+    lengths = any(p is not None for p in opts.tps_lengths) or any(p is not None for p in opts.ttft_lengths)
+    if np.isnan(wa.percentile).all() and not lengths:
         return opts.output_tps[None, :], opts.ttft_s[None, :]
     tps = np.repeat(opts.output_tps[None, :], len(wa.ids), axis=0)
     ttft = np.repeat(opts.ttft_s[None, :], len(wa.ids), axis=0)
-    for p in np.unique(wa.percentile[~np.isnan(wa.percentile)]).tolist():
-        rows = wa.percentile == p
-        tps[rows], ttft[rows] = speeds_at(opts, p)
+    median = np.isnan(wa.percentile)
+    for p in [np.nan, *np.unique(wa.percentile[~median]).tolist()]:
+        rows = median if np.isnan(p) else wa.percentile == p
+        if rows.any():
+            tps[rows], ttft[rows] = speeds_at_input(opts, wa.input[rows], p)
     return tps, ttft
 
 
@@ -556,26 +561,27 @@ SAMPLE_BLOCK = 1 << 20  # sample x option latencies computed at once (a block of
 def sample_shares(
     dist: Distribution,
     budgets: np.ndarray,
-    tps: np.ndarray,
-    ttft: np.ndarray,
+    percentile: float,
     opts: Options,
     tool_latency_s: float,
     *,
     streaming: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """For one workload's sample tasks, per option (speeds tps and ttft, one per option of opts): the
-    share of the tasks' weight within each budget (len(budgets) x options) and the slowest task's
-    latency. Each task's latency is SPEC 3's with its own tokens per call and its calls as turns. The
-    weight within and over are summed apart, so a share is exactly 1 when no task is over and exactly 0
-    when none is within."""
+    """For one workload's sample tasks, per option of opts: the share of the tasks' weight within each
+    budget (len(budgets) x options) and the slowest task's latency. Each task's latency is SPEC 3's with
+    its own tokens per call and its calls as turns, at the option's speeds at its own input tokens per
+    call and the workload's `percentile` (nan: the medians; speeds_at_input). The weight within and over
+    are summed apart, so a share is exactly 1 when no task is over and exactly 0 when none is within."""
     n_opt = len(opts)
     inside = np.zeros((len(budgets), n_opt))
     over = np.zeros((len(budgets), n_opt))
     slowest = np.full(n_opt, -np.inf)
     step = max(1, SAMPLE_BLOCK // max(n_opt, 1))
     col = lambda a: a[:, None]
+    at_p = speeds_at(opts, percentile)
     for a in range(0, len(dist), step):
         b = slice(a, a + step)
+        tps, ttft = speeds_at_input(opts, dist.input[b], percentile, at_p)
         reasoning = _reasoning(col(dist.reasoning[b]), opts)
         prefill_s = _prefill(col(dist.input[b]), opts)
         call_s = ttft + prefill_s + (reasoning + col(dist.output[b])) / tps

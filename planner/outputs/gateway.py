@@ -146,17 +146,17 @@ def sort_for(plan: Plan, w, a) -> str:
     """OpenRouter's `sort` for a route: price without a budget; latency for a budget to the first
     token (streaming), an interactive one (at most the `attentive` threshold) or a tight one (the
     route takes 90% of it or more); throughput for a long budget whose calls spend longer generating
-    than waiting for first tokens (at the route's measured speeds)."""
+    than waiting for first tokens (at the route's measured speeds at its prompt length)."""
     if w.budget_s is None:
         return "price"
     attentive = plan.thresholds.get("attentive") or 10.0
     if w.streaming or w.budget_s <= attentive or a.latency_s >= TIGHT * w.budget_s:
         return "latency"
-    use = _use(plan, a.offering)
-    if use is None or not use.output_tps or use.ttft_s is None or a.output_tokens is None:
+    tps, ttft = _speeds(plan, w, a)
+    if not tps or ttft is None or a.output_tokens is None:
         return "latency"
-    generating = a.output_tokens / use.output_tps
-    waiting = w.turns * use.ttft_s
+    generating = a.output_tokens / tps
+    waiting = w.turns * ttft
     return "throughput" if generating > waiting else "latency"
 
 
@@ -164,15 +164,28 @@ def _use(plan: Plan, offering: str):
     return next((o for o in plan.offerings if o.id == offering), None)
 
 
+def _speeds(plan: Plan, w, a) -> tuple[float | None, float | None]:
+    """A route's (output_tps, ttft_s), as its latency was worked out: its option's (its mode's) medians, at
+    the workload's input tokens per call when the plan gives them by prompt length (SPEC "Speeds by prompt
+    length"); a plan written before allocations carried speeds: the offering's medians."""
+    if a.output_tps is None or a.ttft_s is None:
+        use = _use(plan, a.offering)
+        return (None, None) if use is None else (use.output_tps, use.ttft_s)
+    if a.speed_by_input and a.input_tokens is not None:
+        return a.speeds_at(a.input_tokens / w.turns)
+    return a.output_tps, a.ttft_s
+
+
 def preferences(plan: Plan, w, a) -> dict[str, Any]:
     """`preferred_max_latency` and `preferred_min_throughput` for a route within its budget: the route's
-    measured first-token time and output speed, each loosened by the budget's slack s = (budget - tool
-    time) / (route latency - tool time), so that a provider at both cutoffs takes the whole budget; at
-    the percentile that covers the share of tasks that must be within it (p50, p75, p90, else p99)."""
+    measured first-token time and output speed (at its prompt length, _speeds), each loosened by the
+    budget's slack s = (budget - tool time) / (route latency - tool time), so that a provider at both
+    cutoffs takes the whole budget; at the percentile that covers the share of tasks that must be within
+    it (p50, p75, p90, else p99)."""
     if w.budget_s is None or not a.within_budget:
         return {}
-    use = _use(plan, a.offering)
-    if use is None or not use.output_tps or not use.ttft_s:
+    tps, ttft = _speeds(plan, w, a)
+    if not tps or not ttft:
         return {}
     tools = (w.turns - 1) * w.tool_latency_s
     model_time = a.latency_s - tools
@@ -184,8 +197,8 @@ def preferences(plan: Plan, w, a) -> dict[str, Any]:
     q = w.within_budget_share_required
     pct = next((p for limit, p in PERCENTILES if q <= limit), "p99")
     return {
-        "preferred_max_latency": {pct: _sig(use.ttft_s * slack)},
-        "preferred_min_throughput": {pct: _sig(use.output_tps / slack)},
+        "preferred_max_latency": {pct: _sig(ttft * slack)},
+        "preferred_min_throughput": {pct: _sig(tps / slack)},
     }
 
 

@@ -28,7 +28,6 @@ from planner.model.load import Inputs, validate
 from planner.model.schema import WorkloadSet
 from planner.optimize import backends
 from planner.optimize.lp import build_problem
-from planner.optimize.options import speeds_at
 from planner.optimize.pairs import Pairs, WorkloadArrays, build_pairs, sample_shares
 from planner.optimize.prune import sweep_candidates
 from planner.pipeline.solve import solve_inputs
@@ -274,12 +273,10 @@ def _share_rows(lp, pairs: Pairs, budget: np.ndarray, factors: list[float | None
     sampled: dict[int, dict[float, np.ndarray]] = {}
     for k, (_, c, w) in enumerate(cols):
         if wa.sampled[w]:
-            tps, ttft = speeds_at(pairs.options, float(wa.percentile[w]))
             share, _ = sample_shares(
                 wa.distributions[w],
                 np.array([budget[w] * f for f in scaled]),
-                tps,
-                ttft,
+                float(wa.percentile[w]),
                 pairs.options,
                 float(wa.tool_latency_s[w]),
                 streaming=bool(wa.streaming[w]),

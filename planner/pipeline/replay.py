@@ -15,7 +15,11 @@ independent computation reproduces (tests/pipeline/test_replay.py does):
   u < c_k, so each route gets its share of tasks, and the same task always the same route;
 - its latency and cost are SPEC 3's with the task's own calls as turns and its own tokens per call (the
   means over its calls): reasoning = max(reasoning x the mode's factor, the option's measured thinking),
-  call_s = ttft_s + input / prefill_tps + (reasoning + output) / output_tps, latency = calls x call_s +
+  call_s = ttft_s + input / prefill_tps + (reasoning + output) / output_tps, at the option's speeds at the
+  task's input tokens per call where the plan gives them by prompt length (`speed_by_input`: piecewise linear
+  in log input tokens, the nearest measured length outside them; prefill_tps then reads only the input
+  beyond the longest length the first-token time was measured at; SPEC "Speeds by prompt length"),
+  latency = calls x call_s +
   (calls - 1) x tool_latency_s (streaming: to the final call's first answer token), cost = calls x
   ((input - cached) x price.input + cached x price.cached_input + (reasoning + output) x price.output) / 1e6;
 - within budget: latency <= the plan's budget_s (a workload with no budget: every task);
@@ -203,6 +207,7 @@ def _routes(plan: Plan, names: dict[str, list[str]], plan_file: str) -> tuple[di
                 a.ttft_s,
                 a.prefill_tps,
                 a.output_tps,
+                *_lengths(a),
                 a.reasoning_factor,
                 a.thinking_tokens,
                 price.price_input,
@@ -217,15 +222,42 @@ def _routes(plan: Plan, names: dict[str, list[str]], plan_file: str) -> tuple[di
     return replays, rows
 
 
+def _lengths(a: Allocation) -> tuple[list[float], list[float], list[float], list[float], float]:
+    """An allocation's speeds by prompt length as the routes table holds them: the lengths and medians of
+    output speed, those of the first-token time (each ascending; empty: one length), and the input tokens
+    its first-token times already read (the longest of their lengths; 0 when the plan states none)."""
+    measured = a.speed_by_input or {}
+    tps = [(float(k), v.output_tps) for k, v in sorted(measured.items()) if v.output_tps is not None]
+    ttft = [(float(k), v.ttft_s) for k, v in sorted(measured.items()) if v.ttft_s is not None]
+    read = max((k for k, _ in ttft), default=0.0)
+    tps, ttft = (p if len(p) > 1 else [] for p in (tps, ttft))
+    return [k for k, _ in tps], [v for _, v in tps], [k for k, _ in ttft], [v for _, v in ttft], read
+
+
 def _load_routes(logs: Logs, rows: list[tuple]) -> None:
-    """The routes table the replay's SQL reads (columns in _routes' order)."""
+    """The routes table the replay's SQL reads (columns in _routes' order), and the macro that reads a
+    speed at a task's prompt length."""
     logs.sql(
         "CREATE OR REPLACE TABLE routes (workload VARCHAR, wid VARCHAR, k INTEGER, lo DOUBLE, hi DOUBLE, "
-        "ttft DOUBLE, prefill DOUBLE, tps DOUBLE, factor DOUBLE, thinking DOUBLE, p_in DOUBLE, p_cached DOUBLE, "
+        "ttft DOUBLE, prefill DOUBLE, tps DOUBLE, tps_len DOUBLE[], tps_at DOUBLE[], ttft_len DOUBLE[], "
+        "ttft_at DOUBLE[], read DOUBLE, factor DOUBLE, thinking DOUBLE, p_in DOUBLE, p_cached DOUBLE, "
         "p_out DOUBLE, tool DOUBLE, streaming BOOLEAN, budget DOUBLE)"
     )
+    logs.sql(_AT_LENGTH_SQL)
     if rows:
-        logs.insert("INSERT INTO routes VALUES (" + ", ".join("?" * 16) + ")", rows)
+        logs.insert("INSERT INTO routes VALUES (" + ", ".join("?" * 21) + ")", rows)
+
+
+# A median at x input tokens per call from its lengths xs (ascending) and values ys: straight lines in
+# log(x) between two measured lengths (the segment's lower end is the j-th, j the count of xs <= x), the
+# nearest measured one's outside them, y0 (the figure at the one length) when fewer than two are measured.
+_AT_LENGTH_SQL = """
+CREATE OR REPLACE TEMP MACRO between_lengths(x, xs, ys, j) AS
+    ys[j] + (ln(x) - ln(xs[j])) / (ln(xs[j + 1]) - ln(xs[j])) * (ys[j + 1] - ys[j]);
+CREATE OR REPLACE TEMP MACRO at_length(x, xs, ys, y0) AS
+    CASE WHEN len(xs) < 2 THEN y0 WHEN x <= xs[1] THEN ys[1] WHEN x >= xs[-1] THEN ys[-1]
+         ELSE between_lengths(x, xs, ys, len(list_filter(xs, lambda v: v <= x))) END;
+"""
 
 
 def _tally(logs: Logs, replays: dict[str, WorkloadReplay]) -> None:
@@ -276,11 +308,13 @@ placed AS (
 ),
 reasoned AS (
     SELECT *, CASE WHEN thinking IS NULL THEN reas * factor ELSE greatest(reas * factor, thinking) END AS reasoning,
-           CASE WHEN prefill IS NULL THEN 0.0 ELSE inp / prefill END AS prefill_s
+           CASE WHEN prefill IS NULL THEN 0.0 ELSE greatest(inp - read, 0.0) / prefill END AS prefill_s,
+           at_length(inp, ttft_len, ttft_at, ttft) AS ttft_i, at_length(inp, tps_len, tps_at, tps) AS tps_i
     FROM placed
 ),
 timed AS (
-    SELECT *, ttft + prefill_s + (reasoning + outp) / tps AS call_s, ttft + prefill_s + reasoning / tps AS first_s
+    SELECT *, ttft_i + prefill_s + (reasoning + outp) / tps_i AS call_s,
+           ttft_i + prefill_s + reasoning / tps_i AS first_s
     FROM reasoned
 )
 SELECT wid, k, n,
@@ -311,6 +345,9 @@ RULES = [
     "A task's latency and cost are SPEC 3's with its own calls as turns and its own tokens per call (the "
     "means over its calls); reasoning is the mode's factor times its reasoning tokens, at least the "
     "option's measured thinking; the plan's tool time sits between two calls.",
+    "Where the plan gives an option's speeds by prompt length, a task is timed at those at its own input "
+    "tokens per call: straight lines in log(input tokens) between the measured lengths, the nearest "
+    "length's figures outside them.",
     "Within budget: the task's latency is at most the plan's budget. The plan's promise is the share of "
     "tasks on routes whose mean task meets the budget; a workload or route below its promise is flagged.",
     "Percentiles are nearest-rank: p90 is the smallest latency that at least 90% of the tasks meet.",

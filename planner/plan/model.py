@@ -14,6 +14,7 @@ them: tests/plan/test_hostile_plans.py reads back the golden plans and others.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -103,6 +104,29 @@ class LatencySummary(PlanModel):
     max: Seconds
 
 
+InputLength = Annotated[int, Field(gt=0, le=10**9)]  # input tokens per call of a measured prompt length
+
+
+class SpeedAt(PlanModel):
+    """An option's median speed measured at one prompt length (SPEC "Speeds by prompt length")."""
+
+    output_tps: OutputTps | None = optional()
+    ttft_s: TtftS | None = optional()
+
+
+def _at_length(a: Allocation, name: str, x: float) -> float | None:
+    points = sorted((k, getattr(v, name)) for k, v in (a.speed_by_input or {}).items() if getattr(v, name) is not None)
+    if len(points) < 2:
+        return getattr(a, name)
+    if x <= points[0][0]:
+        return points[0][1]
+    if x >= points[-1][0]:
+        return points[-1][1]
+    j = next(j for j in range(len(points) - 1) if points[j][0] <= x < points[j + 1][0])
+    (x0, y0), (x1, y1) = points[j], points[j + 1]
+    return y0 + (math.log(x) - math.log(x0)) / (math.log(x1) - math.log(x0)) * (y1 - y0)
+
+
 class Allocation(PlanModel):
     """One route: a share of a workload on one option, who bills and serves it, and its figures."""
 
@@ -128,6 +152,9 @@ class Allocation(PlanModel):
     output_tps: OutputTps | None = None
     ttft_s: TtftS | None = None
     prefill_tps: PrefillTps | None = None  # None: folded into ttft_s
+    # the medians at every prompt length measured, by input tokens per call, the catalog's input_tokens
+    # (output_tps and ttft_s above) included (v1.8); absent: the catalog states no length
+    speed_by_input: dict[InputLength, SpeedAt] | None = optional()
     thinking_tokens: ThinkingTokens | None = None  # measured thinking per call; None: none measured
     reasoning_factor: Factor = 1.0
     price_tier: Tier | None = optional()  # batch, flex or priority; absent: the list price (SPEC v1.6)
@@ -140,6 +167,12 @@ class Allocation(PlanModel):
         from planner.core.fmt import option
 
         return option(self.offering, self.mode, self.price_tier or "list", self.reserved)
+
+    def speeds_at(self, input_tokens: float) -> tuple[float | None, float | None]:
+        """(output_tps, ttft_s) at `input_tokens` per call (SPEC "Speeds by prompt length"): straight lines in
+        log(input tokens) between the lengths of speed_by_input, the nearest one's figure outside them; the
+        allocation's own figure where fewer than two lengths measure it."""
+        return _at_length(self, "output_tps", input_tokens), _at_length(self, "ttft_s", input_tokens)
 
     @property
     def route(self) -> tuple[str, str, str]:

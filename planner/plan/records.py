@@ -23,6 +23,7 @@ from planner.plan.model import (
     NearMiss,
     PercentileInfo,
     Rejection,
+    SpeedAt,
     WorkloadPlan,
     trusted,
 )
@@ -160,6 +161,7 @@ ALLOCATION_ORDER = (
     "output_tps",
     "ttft_s",
     "prefill_tps",
+    "speed_by_input",
     "thinking_tokens",
     "reasoning_factor",
     "price_tier",
@@ -181,12 +183,31 @@ def _option_fields(opts, o: int, signed: frozenset[str]) -> dict:
         "output_tps": float(opts.output_tps[o]) if np.isfinite(opts.output_tps[o]) else None,
         "ttft_s": float(opts.ttft_s[o]) if np.isfinite(opts.output_tps[o]) else None,
         "prefill_tps": _finite(opts.prefill_tps[o]),
+        "speed_by_input": _speed_by_input(opts, o),
         "thinking_tokens": _finite(opts.thinking[o]),
         "reasoning_factor": float(opts.reasoning_factor[o]),
         "price_tier": None if opts.sale[o] == LIST else opts.sale[o],
         "reserved": opts.reserved[o],
         "discounted": opts.discounted[o] if opts.discounted[o] in signed else None,
     }
+
+
+def _speed_by_input(opts, o: int) -> dict[int, SpeedAt] | None:
+    """The option's medians at every prompt length measured, input_tokens' included (for `planner replay`
+    to time each logged task at its own length); None when its speed states no length, or for a batch
+    window."""
+    at = float(opts.measured_at[o])
+    if np.isnan(at) or not np.isfinite(opts.output_tps[o]):
+        return None
+    rows: dict[int, dict[str, float | None]] = {}
+    for name, points, median in (
+        ("output_tps", opts.tps_lengths[o], opts.output_tps[o]),
+        ("ttft_s", opts.ttft_lengths[o], opts.ttft_s[o]),
+    ):
+        lengths, values = points if points is not None else ((at,), (float(median),))
+        for k, v in zip(lengths, values):
+            rows.setdefault(int(k), {"output_tps": None, "ttft_s": None})[name] = float(v)
+    return {k: trusted(SpeedAt, rows[k]) for k in sorted(rows)}
 
 
 def _summaries(pairs: Pairs, e: _Entries) -> dict[str, list]:

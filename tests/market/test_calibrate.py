@@ -130,3 +130,21 @@ def test_matching_rules():
     off, why = match("llama-3.3-70b", "groq", cat)
     assert off is None and why.startswith("ambiguous: 2 offerings run llama-3.3-70b")
     assert match("gpt-9", None, cat)[0] is None
+
+
+def test_calibrating_from_logs_drops_the_lengths_measured_elsewhere(tmp_path):
+    """Logged calls are of every prompt length: a speed calibrated from them states no length, so the
+    figures measured elsewhere at other lengths no longer go with it and are dropped, which the source says."""
+    logs = LOGS
+    data = yaml.safe_load((logs / "catalog.yaml").read_text())
+    mini = next(o for o in data["offerings"] if o["id"] == "mini@openai")
+    mini["speed"].update({"input_tokens": 1000, "by_input": {10000: {"output_tps": 50, "ttft_s": 2.0}}})
+    path = tmp_path / "catalog.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    out = tmp_path / "c.yaml"
+    args = ["catalog", "calibrate", str(path), str(logs / "otel_genai_spans.jsonl"), "--format", "otel"]
+    result = run(*args, "--out", out, "--min-calls", "1")
+    assert result.exit_code == 0, result.output
+    got = next(o for o in load_catalog(out).offerings if o.id == "mini@openai")
+    assert got.speed.ttft_s == 0.35 and got.speed.input_tokens is None and got.speed.by_input is None
+    assert "its speeds by prompt length dropped: the logged calls are of every length" in got.source

@@ -74,6 +74,12 @@ def test_merge_takes_speed_from_aa_and_list_price_from_litellm():
             "output_tps": {5: 464.921, 25: 473.943, 75: 480.286, 95: 483.325},
             "ttft_s": {5: 0.6419, 25: 0.6981, 75: 0.8281, 95: 0.9069},
         },
+        # the medians are the 10k-input workload's (perf_long_*); perf_medium_* (1k) and perf_100k_* beside them
+        "input_tokens": 10000,
+        "by_input": {
+            1000: {"output_tps": 474.143, "ttft_s": 0.2412},
+            100000: {"output_tps": 481.445, "ttft_s": 4.7971},
+        },
     }
     assert groq["thinking"] == {"seconds": 4.204}  # ttft_reasoning_time 4.20378..., rounded up
     assert groq["price"]["cached_input"] == 0.075  # only litellm has the cached price
@@ -468,6 +474,8 @@ def test_effort_variants_of_one_endpoint_are_one_offering_with_modes(full):
             "output_tps": {5: 74.014, 25: 88.435, 75: 113.398, 95: 147.363},
             "ttft_s": {5: 2.3037, 25: 3.0985, 75: 6.5388, 95: 15.1776},
         },
+        "input_tokens": 10000,  # and its own speeds at the other prompt lengths
+        "by_input": {1000: {"output_tps": 125.89, "ttft_s": 3.2904}, 100000: {"output_tps": 68.454, "ttft_s": 32.1304}},
     }
     assert gmi["capability"]["overall"] < high["capability"]["overall"] < top["capability"]["overall"]
     assert "lines 202, 230, 243" in gmi["source"]

@@ -38,17 +38,21 @@ def aa_rows() -> dict[tuple[str, str], dict]:
 
 def test_a_reasoning_route_waits_for_its_measured_thinking(real):
     """Every option that thinks is predicted at least AA's measured time to the first answer token
-    (time to first token + thinking) per call; the issue's example, DeepSeek V4 Flash (Reasoning, High
-    Effort) at GMI, is no longer 6.5 s for live-chat: AA measures 15.7 s to its first answer token."""
+    (time to first token + thinking) per call, both read at the workload's input tokens per call (SPEC
+    "Speeds by prompt length"); the issue's example, DeepSeek V4 Flash (Reasoning, High Effort) at GMI,
+    is no longer 6.5 s for live-chat: AA measures 15.7 s to its first answer token at 10k input tokens."""
+    from planner.optimize.options import speeds_at_input
+
     inputs, plan = real
     pairs = build_pairs(inputs.workloads, inputs.catalog)
     opts = pairs.options
     thinks = np.flatnonzero(~np.isnan(opts.thinking))
     assert len(thinks) > 300
-    seconds = opts.thinking[thinks] / opts.output_tps[thinks]
     for w in range(pairs.shape[0]):
         calls = pairs.workloads.turns[w]
-        assert (pairs.latency_s[w, thinks] >= calls * (opts.ttft_s[thinks] + seconds) - 1e-9).all()
+        tps, ttft = speeds_at_input(opts, pairs.workloads.input[w : w + 1], np.nan)
+        seconds = opts.thinking[thinks] / tps[0, thinks]
+        assert (pairs.latency_s[w, thinks] >= calls * (ttft[0, thinks] + seconds) - 1e-9).all()
     gmi = [o for o in inputs.catalog.offerings if o.id.startswith("deepseek-v4-flash@gmi")]
     high = [(o, m) for o in gmi for m in o.modes if m.model == "DeepSeek V4 Flash (Reasoning, High Effort)"]
     assert len(high) == 1

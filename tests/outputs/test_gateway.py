@@ -428,12 +428,18 @@ def test_preferred_cutoffs_come_from_the_budget(plans):
     plan = read_plan(plans["real-support"])
     w = plan.workload("coding-agent")
     a = w.allocations[0]
+    # the route's speeds at coding-agent's 2,000 input tokens a call, as its latency was worked out (SPEC
+    # "Speeds by prompt length"), not the offering's medians at 10,000
+    tps, ttft = a.speeds_at(2000)
     use = next(o for o in plan.offerings if o.id == a.offering)
+    assert a.speed_by_input and ttft < use.ttft_s
     prefs = preferences(plan, w, a)
     slack = (w.budget_s - 9 * w.tool_latency_s) / (a.latency_s - 9 * w.tool_latency_s)
-    assert prefs["preferred_max_latency"]["p99"] == pytest.approx(use.ttft_s * slack, rel=1e-3)
-    assert prefs["preferred_min_throughput"]["p99"] == pytest.approx(use.output_tps / slack, rel=1e-3)
+    assert prefs["preferred_max_latency"]["p99"] == pytest.approx(ttft * slack, rel=1e-3)
+    assert prefs["preferred_min_throughput"]["p99"] == pytest.approx(tps / slack, rel=1e-3)
     # a provider at both cutoffs takes the whole budget: first tokens and generation scale by `slack`
+    at_cutoffs = 10 * (ttft * slack + a.output_tokens / 10 / (tps / slack)) + 9 * w.tool_latency_s
+    assert at_cutoffs == pytest.approx(w.budget_s, rel=1e-9)
     triage = plan.workload("ticket-triage")
     assert set(preferences(plan, triage, triage.allocations[0]) or {}) <= {
         "preferred_max_latency",

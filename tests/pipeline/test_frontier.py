@@ -308,8 +308,9 @@ def test_terminal_table_shows_where_plans_start_and_today(points, tmp_path, monk
     if points == "31":  # the grid's first feasible point (x0.924), then today's
         assert today == 2 and labels[1].startswith("x0.9") and rows[labels[1]].count("$32.5k") == 1
         assert "$0" in rows[labels[1]]
-    else:  # x1 is the first feasible point and today's, one row
-        assert today == 1 and not any(k.startswith("x1 ") and k != "x1 (today)" for k in labels)
+    else:  # x1 is on the grid: the grid's x1 and today's are one row, after the first feasible point (x0.848)
+        assert today == 2 and labels[1] == "x0.848" and rows[labels[1]].count("$32.5k") == 1
+        assert not any(k.startswith("x1 ") and k != "x1 (today)" for k in labels)
         assert "-$2,464" in rows["x1.39"] and "routing changes" in rows["x1.39"]
     assert labels[-1] == "no budgets"
 
@@ -322,9 +323,9 @@ def test_terminal_table_for_one_workload_shows_its_own_rules(tmp_path, monkeypat
     assert max(len(line) for line in result.stdout.splitlines()) <= 100
     rows = _table_rows(result.stdout)
     labels = list(rows)
-    assert labels[:2] == ["8.719 s", "10 s, 90% within (today)"]  # the first feasible point, then today's
+    assert labels[:2] == ["7.886 s", "10 s, 90% within (today)"]  # the first feasible point, then today's
     assert "$32.5k" in rows[labels[1]] and "glm-4.7@cerebras" in rows[labels[1]]
-    assert "+$2,423" in rows["8.719 s"] and labels[-1] == "no budget"
+    assert "+$2,423" in rows["7.886 s"] and labels[-1] == "no budget"
 
 
 def test_frontier_report_marks_today(tmp_path):

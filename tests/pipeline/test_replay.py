@@ -27,10 +27,10 @@ def run(*args):
     return runner.invoke(app, [str(a) for a in args], env={"COLUMNS": "100"})
 
 
-def _plan(tmp_path, logs, fmt, budgets, extra=()):
+def _plan(tmp_path, logs, fmt, budgets, extra=(), catalog=CATALOG):
     """from-logs, a person's budgets written in, solve: the plan file's data."""
     wl = tmp_path / "w.yaml"
-    result = run("workloads", "from-logs", logs, *fmt, "--out", wl, "--catalog", CATALOG, *extra)
+    result = run("workloads", "from-logs", logs, *fmt, "--out", wl, "--catalog", catalog, *extra)
     assert result.exit_code == 0, result.output
     data = yaml.safe_load(wl.read_text())
     for w in data["workloads"]:
@@ -44,6 +44,23 @@ def _plan(tmp_path, logs, fmt, budgets, extra=()):
 def u(task_id: str) -> float:
     """The documented rule: md5's first 8 bytes, little-endian, without the lowest 12 bits, / 2^52."""
     return (int.from_bytes(hashlib.md5(task_id.encode()).digest()[:8], "little") >> 12) / 2**52
+
+
+def at_length(a: dict, name: str, x: float) -> float:
+    """An allocation's median at x input tokens per call (SPEC "Speeds by prompt length"): straight lines in
+    log(x) between the lengths the plan gives, the nearest one's figure outside them; its figure when fewer
+    than two lengths measure it."""
+    points = sorted((int(k), v[name]) for k, v in (a.get("speed_by_input") or {}).items() if v.get(name) is not None)
+    if len(points) < 2:
+        return a[name]
+    if x <= points[0][0]:
+        return points[0][1]
+    if x >= points[-1][0]:
+        return points[-1][1]
+    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+        if x0 <= x < x1:
+            return y0 + (math.log(x) - math.log(x0)) / (math.log(x1) - math.log(x0)) * (y1 - y0)
+    raise AssertionError("unreachable")
 
 
 def expected(plan: dict, tasks: dict[str, dict[str, list]]) -> dict:
@@ -72,9 +89,12 @@ def expected(plan: dict, tasks: dict[str, dict[str, list]]) -> dict:
             reasoning = reas * a["reasoning_factor"]
             if a["thinking_tokens"] is not None:
                 reasoning = max(reasoning, a["thinking_tokens"])
-            prefill = inp / a["prefill_tps"] if a["prefill_tps"] else 0.0
-            call = a["ttft_s"] + prefill + (reasoning + outp) / a["output_tps"]
-            first = a["ttft_s"] + prefill + reasoning / a["output_tps"]
+            # the first-token time measured at a length already reads that many input tokens
+            read = max((int(k) for k, v in (a.get("speed_by_input") or {}).items() if "ttft_s" in v), default=0)
+            prefill = max(inp - read, 0) / a["prefill_tps"] if a["prefill_tps"] else 0.0
+            ttft, tps = at_length(a, "ttft_s", inp), at_length(a, "output_tps", inp)
+            call = ttft + prefill + (reasoning + outp) / tps
+            first = ttft + prefill + reasoning / tps
             tool = w["tool_latency_s"]
             latency = (n - 1) * (call + tool) + first if w["streaming"] else n * call + (n - 1) * tool
             cost = (
@@ -187,8 +207,29 @@ def test_replay_of_litellm_logs(tmp_path):
     assert html.count("<svg") == 3 and "short of the promise" not in html  # nothing short here (see above)
 
 
-def test_replay_of_many_tasks_on_split_routes(tmp_path):
-    """Three thousand tasks of one to five calls with long-tailed prompts, on a workload the plan splits."""
+# The catalog with speeds by prompt length (test figures): the fast host slows at long prompts and reads
+# inputs beyond 5k at its prefill_tps; the GPU host measures only its output speed at other lengths.
+LENGTHS = {
+    "llama@cerebras": {
+        "input_tokens": 1000,
+        "by_input": {200: {"ttft_s": 0.1}, 5000: {"output_tps": 900, "ttft_s": 1.5}},
+    },
+    "llama@gpu": {"input_tokens": 2000, "by_input": {500: {"output_tps": 60}, 8000: {"output_tps": 30}}},
+    "mini@openai": {"input_tokens": 1000, "by_input": {10000: {"output_tps": 50, "ttft_s": 2.0}}},
+}
+
+
+@pytest.mark.parametrize("lengths", [False, True], ids=["one-length", "by-prompt-length"])
+def test_replay_of_many_tasks_on_split_routes(tmp_path, lengths):
+    """Three thousand tasks of one to five calls with long-tailed prompts, on a workload the plan splits;
+    with speeds by prompt length, each task timed at its own input tokens per call."""
+    catalog = CATALOG
+    if lengths:
+        data = yaml.safe_load(CATALOG.read_text())
+        for o in data["offerings"]:
+            o["speed"].update(LENGTHS.get(o["id"], {}))
+        catalog = tmp_path / "catalog.yaml"
+        catalog.write_text(yaml.safe_dump(data, sort_keys=False))
     rng = random.Random(18)
     logs = tmp_path / "calls.csv"
     tasks: dict[str, dict[str, list]] = defaultdict(dict)
@@ -226,9 +267,11 @@ def test_replay_of_many_tasks_on_split_routes(tmp_path):
         "chat": {"latency": {"budget_s": 1.2, "within_budget_share": 0.7, "streaming": True}},
     }
     fmt = ["--format", "csv", "--group-by", "workload"]
-    plan_path = _plan(tmp_path, logs, fmt, budgets)
+    plan_path = _plan(tmp_path, logs, fmt, budgets, catalog=catalog)
     plan = json.loads(plan_path.read_text())
     assert any(len(w["allocations"]) > 1 for w in plan["workloads"])  # a split to replay
+    used = {a["offering"] for w in plan["workloads"] for a in w["allocations"] if a.get("speed_by_input")}
+    assert bool(used) == lengths, used
     out = tmp_path / "replay"
     result = run("replay", plan_path, logs, *fmt, "--out", out)
     assert result.exit_code == 0, result.output

@@ -66,13 +66,14 @@ def replays(tmp_path_factory):
 
 
 def test_the_mean_plan_promises_what_the_trace_does_not_give(replays):
-    """At the mean every turn of DeepSeek V4 Flash at Makora takes 6.9 s, inside 7 s, so the plan puts
-    95% there for $8,000 a month; on the trace's own tokens a third of those turns take longer."""
+    """At the mean every turn of DeepSeek V4 Flash at Makora takes 6.4 s (at its 1,155 input tokens), inside
+    7 s, so the plan puts 95% there for $8,000 a month; on the trace's own tokens, each turn at its own
+    prompt length, a third of those turns take longer."""
     plan, replay = replays["mean"]
     w = replay["workloads"][0]
     assert plan["total_cost"] == pytest.approx(8000, rel=0.01)
     assert plan["workloads"][0]["within_budget_share"] == pytest.approx(0.95)
-    assert w["within_budget_share_replay"] == pytest.approx(0.63, abs=0.01) and w["short"]
+    assert w["within_budget_share_replay"] == pytest.approx(0.65, abs=0.01) and w["short"]
 
 
 def test_the_distribution_plan_holds_on_the_trace(replays):

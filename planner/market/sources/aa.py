@@ -20,6 +20,14 @@ from planner.market.sources.records import AARow
 SPEED_COLUMNS = ("median_output_speed", "perf_long_median_output_speed", "perf_medium_median_output_speed")
 TTFT_COLUMNS = ("median_ttft", "ttft_input_time", "perf_long_median_ttft", "perf_medium_median_ttft")
 PERCENTILES = (5, 25, 75, 95)  # measured beside the medians: p05_output_speed ... p95_ttft
+# The prompt lengths Artificial Analysis measures, as input tokens per call, with the columns of their medians
+# (its 1k, 10k and 100k input-token workloads; the table has no column for its 100-token one).
+LENGTHS = (
+    (1000, "perf_medium_median_output_speed", "perf_medium_median_ttft"),
+    (10000, "perf_long_median_output_speed", "perf_long_median_ttft"),
+    (100000, "perf_100k_median_output_speed", "perf_100k_median_ttft"),
+)
+MAX_TPS, MAX_TTFT = 1e7, 1e5  # the catalog schema's limits of a speed figure
 BENCHMARKS = (("model_gpqa", "gpqa"), ("model_mmlu_pro", "mmlu_pro"), ("model_livecodebench", "livecodebench"))
 
 
@@ -40,6 +48,7 @@ class _Columns:
     notes: list[tuple[str, str]]  # (column, what the importer did instead)
     tps_pct: tuple[str, ...] = ()  # the output speed's percentile columns, in PERCENTILES' order; (): none
     ttft_pct: tuple[str, ...] = ()  # the first-token time's
+    lengths: tuple[tuple[int, str | None, str | None], ...] = ()  # LENGTHS with the columns this scrape has
 
 
 def _aa_columns(path: Path, columns: set[str]) -> _Columns:
@@ -105,6 +114,24 @@ def _aa_columns(path: Path, columns: set[str]) -> _Columns:
     creator = tuple(c for c in ("model_creator_name", "model_creator_slug") if c in columns)
     if "model_creator_name" not in columns:
         notes.append(("model_creator_name", "creator from model_creator_slug" if creator else "no creator"))
+    pct = _percentile_columns(columns, speed, ttft, notes)
+    lengths = _length_columns(columns, notes)
+    return _Columns(
+        speed,
+        ttft,
+        thinking,
+        reasoning,
+        overall,
+        creator,
+        notes,
+        pct.get("output_speed", ()),
+        pct.get("ttft", ()),
+        tuple(lengths),
+    )
+
+
+def _percentile_columns(columns: set[str], speed: str, ttft: str, notes: list) -> dict[str, tuple[str, ...]]:
+    """The percentile columns of output speed and first-token time, where they go with the medians read."""
     pct = {}
     for name, median, what in (("output_speed", speed, "output speed"), ("ttft", ttft, "time to first token")):
         wanted = tuple(f"p{k:02d}_{name}" for k in PERCENTILES)
@@ -115,9 +142,18 @@ def _aa_columns(path: Path, columns: set[str]) -> _Columns:
             notes.append((f"median_{name}", f"percentiles of {what} not read: they do not go with {median}"))
         else:
             pct[name] = wanted
-    return _Columns(
-        speed, ttft, thinking, reasoning, overall, creator, notes, pct.get("output_speed", ()), pct.get("ttft", ())
-    )
+    return pct
+
+
+def _length_columns(columns: set[str], notes: list) -> list[tuple[int, str | None, str | None]]:
+    """(input tokens, speed column, first-token column) of each measured prompt length this scrape has."""
+    lengths = []
+    for tokens, tps_col, ttft_col in LENGTHS:
+        for col, what in ((tps_col, "output speed"), (ttft_col, "time to first token")):
+            if col not in columns:
+                notes.append((col, f"no {what} at {tokens:,} input tokens"))
+        lengths.append((tokens, tps_col if tps_col in columns else None, ttft_col if ttft_col in columns else None))
+    return lengths
 
 
 def _flag(text) -> bool | None:
@@ -153,7 +189,7 @@ def read_aa(path: Path, left: list | None = None, steps: dict[str, float] | None
                 note = ("aa", f"column {col}", f"missing from this scrape: {what}")
                 if note not in left:
                     left.append(note)
-            rows = []
+            rows, raw = [], []
             score_texts: dict[str, list[str]] = {}
             for i, r in enumerate(reader, start=2):
                 for col, metric in _score_columns(cols):
@@ -166,6 +202,8 @@ def read_aa(path: Path, left: list | None = None, steps: dict[str, float] | None
                 row.tps_pct = _percentiles(r, cols.tps_pct, row.tps, "output speed", row, left)
                 row.ttft_pct = _percentiles(r, cols.ttft_pct, row.ttft, "time to first token", row, left)
                 rows.append(row)
+                raw.append(r)
+            _by_input(rows, raw, cols, left)
             for metric, texts in score_texts.items():
                 step = published_step(texts, percent=metric != "overall")
                 if step is not None:
@@ -268,3 +306,66 @@ def _percentiles(r: dict, columns: tuple[str, ...], median: float | None, what: 
         left.append(("aa", f"{row.host} / {row.model}", why))
         return None
     return dict(zip(PERCENTILES, values))
+
+
+def reference_length(rows: list[AARow], raw: list[dict], cols: _Columns) -> int | None:
+    """The prompt length the scrape's median columns were measured at: the one length whose median columns
+    give the same output speed and first-token time as those read, on every row that has all four (at
+    least one); None when no length or several do."""
+    found = []
+    for tokens, tps_col, ttft_col in cols.lengths:
+        if tps_col is None or ttft_col is None:
+            continue
+        if (tps_col, ttft_col) == (cols.speed, cols.ttft):
+            found.append(tokens)
+            continue
+        pairs = [(row.tps, row.ttft, num(r.get(tps_col)), num(r.get(ttft_col))) for row, r in zip(rows, raw)]
+        pairs = [p for p in pairs if None not in p]
+        if pairs and all(a == c and b == d for a, b, c, d in pairs):
+            found.append(tokens)
+    return found[0] if len(found) == 1 else None
+
+
+def _by_input(rows: list[AARow], raw: list[dict], cols: _Columns, left: list) -> None:
+    """Each row's medians at the prompt lengths other than the one its speed and first-token time were
+    measured at (reference_length): a length whose cell is empty is not measured and left out; a cell that
+    is no number in the catalog's range is left out and listed. With no known reference length, no row gets
+    any (listed once)."""
+    if not any(t or f for _, t, f in cols.lengths):
+        return
+    at = reference_length(rows, raw, cols)
+    if at is None:
+        left.append(
+            (
+                "aa",
+                "columns perf_*_median_*",
+                f"speeds by prompt length not imported: the medians read ({cols.speed}, {cols.ttft}) equal no "
+                "one prompt length's on every row, so the length they were measured at is unknown",
+            )
+        )
+        return
+    for row, r in zip(rows, raw):
+        row.input_tokens = at
+        tps, ttft = {}, {}
+        for tokens, tps_col, ttft_col in cols.lengths:
+            if tokens == at:
+                continue
+            for col, out, what, fits in (
+                (tps_col, tps, "output speed", lambda x: 0 < x <= MAX_TPS),
+                (ttft_col, ttft, "time to first token", lambda x: 0 <= x <= MAX_TTFT),
+            ):
+                if col is None or not given(r.get(col)):
+                    continue
+                value = num(r.get(col))
+                if value is None or not fits(value):
+                    left.append(
+                        (
+                            "aa",
+                            f"{row.host} / {row.model}",
+                            f"{what} at {tokens:,} input tokens {shown(r.get(col))} is out of range "
+                            f"(line {row.line}): not read",
+                        )
+                    )
+                    continue
+                out[tokens] = value
+        row.tps_by_input, row.ttft_by_input = tps or None, ttft or None

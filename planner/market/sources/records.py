@@ -85,6 +85,9 @@ class AARow:
     per_model: bool = False  # from the Artificial Analysis API: one figure per model, for no named host
     tps_pct: dict[int, float] | None = None  # output speed at the other measured percentiles
     ttft_pct: dict[int, float] | None = None  # time to first token likewise
+    input_tokens: int | None = None  # the prompt length tps and ttft were measured at; None: not known
+    tps_by_input: dict[int, float] | None = None  # the median output speed at the other measured prompt lengths
+    ttft_by_input: dict[int, float] | None = None  # the median time to first token likewise
     left_out: str | None = None  # why the row is no offering, found on reading it (a context that is no number)
     host_id: str = ""  # the source's id of the host (one id for a company's product names: Google, Google AI Studio)
     host_model: str = ""  # the model string the host's API takes (`host_api_id`): the endpoint's own name

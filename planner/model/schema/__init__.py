@@ -29,6 +29,7 @@ from planner.model.schema.catalog import (
     Price,
     PriceTier,
     Speed,
+    SpeedAt,
     SpeedPercentiles,
     Thinking,
 )
@@ -102,6 +103,7 @@ __all__ = [
     "SetValue",
     "Share",
     "Speed",
+    "SpeedAt",
     "SpeedPercentiles",
     "Strict",
     "Thinking",

@@ -86,11 +86,33 @@ class SpeedPercentiles(Strict):
         return v
 
 
+InputTokens = Annotated[int, Field(gt=0, le=10**9)]
+_LENGTH_KEYS = {"propertyNames": {"pattern": "^[1-9][0-9]*$"}}  # what a JSON reader sees of the keys
+
+
+class SpeedAt(Strict):
+    """The median speed measured at one prompt length; a figure not measured at that length is left out."""
+
+    output_tps: float | None = Field(None, gt=0, le=1e7, description="decode speed at this length, tokens/s")
+    ttft_s: float | None = Field(
+        None, ge=0, le=1e5, description="time to first token at this length, reading the input included, s"
+    )
+
+    @model_validator(mode="after")
+    def _some(self) -> SpeedAt:
+        if self.output_tps is None and self.ttft_s is None:
+            raise ValueError("give output_tps, ttft_s or both: the figures measured at this prompt length")
+        return self
+
+
 class Speed(Strict):
-    """Measured serving speed: medians, and optionally other percentiles of the same measurement."""
+    """Measured serving speed: medians, and optionally other percentiles of the same measurement and the
+    medians at other prompt lengths (SPEC "Speeds by prompt length")."""
 
     output_tps: float = Field(gt=0, le=1e7, description="decode speed, tokens/s")
-    ttft_s: float = Field(ge=0, le=1e5, description="fixed time to first token per call, s")
+    ttft_s: float = Field(
+        ge=0, le=1e5, description="time to first token per call, s: at input_tokens when stated, else a fixed time"
+    )
     prefill_tps: float | None = Field(
         None, gt=0, le=1e9, description="input processing speed, tokens/s; absent: folded into ttft_s"
     )
@@ -99,6 +121,35 @@ class Speed(Strict):
         description="output_tps and ttft_s at other measured percentiles, for budgets at a percentile; "
         "absent: only the medians are known",
     )
+    input_tokens: InputTokens | None = Field(
+        None,
+        description="input tokens per call of the prompts output_tps, ttft_s and the percentiles were measured "
+        "at; absent: not stated (ttft_s is then a fixed time, and prefill_tps reads every input token)",
+    )
+    by_input: dict[InputTokens, SpeedAt] | None = Field(
+        None,
+        description="median output_tps and ttft_s measured at other prompt lengths, by input tokens per call, "
+        "e.g. {1000: {output_tps: 1005, ttft_s: 0.27}, 100000: {output_tps: 668, ttft_s: 4.66}}; needs "
+        "input_tokens; absent: measured at one length",
+        json_schema_extra=_LENGTH_KEYS,
+    )
+
+    _lengths = field_validator("by_input", mode="before")(classmethod(lambda cls, v: _int_keys(v)))
+
+    @model_validator(mode="after")
+    def _lengths_apart(self) -> Speed:
+        """by_input names the other lengths: the figures at input_tokens are output_tps and ttft_s."""
+        if self.by_input and self.input_tokens is None:
+            raise ValueError(
+                "by_input needs input_tokens: the prompt length (input tokens per call) output_tps and ttft_s "
+                "were measured at"
+            )
+        if self.by_input and self.input_tokens in self.by_input:
+            raise ValueError(
+                f"by_input.{self.input_tokens}: output_tps and ttft_s are the figures at input_tokens "
+                f"({self.input_tokens}); give the other lengths"
+            )
+        return self
 
     @model_validator(mode="after")
     def _in_order(self) -> Speed:
