@@ -260,3 +260,12 @@ def test_a_declared_rescale_between_plans_needs_no_score_test():
     ]
     assert apart.kept_floors == []
     assert compare_plans(plan("v3", 80.0, 60.0), plan("v3", 60.0, 45.0)).rescales == []  # 2 scores: too few
+
+
+def test_a_route_left_for_its_price_names_the_price_though_the_later_plan_does_not_use_it():
+    ws, good = workloads_of(workload("w")), offering("good", vendor="b", price_in=2)
+    before = solve_dicts(ws, catalog_of(offering("cheap", vendor="a", price_in=1), good))
+    after = solve_dicts(ws, catalog_of(offering("cheap", vendor="a", price_in=4), good))
+    cmp = compare_plans(before, after)
+    assert cmp.workloads[0].routing_after == ["good 100%"] and cmp.offering_changes == []  # (cheap not in offerings[])
+    assert cmp.reasons == {"w": ["cheap: price_input $1 per 1M input tokens → $4 per 1M input tokens"]}
