@@ -178,6 +178,32 @@ def whatif(
     return exits.OK if all(o.status == "optimal" for o in outcomes) and base.status == "optimal" else exits.INFEASIBLE
 
 
+def serve(workloads: Path, catalog: Path | None, host: str, port: int, scenarios_dir: Path, solver: str) -> int:
+    """Solve the base, bind the port, serve the page until stopped (SIGINT or SIGTERM: exit 130 or 143)."""
+    from planner.serve import run
+    from planner.serve.app import LOOPBACK, create_app
+    from planner.serve.session import Session
+
+    if not Path(scenarios_dir).is_dir():
+        raise InputError.single(str(scenarios_dir), "--scenarios-dir", "is not a folder")
+    inputs = load_inputs(workloads, catalog)
+    _plan_stem(inputs, workloads)
+    sock = run.bind(host, port)  # a port in use is refused before the solve
+    try:
+        session = Session(inputs, solver)
+        app = create_app(session, Path(scenarios_dir), LOOPBACK if run.is_loopback(host) else None)
+        address, bound = sock.getsockname()[:2]
+        shown = f"[{address}]" if ":" in address else address
+        if not run.is_loopback(host):
+            print(f"planner serve: serving on {host}: anyone who can reach it can use the page", file=sys.stderr)
+        print(f"planner serve: the live review of {session.base.name} at http://{shown}:{bound}/ (Ctrl-C stops it)")
+        sys.stdout.flush()
+        run.serve(app, sock)
+    finally:
+        sock.close()
+    return exits.OK
+
+
 def _check_scenario_names(scenarios: list) -> None:
     """Two scenarios may not share a plan file name."""
     seen: dict[str, tuple[str, str]] = {}  # plan file name -> (scenario name, file)
