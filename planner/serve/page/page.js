@@ -67,10 +67,16 @@
     const set = $("controls-set");
     set.disabled = true;
     document.body.classList.add("busy");
+    const started = performance.now();
     try {
       const state = await api("POST", "/api/solve", { changes: next });
       say("");
       draw(state);
+      const ms = performance.now() - started; // the request, the solve and the redraw, as the page sees them
+      document.body.dataset.answeredMs = ms.toFixed(1);
+      if (state.changes.length) {
+        $("timing").textContent = `Solved again from the base plan in ${Math.max(1, Math.round(state.seconds * 1000))} ms, drawn ${Math.round(ms)} ms after the change.`;
+      }
     } catch (err) {
       say(err.message); // the changes in force stay as they were
     } finally {
