@@ -191,9 +191,10 @@ def serve(workloads: Path, catalog: Path | None, host: str, port: int, scenarios
     sock = run.bind(host, port)  # a port in use is refused before the solve
     try:
         session = Session(inputs, solver)
-        app = create_app(session, Path(scenarios_dir), LOOPBACK if run.is_loopback(host) else None)
         address, bound = sock.getsockname()[:2]
         shown = f"[{address}]" if ":" in address else address
+        hosts = (*LOOPBACK, shown, host) if run.is_loopback(host) else None  # (None: any Host header)
+        app = create_app(session, Path(scenarios_dir), hosts)
         if not run.is_loopback(host):
             print(f"planner serve: serving on {host}: anyone who can reach it can use the page", file=sys.stderr)
         print(f"planner serve: the live review of {session.base.name} at http://{shown}:{bound}/ (Ctrl-C stops it)")
