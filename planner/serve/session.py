@@ -70,20 +70,23 @@ class Session:
 
     def _applied(self, changes: list[Change]) -> tuple[Scenario, Inputs]:
         """The changes' scenario applied to the base. A refusal names the first change that brings it: the
-        list is applied again one change longer at a time (only when it fails)."""
+        shortest refused head of the list, found by bisection (only when the whole list is refused)."""
         scenario = scenario_of(changes, self.inputs, LIVE)
         try:
             return scenario, apply_scenario(self.inputs, scenario, SOURCE)
-        except InputError as exc:
-            for k in range(1, len(changes) + 1):
+        except InputError as whole:
+            refused = whole
+            ok, bad = 0, len(changes)  # a head of `ok` changes applies; one of `bad` is refused
+            while bad - ok > 1:
+                mid = (ok + bad) // 2
                 try:
-                    apply_scenario(self.inputs, scenario_of(changes[:k], self.inputs, LIVE), SOURCE)
-                except InputError as first:
-                    share_of = self.inputs.workloads.policy.share_of
-                    where = f"changes[{k - 1}] ({label(changes[k - 1], share_of)})"
-                    p = first.problems[0] if first.problems else Problem("", str(first))
-                    raise InputError(SOURCE, [Problem(f"{where}: {p.path}" if p.path else where, p.message)]) from None
-            raise exc
+                    apply_scenario(self.inputs, scenario_of(changes[:mid], self.inputs, LIVE), SOURCE)
+                    ok = mid
+                except InputError as exc:
+                    bad, refused = mid, exc
+            where = f"changes[{bad - 1}] ({label(changes[bad - 1], self.inputs.workloads.policy.share_of)})"
+            p = refused.problems[0] if refused.problems else Problem("", str(refused))
+            raise InputError(SOURCE, [Problem(f"{where}: {p.path}" if p.path else where, p.message)]) from None
 
     def report(self) -> tuple[State, str]:
         """The current state's HTML report, as `planner solve` writes it for the edited files (the review
