@@ -186,3 +186,49 @@ def write_files(tmp_path, offerings, workloads, commitments=None, policy=None) -
         ws["policy"] = policy
     (tmp_path / "w.yaml").write_text(yaml.safe_dump(ws, sort_keys=False))
     return tmp_path / "w.yaml"
+
+
+MAY_EXCERPT = ROOT / "catalogs" / "sources" / "aa_scores_2026-05-04_excerpt.csv"
+MAY_COLUMNS = {
+    "overall": "model_intelligence_index",
+    "gpqa": "model_gpqa",
+    "mmlu_pro": "model_mmlu_pro",
+    "livecodebench": "model_livecodebench",
+}
+
+
+def may_and_june(june: dict) -> tuple[dict, dict]:
+    """Two catalogs with the real scores of two scrapes (issue 27): the June catalog's offerings whose
+    model (and each kept mode's) the 2026-05-04 excerpt scores, as May published them (its names, a
+    benchmark fraction x100 as the importer reads it, its published steps as `rounding`), and the same
+    offerings as June has them. Prices and speeds are June's on both sides: only the scores differ."""
+    import csv
+
+    from planner.market.sources.aa import published_step
+
+    with open(MAY_EXCERPT, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    by_name = {" ".join(r["model_name"].lower().split()): r for r in rows if r["model_intelligence_index"]}
+
+    def scores(r: dict) -> dict:
+        return {
+            m: float(r[c]) if m == "overall" else round(100 * float(r[c]), 4) for m, c in MAY_COLUMNS.items() if r[c]
+        }
+
+    may = copy.deepcopy(june)
+    may["offerings"], may["as_of"] = [], "2026-05-04"
+    for o in june["offerings"]:
+        r = by_name.get(" ".join(o["model"].lower().split()))
+        if r is None:
+            continue
+        o = {**copy.deepcopy(o), "model": r["model_name"], "capability": scores(r)}
+        modes = []
+        for m in o.pop("modes", []):
+            rm = by_name.get(" ".join((m.get("model") or "").lower().split()))
+            if rm is not None:
+                modes.append({**m, "model": rm["model_name"], "capability": scores(rm)})
+        may["offerings"].append({**o, "modes": modes} if modes else o)
+    for m, c in MAY_COLUMNS.items():
+        may["metrics"][m]["rounding"] = published_step([r[c] for r in rows], percent=m != "overall")
+    kept = {o["id"] for o in may["offerings"]}
+    return may, {**june, "offerings": [o for o in june["offerings"] if o["id"] in kept]}

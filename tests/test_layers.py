@@ -8,15 +8,18 @@ lazily). The layers are the folders of planner/, bottom up:
     market    catalogs from public sources                  catalog_import, sources/, names, merge, offerings,
                                                             openrouter_offerings, provenance, fetch, diff, calibrate,
                                                             gateway_ids
-    optimize  SPEC 3 and 4, the solvers                     options, pairs, prune, lp/, backends, solver, resolve
+    optimize  SPEC 3 and 4, the solvers                     options, pairs, prune, lp/, highs, cbc, resolve, backends,
+                                                            solver
     plan      the Plan (SPEC 5) and its assembly            model, assemble, records, wording, commitments
-    review    what a review reads off a plan                insight, compare, risks
+    review    what a review reads off a plan                insight, contracts, compare, risks
     pipeline  files to plans                                solve, warm, whatif, frontier, replay, api
     outputs   what people read                              tables, console, terminal, comparisons, report/, gateway
     serve     the live review (planner serve)               changes, session, saving, view, app, run, page/
     cli       the command line                              app, commands, exits
 
 `planner/__init__.py` (the public API, imported lazily) and `planner/__main__.py` stand above them all.
+
+Below the imports: no module over 700 lines, no function over 80, and flags keyword-only below the CLI.
 """
 
 from __future__ import annotations
@@ -149,3 +152,48 @@ def test_the_tests_mirror_the_packages():
     assert folders <= set(LAYERS), sorted(folders - set(LAYERS))
     top = {"test_benchmarks", "test_fuzz", "test_golden", "test_layers", "test_packaging", "test_property"}
     assert {p.stem for p in tests.glob("test_*.py")} == top
+
+
+# ----------------------------------------------------------------------------- sizes and signatures
+
+MODULE_LINES = 700
+FUNCTION_LINES = 80
+OVERRIDES = {("model/load.py", "construct_mapping")}  # PyYAML's method: its signature is PyYAML's
+
+
+def _functions():
+    """(file below planner/, function node) for every function of the package."""
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield rel, node
+
+
+def test_no_module_or_function_too_long():
+    """A module holds one concern (up to 700 lines), a function one step (up to 80)."""
+    long_modules = [
+        f"{p.relative_to(PACKAGE)}: {n}"
+        for p in sorted(PACKAGE.rglob("*.py"))
+        if (n := len(p.read_text().splitlines())) > MODULE_LINES
+    ]
+    long_functions = [
+        f"{rel}: {f.name}: {n}" for rel, f in _functions() if (n := f.end_lineno - f.lineno + 1) > FUNCTION_LINES
+    ]
+    assert not long_modules and not long_functions, "\n".join(long_modules + long_functions)
+
+
+def test_flags_are_keyword_only_below_the_cli():
+    """A parameter annotated bool or defaulting to True or False comes after a `*`, so every call names it
+    (issue 26). The CLI's commands take their options from typer."""
+    positional = []
+    for rel, f in _functions():
+        if rel.startswith("cli/") or (rel, f.name) in OVERRIDES:
+            continue
+        args = f.args.posonlyargs + f.args.args
+        defaults = [None] * (len(args) - len(f.args.defaults)) + list(f.args.defaults)
+        for arg, default in zip(args, defaults):
+            flag = isinstance(default, ast.Constant) and isinstance(default.value, bool)
+            if flag or (arg.annotation is not None and ast.unparse(arg.annotation) in ("bool", "bool | None")):
+                positional.append(f"{rel}:{f.lineno} {f.name}({arg.arg})")
+    assert not positional, "\n".join(positional)

@@ -90,6 +90,12 @@ def test_the_wheel_installs_in_a_fresh_environment_and_solves(tmp_path):
     plan = json.loads((work / "out" / "support.plan.json").read_text())
     assert plan["status"] == "optimal" and plan["inputs"]["catalog"] == "2026-q3" and plan["total_cost"] > 0
     assert (work / "out" / "support.html").read_text().startswith("<!doctype html>")
+    # the gateway lists ship in the package: an export needs no --sources (support's Cerebras tiers have no
+    # litellm id, hence --allow-unknown; the ids it does write were checked against the shipped lists)
+    assert "planner/market/data/gateway_lists.json" in names
+    export = ["export", "out/support.plan.json", "--to", "litellm", "--allow-unknown", "--out", "out/litellm.yaml"]
+    done = _run([venv / "bin" / "planner", *export], work)
+    assert "moonshot/kimi-k2.6" in (work / "out" / "litellm.yaml").read_text() and "kimi-fast" in done.stderr
     # the aggregation query ships as package data: from-logs reads it from the installed copy
     shutil.copy(ROOT / "tests" / "data" / "logs" / "calls.csv", work / "calls.csv")
     mapping = ["--map", "ts=time", "--map", "prompt=input", "--map", "completion=output"]

@@ -57,6 +57,21 @@ class Format(str, Enum):
     csv = "csv"
 
 
+class Gateway(str, Enum):
+    litellm = "litellm"
+    openrouter = "openrouter"
+
+
+DEPLOYABLE_HELP = (
+    "Plan only options this gateway can address (ids, providers and efforts in its lists, as planner export "
+    "writes them); the plan states the premium over the unrestricted optimum. Overrides policy.deployable_on."
+)
+
+
+def _gateway(value: Gateway | None) -> str | None:
+    return None if value is None else value.value
+
+
 def commands():
     """The commands' module, imported when a command runs (so that `planner --help` stays quick)."""
     from planner.cli import commands as module
@@ -161,11 +176,14 @@ def solve(
         help="Seconds the integer search may take (commitments, switches, max_options); the best plan found "
         "is written with its gap, as 'feasible' unless proven optimal.",
     ),
+    deployable_on: Gateway | None = typer.Option(None, "--deployable-on", help=DEPLOYABLE_HELP),
 ) -> None:
     """Solve for the cheapest routing; write the plan file and the HTML report."""
 
     _guard(
-        lambda: commands().solve(workloads, catalog, out, solver.value, fmt.value, previous, switch_cost, time_limit)
+        lambda: commands().solve(
+            workloads, catalog, out, solver.value, fmt.value, previous, switch_cost, time_limit, _gateway(deployable_on)
+        )
     )
 
 
@@ -175,10 +193,11 @@ def explain(
     workload: str = typer.Option(..., "--workload", help="The workload id to explain."),
     catalog: Path | None = typer.Option(None, "--catalog", help="Catalog file; overrides the workloads file's."),
     fmt: Format = typer.Option(Format.table, "--format", help="table, json or csv."),
+    deployable_on: Gateway | None = typer.Option(None, "--deployable-on", help=DEPLOYABLE_HELP),
 ) -> None:
     """Every option for one workload: latency, cost, capability, eligible or why not."""
 
-    _guard(lambda: commands().explain(workloads, workload, catalog, fmt.value))
+    _guard(lambda: commands().explain(workloads, workload, catalog, fmt.value, _gateway(deployable_on)))
 
 
 @app.command()
@@ -208,6 +227,7 @@ def whatif(
     jobs: int | None = typer.Option(
         None, "--jobs", min=1, help="Scenarios solved at once (default: the number of cores)."
     ),
+    deployable_on: Gateway | None = typer.Option(None, "--deployable-on", help=DEPLOYABLE_HELP),
 ) -> None:
     """Solve the base plan and each scenario; compare them in <name>.whatif.html."""
 
@@ -222,6 +242,7 @@ def whatif(
             solver.value,
             review=full,
             jobs=jobs,
+            deployable_on=_gateway(deployable_on),
         )
     )
 
@@ -233,10 +254,11 @@ def frontier(
     points: int = typer.Option(30, "--points", min=3, max=500, help="Points per sweep."),
     catalog: Path | None = typer.Option(None, "--catalog", help="Catalog file; overrides the workloads file's."),
     out: Path = typer.Option(Path("reports"), "--out", help="Folder for <name>.frontier.html and .csv."),
+    deployable_on: Gateway | None = typer.Option(None, "--deployable-on", help=DEPLOYABLE_HELP),
 ) -> None:
     """Minimum cost as the latency budget and the capability floor sweep (the cost of speed)."""
 
-    _guard(lambda: commands().frontier(workloads, catalog, workload, points, out))
+    _guard(lambda: commands().frontier(workloads, catalog, workload, points, out, _gateway(deployable_on)))
 
 
 @app.command()
@@ -299,11 +321,6 @@ class Source(str, Enum):
     litellm = "litellm"
     openrouter = "openrouter"
     aa = "aa"
-
-
-class Gateway(str, Enum):
-    litellm = "litellm"
-    openrouter = "openrouter"
 
 
 @catalog_app.command("import")

@@ -23,6 +23,7 @@ def solve(
     previous: Path | None = None,
     switch_cost: float | None = None,
     time_limit: float | None = None,
+    deployable_on: str | None = None,
 ) -> int:
     from planner.outputs.report import render_plan_report
     from planner.outputs.terminal import print_plan
@@ -31,7 +32,7 @@ def solve(
     _check_switching(previous, switch_cost, time_limit)
     with deadline(time_limit):  # --time-limit bounds the command: its clock starts now
         with timed("load"):
-            inputs = load_inputs(workloads, catalog)
+            inputs = with_gateway(load_inputs(workloads, catalog), deployable_on)
             if previous is not None:
                 inputs = with_previous(inputs, previous, switch_cost)
         stem = _plan_stem(inputs, workloads)  # the outputs are checked before the solve
@@ -76,6 +77,17 @@ def _check_switching(previous: Path | None, switch_cost: float | None, time_limi
         raise InputError.single("--time-limit", "", f"{time_limit:g}: expected seconds above 0, up to 1e6")
 
 
+def with_gateway(inputs, gateway: str | None):
+    """The inputs with --deployable-on as the policy's deployable_on (it overrides the file's)."""
+    if gateway is None:
+        return inputs
+    import dataclasses
+
+    ws = inputs.workloads
+    ws = ws.model_copy(update={"policy": ws.policy.model_copy(update={"deployable_on": gateway})})
+    return dataclasses.replace(inputs, workloads=ws)
+
+
 def with_previous(inputs, path: Path, switch_cost: float | None):
     """The inputs with the routes of the plan in force (solve --from) and --switch-cost as the policy's."""
     import dataclasses
@@ -90,11 +102,11 @@ def with_previous(inputs, path: Path, switch_cost: float | None):
     return dataclasses.replace(inputs, workloads=ws, previous=routes, previous_file=str(path))
 
 
-def explain(workloads: Path, workload: str, catalog: Path | None, fmt: str) -> int:
+def explain(workloads: Path, workload: str, catalog: Path | None, fmt: str, deployable_on: str | None = None) -> int:
     from planner.outputs.tables import explain_rows
     from planner.outputs.terminal import print_explain, print_rows
 
-    inputs = load_inputs(workloads, catalog)
+    inputs = with_gateway(load_inputs(workloads, catalog), deployable_on)
     ids = [w.id for w in inputs.workloads.workloads]
     if workload not in ids:
         raise InputError.single(
@@ -125,6 +137,7 @@ def whatif(
     solver: str,
     review: bool = False,
     jobs: int | None = None,
+    deployable_on: str | None = None,
 ) -> int:
     from planner.model.scenarios import apply_scenario, scenario_from_sets, without_vendor
     from planner.outputs.comparisons import print_whatif
@@ -133,7 +146,7 @@ def whatif(
     from planner.pipeline.solve import solve_base
     from planner.pipeline.whatif import solve_scenarios
 
-    inputs = load_inputs(workloads, catalog)
+    inputs = with_gateway(load_inputs(workloads, catalog), deployable_on)
     scenarios = [(load_scenario(f), str(f)) for f in scenario_files]
     if sets:
         scenarios.append((scenario_from_sets(sets), "--set"))
@@ -179,29 +192,10 @@ def whatif(
 
 
 def serve(workloads: Path, catalog: Path | None, host: str, port: int, scenarios_dir: Path, solver: str) -> int:
-    """Solve the base, bind the port, serve the page until stopped (SIGINT or SIGTERM: exit 130 or 143)."""
-    from planner.serve import run
-    from planner.serve.app import LOOPBACK, create_app
-    from planner.serve.session import Session
+    """The live review until stopped (SIGINT or SIGTERM: exit 130 or 143)."""
+    from planner.serve.run import serve_review
 
-    if not Path(scenarios_dir).is_dir():
-        raise InputError.single(str(scenarios_dir), "--scenarios-dir", "is not a folder")
-    inputs = load_inputs(workloads, catalog)
-    _plan_stem(inputs, workloads)
-    sock = run.bind(host, port)  # a port in use is refused before the solve
-    try:
-        session = Session(inputs, solver)
-        address, bound = sock.getsockname()[:2]
-        shown = f"[{address}]" if ":" in address else address
-        hosts = (*LOOPBACK, shown, host) if run.is_loopback(host) else None  # (None: any Host header)
-        app = create_app(session, Path(scenarios_dir), hosts)
-        if not run.is_loopback(host):
-            print(f"planner serve: serving on {host}: anyone who can reach it can use the page", file=sys.stderr)
-        print(f"planner serve: the live review of {session.base.name} at http://{shown}:{bound}/ (Ctrl-C stops it)")
-        sys.stdout.flush()
-        run.serve(app, sock)
-    finally:
-        sock.close()
+    serve_review(workloads, catalog, host, port, Path(scenarios_dir), solver)
     return exits.OK
 
 
@@ -223,13 +217,20 @@ def _check_scenario_names(scenarios: list) -> None:
         seen[file_stem(sc.name)] = (sc.name, file)
 
 
-def frontier(workloads: Path, catalog: Path | None, workload: str | None, points: int, out: Path) -> int:
+def frontier(
+    workloads: Path,
+    catalog: Path | None,
+    workload: str | None,
+    points: int,
+    out: Path,
+    deployable_on: str | None = None,
+) -> int:
     from planner.outputs.comparisons import print_frontier
     from planner.outputs.console import progress
     from planner.outputs.report import render_frontier_report
     from planner.pipeline.frontier import frontier as sweep
 
-    inputs = load_inputs(workloads, catalog)
+    inputs = with_gateway(load_inputs(workloads, catalog), deployable_on)
     out = Path(out)
     stem = _plan_stem(inputs, workloads) + (f".{file_stem(workload, str(workloads), '--workload')}" if workload else "")
     html, csv_path = out / f"{stem}.frontier.html", out / f"{stem}.frontier.csv"
@@ -335,7 +336,7 @@ def catalog_import(
     from planner.market.catalog_import import import_catalog
 
     out = Path(out)
-    text, left_csv, result = import_catalog(kind, files, out, name, as_of, free_tiers, include)
+    text, left_csv, result = import_catalog(kind, files, out, name, as_of, free_tiers=free_tiers, include=include)
     left = _left_out_path(out)
     write_all({out: text, left: left_csv, _identities_path(out): result.identities_csv()})
     _say(
@@ -407,9 +408,9 @@ def catalog_diff(old: Path, new: Path, fmt: str) -> int:
             f"({counts['changed']} figures)"
         )
         for r in rows:
-            if r["change"] == "rescaled":  # one line each, above the table of the offerings' changes
+            if r["change"] in ("rescaled", "rounded"):  # one line each, above the table of the offerings' changes
                 _say(r["note"])
-        rows = [r for r in rows if r["change"] != "rescaled"]
+        rows = [r for r in rows if r["change"] not in ("rescaled", "rounded")]
     print_rows(rows, fmt, title="catalog changes")
     return exits.OK
 

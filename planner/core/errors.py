@@ -21,7 +21,7 @@ class PlannerError(Exception):
 
     exit_code = 1
 
-    def lines(self, as_flags: bool = False) -> list[str]:
+    def lines(self, *, as_flags: bool = False) -> list[str]:
         return [visible(str(self), PATH_MAX + MESSAGE_MAX)]
 
 
@@ -30,7 +30,7 @@ class SolverError(PlannerError):
 
     exit_code = 1
 
-    def lines(self, as_flags: bool = False) -> list[str]:
+    def lines(self, *, as_flags: bool = False) -> list[str]:
         return [visible(f"error: {self}", PATH_MAX + MESSAGE_MAX)]
 
 
@@ -38,12 +38,12 @@ class Setting(str):
     """The name of a parameter of a command (`time_limit`, `out`): the library shows it as it is, the
     command line as its flag (`--time-limit`)."""
 
-    def shown(self, as_flag: bool) -> str:
+    def shown(self, *, as_flag: bool) -> str:
         return "--" + self.replace("_", "-") if as_flag else str(self)
 
 
-def _shown(text: str, as_flag: bool) -> str:
-    return text.shown(as_flag) if isinstance(text, Setting) else text
+def _shown(text: str, *, as_flag: bool) -> str:
+    return text.shown(as_flag=as_flag) if isinstance(text, Setting) else text
 
 
 @dataclass(frozen=True)
@@ -71,19 +71,19 @@ class InputError(PlannerError):
     ) -> InputError:
         return cls(file if isinstance(file, Setting) else str(file), [Problem(path, message, line, column)])
 
-    def lines(self, as_flags: bool = False) -> list[str]:
+    def lines(self, *, as_flags: bool = False) -> list[str]:
         """The message: one line, for the first problem (file:line:column: field path: what is wrong),
         with the number of further problems in the same file. Text from the input is shown as text:
         control characters escaped, long values cut. as_flags: settings shown as the CLI's flags."""
         if not self.problems:
-            return [visible(_shown(self.file, as_flags))]
+            return [visible(_shown(self.file, as_flag=as_flags))]
         p = self.problems[0]
-        where = visible(_shown(self.file, as_flags), PATH_MAX)
+        where = visible(_shown(self.file, as_flag=as_flags), PATH_MAX)
         if p.line is not None:
             where += f":{p.line}"
             if p.column is not None:
                 where += f":{p.column}"
-        line = f"{where}: {visible(_shown(p.path, as_flags), PATH_MAX)}: " if p.path else f"{where}: "
+        line = f"{where}: {visible(_shown(p.path, as_flag=as_flags), PATH_MAX)}: " if p.path else f"{where}: "
         line += visible(p.message, MESSAGE_MAX)
         if len(self.problems) > 1:
             more = len(self.problems) - 1
@@ -117,7 +117,7 @@ class ExportError(InputError):
         super().__init__(file)
         self.to, self.unknown = to, unknown
 
-    def lines(self, as_flags: bool = False) -> list[str]:
+    def lines(self, *, as_flags: bool = False) -> list[str]:
         n = len(self.unknown)
         what = "id or effort" if self.to == "litellm" else "model id, provider or effort"
         listed = "; ".join(f"{option} ({', '.join(problems)})" for option, problems in self.unknown.items())

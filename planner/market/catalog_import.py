@@ -111,7 +111,7 @@ METRICS = {
     "mmlu_pro": ("MMLU-Pro", "model_mmlu_pro"),
     "livecodebench": ("LiveCodeBench", "model_livecodebench"),
 }
-METRIC_ROUNDING = 0.0001  # the importer keeps the table's scores to 4 decimals
+METRIC_ROUNDING = 0.0001  # the importer keeps the table's scores to 4 decimals: no finer step than this
 
 
 IDENTITY_COLUMNS = (
@@ -151,8 +151,10 @@ class ImportResult:
         return [r for r in self.left_out if r[0] == "aa" and r[1].startswith("column ")]
 
 
-def _metrics(offerings: list[dict], as_of: str | None, api: bool = False) -> dict:
-    """What each capability metric in the catalog measures, its scale, its top score and rounding."""
+def _metrics(offerings: list[dict], as_of: str | None, *, api: bool = False, steps: dict | None = None) -> dict:
+    """What each capability metric in the catalog measures, its scale, its top score and rounding: the
+    step the scrape publishes the metric's scores at (`steps`, read from the table's text), never finer
+    than the importer keeps."""
     top: dict[str, float] = {}
     for o in offerings:
         for caps in [o["capability"], *(m.get("capability") or {} for m in o.get("modes", []))]:
@@ -169,7 +171,7 @@ def _metrics(offerings: list[dict], as_of: str | None, api: bool = False) -> dic
         entry: dict = {"name": name, "scale": scale}
         if top[metric] > 0:
             entry["top"] = top[metric]
-        entry["rounding"] = METRIC_ROUNDING
+        entry["rounding"] = max(METRIC_ROUNDING, (steps or {}).get(metric, METRIC_ROUNDING))
         if api:
             where = f"Artificial Analysis API (GET /api/v2/data/llms/models), evaluations.{API_METRICS[metric]}"
         else:
@@ -191,6 +193,7 @@ class _Read:
     providers: dict[str, dict] = field(default_factory=dict)
     skipped: list[tuple[str, str, str]] = field(default_factory=list)
     as_of: str | None = None
+    steps: dict[str, float] = field(default_factory=dict)  # metric -> the step the tables publish it at
 
 
 def _read(files: list[tuple[str, Path]], as_of: str | None) -> _Read:
@@ -199,7 +202,7 @@ def _read(files: list[tuple[str, Path]], as_of: str | None) -> _Read:
     read = _Read(as_of=as_of)
     for kind, path in files:
         if kind == "aa":
-            for r in read_aa(path, read.skipped):
+            for r in read_aa(path, read.skipped, read.steps):
                 (read.aa_models if r.per_model else read.aa_rows).append((r, path))
             read.as_of = read.as_of or aa_as_of(path)
         elif kind == "litellm":
@@ -220,6 +223,7 @@ def build_catalog(
     files: list[tuple[str, Path]],
     name: str,
     as_of: str | None = None,
+    *,
     free_tiers: bool = False,
     include: frozenset[str] = frozenset(),
 ) -> tuple[dict, ImportResult]:
@@ -233,7 +237,7 @@ def build_catalog(
     result.left_out += read.skipped
     shallow = shallow_thinkers(read.aa_rows)
     buyable = Buyable(as_of, "deprecated" in include, "preview" in include)
-    entries = merge_prices(read.aa_rows, read.litellm, shallow, free_tiers, result.left_out, buyable)
+    entries = merge_prices(read.aa_rows, read.litellm, shallow, result.left_out, buyable, free_tiers=free_tiers)
     ids: dict[str, int] = {}
     made: dict[tuple[str, int], str] = {}
     result.offerings = aa_offerings(entries, ids, as_of, made)
@@ -246,16 +250,16 @@ def build_catalog(
         [*read.aa_rows, *read.aa_models],
         shallow,
         ids,
-        free_tiers,
         result.left_out,
         buyable,
+        free_tiers=free_tiers,
     )
     result.identities += [_aggregate_identity(o) for o in result.offerings if o["vendor"] == "openrouter"]
     result.offerings = plausible(result.offerings, result.left_out)
     kept = {o["id"] for o in result.offerings}
     result.identities = [r for r in result.identities if r[0] in kept]
     catalog: dict = {"catalog": name, "as_of": as_of, "currency": "USD"}
-    metrics = _metrics(result.offerings, as_of, api=bool(read.aa_models) and not read.aa_rows)
+    metrics = _metrics(result.offerings, as_of, api=bool(read.aa_models) and not read.aa_rows, steps=read.steps)
     if metrics:
         catalog["metrics"] = metrics
     catalog["offerings"] = result.offerings
@@ -319,6 +323,7 @@ def import_catalog(
     out: Path,
     name: str | None,
     as_of: str | None,
+    *,
     free_tiers: bool = False,
     include: frozenset[str] = frozenset(),
 ) -> tuple[str, str, ImportResult]:
@@ -333,7 +338,9 @@ def import_catalog(
     sources = parse_sources(kind, files)
     if not sources:
         raise InputError.single("catalog import", "", "no source files given")
-    catalog, result = build_catalog(sources, name or out.name.split(".")[0], as_of, free_tiers, include)
+    catalog, result = build_catalog(
+        sources, name or out.name.split(".")[0], as_of, free_tiers=free_tiers, include=include
+    )
     if not catalog["offerings"]:
         raise InputError.single(
             str(sources[0][1]),

@@ -1,12 +1,13 @@
 """Two catalogs compared offering by offering: added, removed, and every figure that changed
-(`planner catalog diff`). A capability metric put on a new scale is one `rescaled` row (rescale.py),
-not one change per offering; a capability change under half the source's rounding is no change."""
+(`planner catalog diff`). A capability metric put on a new scale is one `rescaled` row (rescale.py,
+found over the models both catalogs score), not one change per offering; a capability change under half
+the source's rounding is no change, counted in one `rounded` row per metric."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from planner.model.rescale import Rescale, rounding_of, score_changes
+from planner.model.rescale import Rescale, matched, model_scores, rounding_noise, rounding_of, score_changes
 from planner.model.schema import Catalog
 
 
@@ -31,15 +32,19 @@ def _fields(o) -> dict[str, float | str | None]:
     return out
 
 
-def capability_changes(old: Catalog, new: Catalog) -> tuple[dict[str, Rescale], dict[str, dict[str, str | None]]]:
+def capability_changes(
+    old: Catalog, new: Catalog
+) -> tuple[dict[str, Rescale], dict[str, dict[str, str | None]], dict[str, tuple[int, float]]]:
     """Per capability metric of the offerings in both catalogs: its rescale, when it was put on a new
-    scale (declared, or found from the scores), and the scores to list as changes, offering -> note
-    (rescale.score_changes)."""
+    scale (declared, or found from the models both catalogs score), the scores to list as changes,
+    offering -> note (rescale.score_changes), and the changes under half the rounding (count, rounding)
+    when the metric was not rescaled."""
     b = {o.id: o for o in new.offerings}
     metrics = sorted(
         {m for o in (*old.offerings, *new.offerings) for m in o.capability} | set(old.metrics) | set(new.metrics)
     )
-    rescales, listed = {}, {}
+    models_a, models_b = model_scores(old), model_scores(new)
+    rescales, listed, rounded = {}, {}, {}
     for m in metrics:
         ma, mb = old.metrics.get(m), new.metrics.get(m)
         scores = [
@@ -47,26 +52,31 @@ def capability_changes(old: Catalog, new: Catalog) -> tuple[dict[str, Rescale], 
             for o in old.offerings
             if o.id in b and m in o.capability and m in b[o.id].capability
         ]
+        rounding = rounding_of(ma.rounding if ma else None, mb.rounding if mb else None)
         found, listed[m] = score_changes(
             m,
             scores,
-            rounding_of(ma.rounding if ma else None, mb.rounding if mb else None),
+            rounding,
             ma.scale if ma else None,
             mb.scale if mb else None,
+            models=matched(models_a.get(m), models_b.get(m)),
         )
         if found is not None:
             rescales[m] = found
-    return rescales, listed
+        if (found is None or not found.moves) and (noise := rounding_noise(scores, rounding)):
+            rounded[m] = (noise, rounding)
+    return rescales, listed, rounded
 
 
 def diff_catalogs(old: Catalog, new: Catalog) -> list[dict[str, Any]]:
-    """One row per rescaled capability metric, per added or removed offering and per changed figure of
-    an offering in both. Capability rows follow rescale.score_changes: under a rescale of metric m, an
-    offering's capability.m row is listed only when its score differs from the rescale (the note says
-    so); a capability change under half the rounding either catalog declares is no change."""
+    """One row per rescaled capability metric, one per metric whose scores moved by less than half the
+    rounding (counted, not listed), per added or removed offering and per changed figure of an offering
+    in both. Capability rows follow rescale.score_changes: under a rescale of metric m, an offering's
+    capability.m row is listed only when its score differs from the rescale (the note says so); a
+    capability change under half the rounding either catalog declares is no change."""
     a = {o.id: o for o in old.offerings}
     b = {o.id: o for o in new.offerings}
-    rescales, listed = capability_changes(old, new)
+    rescales, listed, rounded = capability_changes(old, new)
     rows: list[dict[str, Any]] = [
         _row(
             "rescaled",
@@ -78,6 +88,16 @@ def diff_catalogs(old: Catalog, new: Catalog) -> list[dict[str, Any]]:
             r.line(),
         )
         for m, r in rescales.items()
+    ]
+    rows += [
+        _row(
+            "rounded",
+            "*",
+            f"capability.{m}",
+            note=f"capability.{m}: {n} {'score' if n == 1 else 'scores'} moved by less than half the published "
+            f"step {step:g}: rounding, not listed",
+        )
+        for m, (n, step) in rounded.items()
     ]
     for oid in [o.id for o in old.offerings if o.id not in b]:
         rows.append(_row("removed", oid))

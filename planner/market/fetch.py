@@ -83,7 +83,9 @@ class Settings:
     deadline_s: float = DEADLINE_S
 
 
-def _number(option: str | None, given: float | None, env: str, default: float, low: float, high: float, whole=False):
+def _number(
+    option: str | None, given: float | None, env: str, default: float, low: float, high: float, *, whole: bool = False
+):
     """A setting: the option's value, else the environment variable's, else the default; a value that
     is not a (whole) number from low to high (NaN and infinities included) is an input error naming
     where it came from."""
@@ -339,10 +341,10 @@ def _reason(exc: Exception) -> str:
 
 
 def _where_to_set(kind: str) -> str:
-    return f"{URL_OPTION[kind].shown(True)} or {URL_ENV[kind]}"
+    return f"{URL_OPTION[kind].shown(as_flag=True)} or {URL_ENV[kind]}"
 
 
-def _todo_status(status: int, kind: str, moved: bool = False) -> str:
+def _todo_status(status: int, kind: str, *, moved: bool = False) -> str:
     if status in (401, 403) and moved:
         return "the server redirected the request to another address, where the key is not sent: use the final URL"
     if status in (401, 403):

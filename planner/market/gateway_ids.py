@@ -1,7 +1,8 @@
 """Which gateway ids are real (SPEC "Exports that deploy"): every model id, provider slug and reasoning
 effort an export writes is looked up in the gateways' own lists, never guessed.
 
-The lists (catalogs/sources/, or a folder given with `--sources`):
+The lists (the package's extract of catalogs/sources/, planner/market/data/gateway_lists.json, or a
+folder given with `--sources`):
 
 - litellm's model map (`litellm_model_prices_and_context_window.json`, the file litellm ships as
   `model_prices_and_context_window_backup.json`): keys with `litellm_provider`, `mode` and the
@@ -23,6 +24,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +33,8 @@ from planner.core.errors import InputError, Setting
 from planner.core.files import read_input
 from planner.market.names import HOST_ALIASES
 
-DEFAULT_SOURCES = Path(__file__).resolve().parents[2] / "catalogs" / "sources"
+EXTRACT = "gateway_lists.json"  # the package's copy of the lists (planner/market/data/, gateway_lists.py)
+PROVIDERS_FILE = "litellm_providers.json"  # the provider prefixes litellm's Router routes
 
 # Per list, the file names looked for in a sources folder: the names shipped in catalogs/sources/
 # and those `planner catalog fetch` saves. A pattern with * takes the last match by name (the newest date).
@@ -74,7 +78,9 @@ class Sources:
     litellm: dict[str, dict[str, Any]]  # model-map key -> entry
     or_models: dict[str, dict[str, Any]]  # OpenRouter model id -> listing entry
     or_providers: dict[str, str]  # OpenRouter provider slug -> name
-    files: dict[str, Path] = field(default_factory=dict)
+    routable: frozenset[str] = frozenset()  # the provider prefixes litellm's Router routes
+    litellm_version: str = ""  # the litellm release those providers are from
+    files: dict[str, Path] = field(default_factory=dict)  # empty: the package's own copy
 
     # ------------------------------------------------------------------ litellm
     def litellm_entry(self, model: str) -> dict[str, Any] | None:
@@ -95,7 +101,28 @@ class Sources:
         return entry
 
     def litellm_providers(self) -> set[str]:
+        return self._providers
+
+    @cached_property
+    def _providers(self) -> set[str]:
         return {_provider(e) for e in self.litellm.values()} - {""}
+
+    def litellm_route(self, model: str) -> tuple[str | None, str]:
+        """The model string litellm's Router is given for a known id, with why not: the Router picks the
+        provider by the id's first part, so that part must be the entry's own provider and one the Router
+        routes (litellm's provider list or its JSON-configured providers). An id without it is written
+        `<provider>/<id>` ("gpt-5.4-nano" is "openai/gpt-5.4-nano"); a provider the Router does not route
+        (bedrock_converse, anyscale in litellm 1.110) is no route."""
+        entry = self.litellm_entry(model)
+        if entry is None:
+            return None, f"'{model}' is not in litellm's model map"
+        provider = _provider(entry)
+        if not self.routable:  # lists with no provider list (a folder of older files): trust the map
+            return model, ""
+        if provider not in self.routable:
+            release = f"litellm {self.litellm_version}" if self.litellm_version else "litellm"
+            return None, f"{release}'s Router routes no provider '{provider}' (of {model})"
+        return (model if model.startswith(provider + "/") else f"{provider}/{model}"), ""
 
     def litellm_effort(self, model: str, effort: str) -> str | None:
         """Why litellm's map says `model` does not take `reasoning_effort: effort`; None when it does.
@@ -153,14 +180,29 @@ class Sources:
         if rest in self.or_models:
             return rest
         low = rest.lower()
-        plain = {i: m for i, m in self.or_models.items() if ":" not in i}  # not a variant such as :free
-        by_hf = [i for i, m in plain.items() if str(m.get("hugging_face_id") or "").lower() == low]
-        if len(by_hf) == 1:
-            return by_hf[0]
-        by_name = [i for i in plain if i.split("/", 1)[-1].lower() == low]
-        if len(by_name) == 1:
-            return by_name[0]
+        for index in (self._by_hf, self._by_name):
+            found = index.get(low, ())
+            if len(found) == 1:
+                return found[0]
         return None
+
+    @cached_property
+    def _by_hf(self) -> dict[str, list[str]]:
+        """OpenRouter ids by hugging_face_id (lower case), variants such as :free left aside."""
+        out: dict[str, list[str]] = {}
+        for i, m in self.or_models.items():
+            if ":" not in i:
+                out.setdefault(str(m.get("hugging_face_id") or "").lower(), []).append(i)
+        return out
+
+    @cached_property
+    def _by_name(self) -> dict[str, list[str]]:
+        """OpenRouter ids by their part after the slash (lower case), variants left aside."""
+        out: dict[str, list[str]] = {}
+        for i in self.or_models:
+            if ":" not in i:
+                out.setdefault(i.split("/", 1)[-1].lower(), []).append(i)
+        return out
 
     def openrouter_reasoning(self, model: str) -> bool:
         params = self.or_models.get(model, {}).get("supported_parameters") or []
@@ -252,13 +294,31 @@ def mode_intent(mode: str) -> Intent:
 
 
 def load_sources(folder: Path | None) -> Sources:
-    """The three lists from `folder` (default: catalogs/sources/ beside the package); an input error
-    naming the file names looked for when one is missing or is not what it should be."""
-    where = Path(folder) if folder is not None else DEFAULT_SOURCES
-    label = str(where) if folder is not None else "catalogs/sources"
+    """The lists from `folder` (`--sources`), or the package's own copy (gateway_lists: the extract of
+    catalogs/sources/); an input error naming the file names looked for when one is missing or is not
+    what it should be. litellm's routable providers come from the folder's `litellm_providers.json`
+    when it has one, else from the package."""
+    if folder is None:
+        return packaged_sources()
+    where = Path(folder)
+    files = find_lists(where, str(where))
+    litellm, models, providers = read_lists(files)
+    routes = where / PROVIDERS_FILE
+    if routes.is_file():
+        doc = _json(routes)
+        if not isinstance(doc, dict) or not isinstance(doc.get("provider_list"), list):
+            raise InputError.single(str(routes), "provider_list", "not litellm's provider list (a list of names)")
+        routable_set, version = routable(doc), doc.get("litellm_version")
+    else:
+        shipped = packaged_sources()
+        routable_set, version = set(shipped.routable), shipped.litellm_version
+    return Sources(litellm, models, providers, frozenset(routable_set), str(version or ""), files)
+
+
+def find_lists(where: Path, label: str) -> dict[str, Path]:
+    """The file of each list in a sources folder (the first name of SOURCE_FILES found)."""
     if not where.is_dir():
-        hint = "" if folder is not None else " (an installed planner has no catalogs/sources: pass --sources DIR)"
-        raise InputError.single(label, Setting("sources"), f"not a folder{hint}")
+        raise InputError.single(label, Setting("sources"), "not a folder")
     files: dict[str, Path] = {}
     for kind, names in SOURCE_FILES.items():
         found = None
@@ -272,16 +332,44 @@ def load_sources(folder: Path | None) -> Sources:
                 label, Setting("sources"), f"{SOURCE_WHAT[kind]} is not in it (looked for {', '.join(names)})"
             )
         files[kind] = found
+    return files
+
+
+def read_lists(files: dict[str, Path]) -> tuple[dict[str, dict], dict[str, dict], dict[str, str]]:
+    """litellm's map (key -> entry), OpenRouter's models (id -> entry) and providers (slug -> name)."""
     litellm = _json(files["litellm"])
     if not isinstance(litellm, dict):
         raise InputError.single(str(files["litellm"]), "", "not litellm's model map (a JSON object of models)")
     models = _data(files["openrouter_models"], "id")
     providers = _data(files["openrouter_providers"], "slug")
+    return (
+        {k: v for k, v in litellm.items() if isinstance(v, dict) and k != "sample_spec"},
+        {m["id"]: m for m in models},
+        {p["slug"]: str(p.get("name") or p["slug"]) for p in providers},
+    )
+
+
+def routable(doc: dict[str, Any]) -> list[str]:
+    """The provider prefixes litellm's Router routes, from a `litellm_providers.json` document."""
+    return sorted(set(doc.get("provider_list", [])) | set(doc.get("json_providers", [])))
+
+
+def packaged_text() -> str:
+    """The shipped extract's text (package data: an installed planner has it)."""
+    return resources.files("planner.market.data").joinpath(EXTRACT).read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def packaged_sources() -> Sources:
+    """The lists the package ships (planner/market/data/gateway_lists.json), read once."""
+    doc = json.loads(packaged_text())
     return Sources(
-        litellm={k: v for k, v in litellm.items() if isinstance(v, dict) and k != "sample_spec"},
-        or_models={m["id"]: m for m in models},
-        or_providers={p["slug"]: str(p.get("name") or p["slug"]) for p in providers},
-        files=files,
+        litellm=doc["litellm"],
+        or_models=doc["openrouter_models"],
+        or_providers=doc["openrouter_providers"],
+        routable=frozenset(doc["litellm_routable"]),
+        litellm_version=str(doc.get("litellm_version") or ""),
+        files={},
     )
 
 

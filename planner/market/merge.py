@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from planner.market.identity import LitellmIndex, Matched, match_litellm
-from planner.market.names import normalize_model, same_endpoint, slug, split_effort
+from planner.market.names import host_key, normalize_model, same_endpoint, slug, split_effort
 from planner.market.sources.figures import dollars
 from planner.market.sources.litellm import TIERS
 from planner.market.sources.records import AARow, LongPrice, Price, TierPrice
@@ -35,6 +35,7 @@ class Entry:
     free: bool
     estimated: list[str]  # "thinking.tokens", "price.cached_input", "capability.overall"
     tiers: list[dict] = field(default_factory=list)  # the offering's price_tiers: litellm's, else none
+    unlisted: list[str] = field(default_factory=list)  # gateway_unlisted: the id is the host's own model string
     identity: Matched = Matched(None, "")  # the row's litellm entry, the rule that found it, or why none
 
     @property
@@ -56,15 +57,17 @@ def merge_prices(
     aa_rows: list[tuple[AARow, Path]],
     litellm: list[Price],
     shallow: dict,
-    free_tiers: bool,
     left: list,
     buyable: Buyable = Buyable(),
+    *,
+    free_tiers: bool,
 ) -> list[Entry]:
     """The table's rows with every figure an offering needs, each with its price: the list price of its
     endpoint's litellm entry (identity.match_litellm), else the table's. Listed in `left` with the reason:
     the rows that think too little to hold the model's score (`shallow`), the rows that are no offering
     (or not sold: `buyable`), then the litellm entries no row used (nothing measures their speed)."""
     index = LitellmIndex(litellm)
+    listed = {p.key.lower() for p in litellm} | {name.lower() for src, name, _ in left if src == "litellm"}
     matched = {(str(path), row.line): match_litellm(row, index) for row, path in aa_rows}
     used: set[str] = set()
     surcharged = {normalize_model(r.model) for r, _ in aa_rows if r.cache_write and r.input and r.cache_write > r.input}
@@ -77,7 +80,18 @@ def merge_prices(
         for row, path in aa_rows
         if (str(path), row.line) not in shallow
         if (
-            e := _resolve(row, path, matched[str(path), row.line], surcharged, free_tiers, left, used, typical, buyable)
+            e := _resolve(
+                row,
+                path,
+                matched[str(path), row.line],
+                surcharged,
+                left,
+                used,
+                typical,
+                buyable,
+                listed,
+                free_tiers=free_tiers,
+            )
         )
         is not None
     ]
@@ -123,11 +137,13 @@ def _resolve(
     path: Path,
     matched: Matched,
     surcharged: set[str],
-    free_tiers: bool,
     left: list,
     used: set[str],
     typical: dict[str, float],
     buyable: Buyable,
+    listed: set[str],
+    *,
+    free_tiers: bool,
 ) -> Entry | None:
     """The row's offering figures, or None with the reason in `left`. `surcharged`: the models some
     row prices cache writes above input (so an input price equal to a cache-write price is suspect)."""
@@ -144,11 +160,34 @@ def _resolve(
     else:
         priced, why = _table_priced(row, surcharged, typical)
     if priced is not None:
-        why = _refused(row, priced, free_tiers)
+        why = _refused(row, priced, free_tiers=free_tiers)
     if priced is None or why is not None:
         left.append(("aa", label, why))
         return None
-    return replace(_entry(row, path, priced), identity=matched)
+    entry = replace(_entry(row, path, priced), identity=matched)
+    host_id = _host_model_id(row, matched, listed)
+    if host_id and not entry.gateway:
+        entry.gateway, entry.unlisted = {"litellm": host_id}, ["litellm"]
+        entry.price_src += (
+            f"; litellm id: the host's model string '{row.host_model}' (Artificial Analysis), unpriced in litellm"
+        )
+    return entry
+
+
+def _host_model_id(row: AARow, matched: Matched, listed: set[str]) -> str | None:
+    """A litellm model string for a row litellm's price table does not list: the host's own model string
+    behind its provider, when the Router routes that provider, no entry was refused or ambiguous for the
+    row, the string is no moving alias ("-latest"), and litellm lists no entry of that name (`listed`: the
+    keys of every entry read, those left out for a figure too, lower case)."""
+    from planner.market.gateway_ids import packaged_sources
+
+    provider = host_key(row.host)
+    if matched.price is not None or matched.note or not provider or not row.host_model:
+        return None
+    if row.host_model.lower().endswith("latest") or provider not in packaged_sources().routable:
+        return None
+    model = f"{provider}/{row.host_model}"
+    return None if {model.lower(), row.host_model.lower()} & listed else model
 
 
 def _not_sold(row: AARow, price: Price | None, buyable: Buyable) -> str | None:
@@ -245,11 +284,11 @@ def _table_priced(row: AARow, surcharged: set[str], typical: dict[str, float]) -
     return _Priced(p_in, p_out, cached, "price: Artificial Analysis", estimated=estimated), None
 
 
-def _refused(row: AARow, priced: _Priced, free_tiers: bool) -> str | None:
+def _refused(row: AARow, priced: _Priced, *, free_tiers: bool) -> str | None:
     """Why a priced row still stays out (None: it enters): a free tier that may not, or a reasoning model
     whose thinking time is not measured."""
     if priced.input == 0 and priced.output == 0:
-        why = free_reason(priced.capacity, free_tiers)
+        why = free_reason(priced.capacity, free_tiers=free_tiers)
         if why is not None:
             return f"{why} (litellm lists it at 0/0)"
     if row.thinking is None and row.reasoning:
@@ -322,7 +361,7 @@ def _tiers_text(price: Price) -> str:
     return text + (f" (speeds not measured: {', '.join(speeds)})" if speeds else "")
 
 
-def free_reason(capacity: dict | None, free_tiers: bool) -> str | None:
+def free_reason(capacity: dict | None, *, free_tiers: bool) -> str | None:
     """Why a free tier stays out (None: it enters): it needs the option and a published rate limit."""
     if capacity is None:
         return "free tier with no published rate limit"

@@ -61,7 +61,7 @@ def _aa_offering(oid: str, order: list[Entry], as_of: str | None) -> dict:
     offering: dict = {"id": oid, "model": d.row.model, "vendor": d.company, "host": d.company}
     if d.row.creator:
         offering["creator"] = d.row.creator
-    offering["tier"] = tier_name(d.row.tps, d.variant, d.free)
+    offering["tier"] = tier_name(d.row.tps, d.variant, free=d.free)
     offering["capability"] = dict(d.row.caps)
     offering["price"] = copy.deepcopy(d.price)
     if d.tiers:
@@ -99,6 +99,8 @@ def _aa_offering(oid: str, order: list[Entry], as_of: str | None) -> dict:
         offering["estimated"] = estimated
     if d.gateway:
         offering["gateway"] = dict(d.gateway)
+    if d.unlisted:
+        offering["gateway_unlisted"] = list(d.unlisted)
     return offering
 
 
@@ -141,7 +143,7 @@ def _lines(entries: list[Entry]) -> str:
     )
 
 
-def tier_name(tps: float, variant: str, free: bool = False) -> str:
+def tier_name(tps: float, variant: str, *, free: bool = False) -> str:
     """free; else fast or standard by the measured speed, with the endpoint variant: standard-fp8."""
     if free:
         return "free"

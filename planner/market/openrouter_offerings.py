@@ -29,9 +29,10 @@ def openrouter_offerings(
     rated: list[tuple[AARow, Path]],
     shallow: dict,
     ids: dict[str, int],
-    free_tiers: bool,
     left: list,
     buyable: Buyable = Buyable(),
+    *,
+    free_tiers: bool,
 ) -> list[dict]:
     """OpenRouter's offerings, in the listing's order: a model whose endpoints were fetched gives one per
     endpoint, any other listed model one aggregate over `entries` (the hosts it may route to); then the
@@ -52,7 +53,7 @@ def openrouter_offerings(
         elif p.key in measured:
             out += _endpoint_offerings(measured.pop(p.key), scored, providers, ids, left)
         else:
-            out += _listed_offering(p, by_model, ids, free_tiers, left)
+            out += _listed_offering(p, by_model, ids, left, free_tiers=free_tiers)
     for me in measured.values():  # endpoints of models the listing (if any) does not name, in file order
         out += _endpoint_offerings(me, scored, providers, ids, left)
     return out
@@ -71,7 +72,7 @@ def _by_model_id(endpoints: list[ModelEndpoints]) -> dict[str, ModelEndpoints]:
 
 
 def _listed_offering(
-    p: Price, by_model: dict[str, list[Entry]], ids: dict[str, int], free_tiers: bool, left: list
+    p: Price, by_model: dict[str, list[Entry]], ids: dict[str, int], left: list, *, free_tiers: bool
 ) -> list[dict]:
     """A listed model with no endpoints fetched: its aggregate offering, or none with the reason in `left`
     (no Artificial Analysis row for it, several models it may be, or a free tier)."""
@@ -88,7 +89,7 @@ def _listed_offering(
             )
         )
     elif p.free:
-        left.append(("openrouter", p.key, free_reason(None, free_tiers)))
+        left.append(("openrouter", p.key, free_reason(None, free_tiers=free_tiers)))
     else:
         return [_aggregator(p, found, ids)]
     return []
@@ -100,7 +101,7 @@ def _aggregator(p: Price, entries: list[Entry], ids: dict[str, int]) -> dict:
     variants = _pools(p, entries)
     figures, notes, estimated = [], [], []
     for k, (effort, pool, priced) in enumerate(variants):
-        f, note, guessed = _slowest(pool, priced, "" if k == 0 else f"modes.{effort}.")
+        f, note, guessed = _slowest(pool, "" if k == 0 else f"modes.{effort}.", priced=priced)
         figures.append(f)
         notes.append(f"{'default' if k == 0 else effort} ('{f['model']}'): {note}")
         estimated += guessed
@@ -165,7 +166,7 @@ def _pools(p: Price, entries: list[Entry]) -> list[tuple[str, list[Entry], bool]
     return variants
 
 
-def _slowest(pool: list[Entry], priced: bool, prefix: str) -> tuple[dict, str, list[str]]:
+def _slowest(pool: list[Entry], prefix: str, *, priced: bool) -> tuple[dict, str, list[str]]:
     """An effort variant's figures as the slowest host of its pool gives each (lowest output speed, longest
     first token and thinking; the lowest score of each metric), the note that names those hosts, and which
     figures are estimates (`prefix`: where the variant's figures are in the offering, "" for the default)."""
@@ -508,7 +509,7 @@ def _read_endpoint(me: ModelEndpoints, k: int, ep, left: list) -> _Endpoint | No
         return None
     p_in, p_out = pin * 1e6 * (1 - discount), pout * 1e6 * (1 - discount)
     if p_in == 0 and p_out == 0:
-        left.append(("openrouter", label, free_reason(None, False)))
+        left.append(("openrouter", label, free_reason(None, free_tiers=False)))
         return None
     tps, tps_text = _pct(ep.get("throughput_last_30m"))
     ttft, ttft_text = _pct(ep.get("latency_last_30m"), 0.001)

@@ -64,6 +64,10 @@ class Options:
     def label(self, o: int) -> str:
         return option(self.offering_id[o], self.mode[o], self.sale[o], self.reserved[o])
 
+    def key(self, o: int) -> tuple[str, str, str, str | None]:
+        """What tells one option from every other: (offering, mode, price tier, reservation)."""
+        return self.offering_id[o], self.mode[o], self.sale[o], self.reserved[o]
+
     def involving(self, company: str) -> np.ndarray:
         """Per option, whether the company bills or serves it."""
         return np.array([company in cs for cs in self.companies], dtype=bool)

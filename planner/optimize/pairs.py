@@ -8,7 +8,7 @@ defines are still importable from here.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property, lru_cache
 
 import numpy as np
@@ -133,8 +133,20 @@ class Pairs:
     within_share: np.ndarray  # the share of tasks within budget: of the sample tasks' weight, else 1 or 0
     need_s: np.ndarray  # the least budget every task meets: the slowest sample task's latency, else latency_s
     sale_ok: np.ndarray  # the option's price tier is one the workload may use (batch: it can wait; flex: no budget)
+    gateway_ok: np.ndarray  # the gateway of policy.deployable_on can address the option (all True without one)
     vendor_why: dict[tuple[int, str], str] = field(default_factory=dict)  # (w, vendor) -> reason
     region_need: list[frozenset[str] | None] = field(default_factory=list)
+    gateway: str | None = None  # policy.deployable_on
+    gateway_why: dict[tuple, str] = field(default_factory=dict)  # Options.key(o) -> why the gateway cannot address it
+
+    def without_gateway(self) -> Pairs:
+        """The same table with policy.deployable_on lifted: every option the gateway could not address is
+        eligible again where the other rules allow it (the unrestricted optimum's table)."""
+        if self.gateway is None:
+            return self
+        ok = np.ones_like(self.gateway_ok)
+        eligible = _eligible(self, ok)
+        return replace(self, gateway_ok=ok, eligible=eligible, gateway=None, gateway_why={})
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -174,6 +186,9 @@ class Pairs:
                 out[k].append(_capability_text(wa.metric[w], None if score != score else score, floor))  # nan: none
         for k in np.flatnonzero(~self.sale_ok[ws, os]).tolist():
             out[k].append(_sale_text(self, int(ws[k]), int(os[k])))
+        for k in np.flatnonzero(~self.gateway_ok[ws, os]).tolist():
+            why = self.gateway_why.get(opts.key(int(os[k])), "no id in its lists")
+            out[k].append(f"not deployable on {self.gateway}: {why}")
         bad = np.flatnonzero(~self.within_budget[ws, os] & (wa.within_budget_share[ws] >= 1) & self.sale_ok[ws, os])
         if len(bad):
             budgets = wa.budget_s[ws[bad]]
@@ -240,7 +255,7 @@ def _sale_rule(wa: WorkloadArrays, opts: Options, latency: np.ndarray) -> np.nda
     return ok & (opts.speed_known[None, :] | no_budget[:, None])
 
 
-def _call_cost(inp, cached_share, billed_output, opts: Options, judged=True) -> np.ndarray:
+def _call_cost(inp, cached_share, billed_output, opts: Options, *, judged=True) -> np.ndarray:
     """SPEC 3's call cost per row (input tokens, cached share, output + reasoning tokens: columns) and
     option; a call whose input is above an option's long-context threshold bills at those prices, where
     `judged` (a long call of a workload with sample tasks is judged on them instead)."""
@@ -331,9 +346,10 @@ def build_pairs(
     vendor_ok, vendor_why = _vendor_rule(ws, opts) if vendor_rule is None else vendor_rule
     region_ok, region_need = _region_rule(ws, opts)
     sale_ok = _sale_rule(wa, opts, time.latency)
-    latency_ok = budget.within_budget | (wa.within_budget_share < 1)[:, None]
-    eligible = vendor_ok & region_ok & context_ok & capability_ok & latency_ok & sale_ok
-    return Pairs(
+    gateway = ws.policy.deployable_on
+    addressable, gateway_why = gateway_rule(catalog, opts, gateway)
+    gateway_ok = np.broadcast_to(addressable[None, :], time.latency.shape).copy()
+    pairs = Pairs(
         workloads=wa,
         options=opts,
         reasoning=time.reasoning,
@@ -351,13 +367,50 @@ def build_pairs(
         context_ok=context_ok,
         capability_ok=capability_ok,
         within_budget=budget.within_budget,
-        eligible=eligible,
+        eligible=np.zeros(0, dtype=bool),  # set below, from every rule
         within_share=budget.within_share,
         need_s=budget.need_s,
         sale_ok=sale_ok,
+        gateway_ok=gateway_ok,
         vendor_why=vendor_why,
         region_need=region_need,
+        gateway=gateway,
+        gateway_why=gateway_why,
     )
+    pairs.eligible = _eligible(pairs, gateway_ok)
+    return pairs
+
+
+def _eligible(pairs: Pairs, gateway_ok: np.ndarray) -> np.ndarray:
+    """SPEC 3's eligibility: every rule of a pair (the latency rule only when every task must be within the
+    budget), and policy.deployable_on's gateway."""
+    latency_ok = pairs.within_budget | (pairs.workloads.within_budget_share < 1)[:, None]
+    rules = pairs.vendor_ok & pairs.region_ok & pairs.context_ok & pairs.capability_ok & latency_ok & pairs.sale_ok
+    return rules & gateway_ok
+
+
+def gateway_rule(catalog: Catalog, opts: Options, gateway: str | None) -> tuple[np.ndarray, dict[tuple, str]]:
+    """Per option, whether the gateway can address it (SPEC "Deployability": its id, provider slug and effort
+    in the gateway's shipped lists; no batch tier; for OpenRouter, no reservation), and why not."""
+    if gateway is None:
+        return np.ones(len(opts), dtype=bool), {}
+    from planner.market.addressing import Facts, Resolver
+    from planner.market.gateway_ids import packaged_sources
+
+    offerings = catalog.offerings
+    infos = {}
+    for i in np.unique(opts.offering_index).tolist():
+        o = offerings[i]
+        infos[o.id] = Facts.of(o)
+    resolver = Resolver(infos, packaged_sources())
+    ok = np.ones(len(opts), dtype=bool)
+    why: dict[tuple, str] = {}
+    for k in range(len(opts)):
+        problems = resolver.problems(gateway, opts.offering_id[k], opts.mode[k], opts.sale[k], opts.reserved[k])
+        if problems:
+            ok[k] = False
+            why[opts.key(k)] = "; ".join(problems)
+    return ok, why
 
 
 @dataclass(frozen=True)
@@ -456,7 +509,7 @@ def _budgets(wa: WorkloadArrays, opts: Options, time: _Timing) -> _Budgets:
                 ttft_w,
                 opts,
                 wa.tool_latency_s[w],
-                bool(wa.streaming[w]),
+                streaming=bool(wa.streaming[w]),
             )
             need_s[w] = slowest
             if not np.isnan(budget):
@@ -507,6 +560,7 @@ def sample_shares(
     ttft: np.ndarray,
     opts: Options,
     tool_latency_s: float,
+    *,
     streaming: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
     """For one workload's sample tasks, per option (speeds tps and ttft, one per option of opts): the
@@ -572,7 +626,15 @@ def repriced_pairs(base: Pairs, ws: WorkloadSet, catalog: Catalog, opts: Options
                 value = value.copy()
                 value[:, cols] = fresh
             grid[f.name] = value  # unchanged: shared with base (no one writes into a pair table)
-    return Pairs(base.workloads, opts, **grid, vendor_why=base.vendor_why, region_need=base.region_need)
+    return Pairs(
+        base.workloads,
+        opts,
+        **grid,
+        vendor_why=base.vendor_why,
+        region_need=base.region_need,
+        gateway=base.gateway,
+        gateway_why={**base.gateway_why, **sub.gateway_why},
+    )
 
 
 def _take(value, cols: np.ndarray):

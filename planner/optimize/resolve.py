@@ -1,4 +1,6 @@
-"""Sifting, and one LP re-solved many times in HiGHS (frontier points, vendor outages).
+"""Sifting, and one LP re-solved many times in HiGHS (frontier points, vendor outages): what the HiGHS
+backend registers for RESOLVE (`resolver_of`) and WARM_START (`solve_sifted`) in backends.py, through
+which the rest of the planner reaches them.
 
 Sweeps change only column bounds of the same problem, so they keep one model and re-run it
 warm: each point costs a few simplex iterations instead of a rebuild from the files.
@@ -6,7 +8,6 @@ warm: each point costs a few simplex iterations instead of a rebuild from the fi
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -14,9 +15,8 @@ import numpy as np
 
 from planner.core.arrays import dot, per_workload
 from planner.core.timing import log
-from planner.optimize.backends import add_columns, highs_model, run_settled
+from planner.optimize.highs import add_columns, highs_model, run_settled
 from planner.optimize.lp import TIED_DJ, LinearProgram, clean_shares
-from planner.optimize.solver import SolveResult, settle_ties
 
 
 @dataclass
@@ -255,18 +255,27 @@ class SiftedResolver(Resolver):
         return point
 
 
-def solve_sifted(lp: LinearProgram, start: np.ndarray) -> SolveResult | None:
+@dataclass
+class Sifted:
+    """An LP's optimum found by sifting: the shares, a dual per row (by row number) and a reduced cost per
+    share column, all of the whole LP."""
+
+    share: np.ndarray
+    pi: dict[int, float]
+    dj: np.ndarray
+
+
+def solve_sifted(lp: LinearProgram, start: np.ndarray) -> Sifted | None:
     """The LP (HiGHS, no integer groups) solved from a guess of its optimal columns (sifting): solve
     the LP over the guessed columns and each workload's cheapest, price every other column with that
     solution's duals, add those with a negative reduced cost, repeat. When none is left the restricted
     optimum is optimal for the whole LP (its duals are feasible for every column), so the answer, its
-    duals and the reduced costs over all columns are those of the whole LP; the tie-break pass then
-    runs on the whole LP's optimal face. None when the guess gives no feasible restricted LP or the
+    duals and the reduced costs over all columns are those of the whole LP (solver.solve_warm runs the
+    tie-break pass on its optimal face). None when the guess gives no feasible restricted LP or the
     rounds run out: the caller solves the whole LP."""
     n = len(lp.var_w)
     keep = start | _cheapest_columns(lp)  # every workload has a column
     cost = lp.cost
-    started = time.perf_counter()
     idx = np.flatnonzero(keep)  # the model's columns, in the model's order
     h, _ = highs_model(lp.restrict(idx), integer=False)
     h.changeColsCost(len(idx), np.arange(len(idx), dtype=np.int32), cost[idx])
@@ -283,12 +292,13 @@ def solve_sifted(lp: LinearProgram, start: np.ndarray) -> SolveResult | None:
     share = np.zeros(n)
     share[idx] = np.array(sol.col_value[: len(idx)])
     dj[idx] = np.array(sol.col_dual[: len(idx)])  # the solver's own, where it has them
-    result = SolveResult(
-        True, "Optimal", share, {i: float(y[i]) for i in range(len(lp.rows))}, dj, 0.0, None, n, len(lp.rows)
-    )
-    result.share = settle_ties(lp, "highs", result)
-    result.seconds = time.perf_counter() - started
-    return result
+    return Sifted(share, {i: float(y[i]) for i in range(len(lp.rows))}, dj)
+
+
+def resolver_of(lp: LinearProgram, *, sifted: bool = False) -> Resolver:
+    """The LP held in HiGHS for warm re-solves: each point by sifting (SiftedResolver) when asked and the
+    LP has no integer columns, else solved whole (Resolver)."""
+    return SiftedResolver(lp) if sifted and not lp.integer else Resolver(lp)
 
 
 def _cheapest_columns(lp: LinearProgram) -> np.ndarray:

@@ -20,7 +20,7 @@ import numpy as np
 
 from planner.core.arrays import dot, per_workload
 from planner.core.errors import SolverError
-from planner.optimize.backends import make_model
+from planner.optimize.backends import WARM_START, make_model, needing
 from planner.optimize.lp import FEAS_TOL, SHARE_EPS, TIED_DJ, LinearProgram, check_rows, clean_shares
 
 TIE_COST_TOL = 1e-7  # costs this close (relative) are tied: the solvers' tolerances, not money
@@ -89,7 +89,7 @@ def relax_lp(lp: LinearProgram, solver: str) -> SolveResult:
     if not model.run():
         raise SolverError(f"the relaxed problem could not be solved ({model.status})")
     least, values = model.objective(), model.slack_values()
-    bound = model.add_cap(True, weights, least * (1 + 1e-7) + 1e-9)
+    bound = model.add_cap(weights, least * (1 + 1e-7) + 1e-9, on_slacks=True)
     model.set_costs(lp.full_objective)
     ok = model.run()
     if not ok:
@@ -97,8 +97,23 @@ def relax_lp(lp: LinearProgram, solver: str) -> SolveResult:
         # the cost pass then cannot meet (seen in an integer pass): allow that much
         model.loosen(bound, _least_relaxation(least, weights, values))
         ok = model.run()
-    result = _result(lp, model, ok)
+    result = _result(lp, model, ok=ok)
     result.slack = model.slacks()
+    return result
+
+
+def solve_warm(lp: LinearProgram, solver: str, start: np.ndarray) -> SolveResult | None:
+    """The LP (no integer columns) solved by the solver's backend from a guess of its optimal columns
+    (`start`, bool per column: WARM_START, by sifting), then put through the tie-break pass on its optimal
+    face. None when the guess gives no answer: the caller solves the whole LP. A backend that cannot
+    start warm is refused in one sentence (backends.needing)."""
+    started = time.perf_counter()
+    sifted = needing(solver, WARM_START, "a solve from another plan's routing").sift(lp, start)
+    if sifted is None:
+        return None
+    result = SolveResult(True, "Optimal", sifted.share, sifted.pi, sifted.dj, n_vars=len(lp.var_w), n_rows=len(lp.rows))
+    result.share = settle_ties(lp, solver, result)
+    result.seconds = time.perf_counter() - started
     return result
 
 
@@ -120,11 +135,11 @@ def _cost_pass(
     if time_limit is not None:
         model.limit_time(time_limit)
     if latency_cap is not None:  # the fastest plan costing at most latency_cap
-        model.add_cap(False, lp.cost, latency_cap)
+        model.add_cap(lp.cost, latency_cap)
         model.set_costs(lp.full_latency)
     else:
         model.set_costs(lp.cost)
-    result = _result(lp, model, model.run())
+    result = _result(lp, model, ok=model.run())
     if result.ok and latency_cap is None and not model.is_mip:
         started = time.perf_counter()
         result.share = settle_ties(lp, solver, result, lower, upper)
@@ -132,7 +147,7 @@ def _cost_pass(
     return result
 
 
-def _result(lp: LinearProgram, model, ok: bool) -> SolveResult:
+def _result(lp: LinearProgram, model, *, ok: bool) -> SolveResult:
     n = len(lp.var_w)
     duals = model.duals() if ok else None
     pi, dj = duals if duals is not None else ({}, None)
@@ -184,7 +199,7 @@ def _tie_pass(lp: LinearProgram, solver: str, result: SolveResult, lower=None, u
         lb, ub = _bounds(lp, lower, upper)
         main = np.r_[keep, lp.n + np.arange(len(lp.extras))]
         model.bound_shares(lb[main], ub[main])
-    model.add_cap(False, sub.cost, _cost_cap(lp, share, result.extra))  # should the duals be inexact
+    model.add_cap(sub.cost, _cost_cap(lp, share, result.extra))  # should the duals be inexact
     model.set_costs(sub.full_latency)
     if not model.run():
         return share

@@ -20,174 +20,28 @@ OpenRouter does not split traffic by weight: the shares go in a separate documen
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from planner.core.fmt import percent
-from planner.market.gateway_ids import (
-    FIREWORKS_PREFIX,
-    LITELLM_EFFORTS,
-    OPENROUTER_EFFORTS,
-    Sources,
-    is_id_like,
-    litellm_host_providers,
-    mode_intent,
-)
+from planner.market import addressing
+from planner.market.addressing import AGGREGATOR as AGGREGATOR
+from planner.market.addressing import Target, label
+from planner.market.gateway_ids import Sources
 from planner.plan.model import Plan
 
 FALLBACKS = 3
-AGGREGATOR = "openrouter"  # the host of an offering OpenRouter routes itself (any provider at its price)
 PERCENTILES = ((0.5, "p50"), (0.75, "p75"), (0.9, "p90"))  # else p99 (OpenRouter's documented cutoffs)
 TIGHT = 0.9  # a route taking this share of its budget or more has no time to spare (the near_budget risk)
 
-
-def label(offering: str, mode: str) -> str:
-    return offering if mode == "default" else f"{offering}@{mode}"
+__all__ = ["Resolver", "Target", "label", "to_litellm", "to_openrouter"]
 
 
-@dataclass
-class Target:
-    """One option as a gateway sees it."""
-
-    label: str
-    model: str  # the id written: a known one, or (unknown) the catalog's gateway field or the offering id
-    params: dict[str, Any] = field(default_factory=dict)  # litellm: reasoning_effort; OpenRouter: reasoning
-    pinned: bool = True  # OpenRouter: served by the offering's own host (False: OpenRouter picks one)
-    slug: str | None = None  # OpenRouter provider slug of a pinned offering, when known
-    problems: list[str] = field(default_factory=list)
-
-
-class Resolver:
-    """Ids, slugs and efforts of a plan's options, looked up once each."""
+class Resolver(addressing.Resolver):
+    """Ids, slugs and efforts of a plan's options (its offering_info), looked up once each."""
 
     def __init__(self, plan: Plan, sources: Sources):
-        self.plan, self.src = plan, sources
-        self._lid: dict[str, tuple[str | None, str]] = {}
-        self._orid: dict[str, tuple[str | None, str]] = {}
-
-    # ---------------------------------------------------------------- ids
-    def litellm_id(self, offering: str) -> tuple[str | None, str]:
-        if offering not in self._lid:
-            self._lid[offering] = self._litellm_id(offering)
-        return self._lid[offering]
-
-    def _litellm_id(self, offering: str) -> tuple[str | None, str]:
-        info = self.plan.offering_info.get(offering)
-        if info is None:
-            return None, "the plan has no offering_info for it"
-        given = info.gateway.get("litellm")
-        if given and self.src.litellm_entry(given):
-            return given, ""
-        if info.host == AGGREGATOR:
-            orid, _ = self.openrouter_id(offering)
-            if orid and self.src.litellm_entry(f"openrouter/{orid}"):
-                return f"openrouter/{orid}", ""
-        tried = []
-        providers = litellm_host_providers(info.host, self.src)
-        if is_id_like(info.model):
-            for p in providers:
-                names = [f"{p}/{info.model}"] + ([f"{p}/{FIREWORKS_PREFIX}{info.model}"] if p == "fireworks_ai" else [])
-                for name in names:
-                    if self.src.litellm_entry(name):
-                        return name, ""
-                    tried.append(name)
-        if given:
-            return None, f"gateway.litellm '{given}' is not in litellm's model map"
-        if not providers:
-            return None, f"no gateway.litellm, and host {info.host} is no provider in litellm's model map"
-        if not is_id_like(info.model):
-            return None, f"no gateway.litellm, and the model '{info.model}' is a display name, not an id"
-        return None, f"no gateway.litellm, and no {' or '.join(tried)} in litellm's model map"
-
-    def openrouter_id(self, offering: str) -> tuple[str | None, str]:
-        if offering not in self._orid:
-            self._orid[offering] = self._openrouter_id(offering)
-        return self._orid[offering]
-
-    def _openrouter_id(self, offering: str) -> tuple[str | None, str]:
-        info = self.plan.offering_info.get(offering)
-        if info is None:
-            return None, "the plan has no offering_info for it"
-        given = info.gateway.get("openrouter")
-        if given and given in self.src.or_models:
-            return given, ""
-        names: list[str] = []
-        if info.host != AGGREGATOR:
-            lid, _ = self.litellm_id(offering)
-            if lid:
-                provider = str(self.src.litellm_entry(lid).get("litellm_provider", "")).split("-", 1)[0]
-                rest = lid[len(provider) + 1 :] if lid.startswith(provider + "/") else lid
-                names.append(rest.removeprefix(FIREWORKS_PREFIX))
-        if is_id_like(info.model):
-            names.append(info.model)
-        names = list(dict.fromkeys(names))
-        for name in names:
-            found = self.src.openrouter_model(name)
-            if found:
-                return found, ""
-        if given:
-            return None, f"gateway.openrouter '{given}' is not in OpenRouter's models listing"
-        if names:
-            return None, f"no gateway.openrouter, and no model {' or '.join(names)} in OpenRouter's models listing"
-        return None, "no gateway.openrouter, no known litellm id, and the model is a display name"
-
-    # ---------------------------------------------------------------- targets
-    def litellm(self, offering: str, mode: str) -> Target:
-        info = self.plan.offering_info.get(offering)
-        model, why = self.litellm_id(offering)
-        t = Target(label(offering, mode), model or (info.gateway.get("litellm") if info else None) or offering)
-        if model is None:
-            t.problems.append(f"id: {why}")
-        intent = mode_intent(mode)
-        if intent.kind == "unknown":
-            t.problems.append(f"effort: {intent.why}")
-        elif intent.kind == "on":
-            t.problems.append(
-                f"effort: mode '{mode}' turns reasoning on without naming a level, and litellm's "
-                f"reasoning_effort takes levels only ({', '.join(LITELLM_EFFORTS)})"
-            )
-        elif intent.kind == "effort":
-            why = self.src.litellm_effort(model, intent.effort) if model else None
-            if why:
-                t.problems.append(f"effort: {why}")
-            else:
-                t.params["reasoning_effort"] = intent.effort
-        return t
-
-    def openrouter(self, offering: str, mode: str) -> Target:
-        info = self.plan.offering_info.get(offering)
-        model, why = self.openrouter_id(offering)
-        t = Target(label(offering, mode), model or (info.gateway.get("openrouter") if info else None) or offering)
-        if model is None:
-            t.problems.append(f"id: {why}")
-        host = info.host if info else offering
-        if host == AGGREGATOR:
-            t.pinned = False
-        else:
-            endpoint = offering.split("@", 1)[1] if "@" in offering else host
-            t.slug, why = self.src.openrouter_slug(endpoint, host)
-            if t.slug is None:
-                t.problems.append(f"provider: {why}")
-        intent = mode_intent(mode)
-        reasoning: dict[str, Any] | None = None
-        if intent.kind == "unknown":
-            t.problems.append(f"effort: {intent.why}")
-        elif intent.kind == "on":
-            reasoning = {"enabled": True}
-        elif intent.kind == "effort":
-            if intent.effort in OPENROUTER_EFFORTS:
-                reasoning = {"effort": intent.effort}
-            else:
-                t.problems.append(
-                    f"effort: mode '{mode}' is effort '{intent.effort}', which OpenRouter's reasoning.effort "
-                    f"does not take ({', '.join(OPENROUTER_EFFORTS)})"
-                )
-        if reasoning is not None and model is not None and not self.src.openrouter_reasoning(model):
-            t.problems.append(f"effort: OpenRouter's listing gives {model} no reasoning parameter")
-            reasoning = None
-        if reasoning is not None:
-            t.params["reasoning"] = reasoning
-        return t
+        super().__init__(plan.offering_info, sources)
+        self.plan = plan
 
 
 def _runner_ups(w) -> list:
@@ -256,6 +110,10 @@ def to_litellm(plan: Plan, sources: Sources) -> tuple[dict[str, Any], dict[str, 
             info["planner_price_tier"] = tier
         if reserved:
             info["planner_reserved"] = reserved
+        if t.unpriced:
+            info["planner_note"] = (
+                f"not in litellm's price table: routed by its provider {t.unpriced}, cost not tracked"
+            )
         return {"model_name": group, "litellm_params": params, "model_info": info}
 
     for w in plan.workloads:

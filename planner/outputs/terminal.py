@@ -51,6 +51,8 @@ def print_plan(plan: Plan, fmt: str, paths: dict[str, Path]) -> None:
     for b in plan.baselines:
         misses = f", breaks the rules of {b.misses} workload{'s' if b.misses != 1 else ''}" if b.misses else ""
         say(out, f"  against {b.label}: {money(b.total_cost, cur)}{misses}", "  ")
+    if plan.deployability is not None and plan.status != "infeasible":  # (infeasible: in the diagnosis)
+        say(out, f"  {plan.deployability.text}", "  ")
     out.print(_routes_table(plan, out.width))
     if plan.vendors:
         shown = " · ".join(f"{v.vendor} {money(v.spend, cur)} ({percent(v.share)})" for v in plan.vendors[:8])

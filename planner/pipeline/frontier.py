@@ -18,7 +18,7 @@ import dataclasses
 import io
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 import numpy as np
 
@@ -26,11 +26,11 @@ from planner.core.errors import InputError, Setting
 from planner.core.fmt import csv_safe
 from planner.model.load import Inputs, validate
 from planner.model.schema import WorkloadSet
+from planner.optimize import backends
 from planner.optimize.lp import build_problem
 from planner.optimize.options import speeds_at
 from planner.optimize.pairs import Pairs, WorkloadArrays, build_pairs, sample_shares
 from planner.optimize.prune import sweep_candidates
-from planner.optimize.resolve import Resolver, SiftedResolver
 from planner.pipeline.solve import solve_inputs
 
 
@@ -110,7 +110,7 @@ class Frontier:
         return buf.getvalue()
 
 
-def _num(x: float, digits: int, sign: bool = False) -> str:
+def _num(x: float, digits: int, *, sign: bool = False) -> str:
     """A figure to `digits` significant digits, written out (0.000001, 1234570: never 1e-06), without
     trailing zeros."""
     if x == 0:
@@ -127,7 +127,7 @@ def _same(a: FrontierPoint, b: FrontierPoint) -> bool:
     return not a.feasible or abs(a.cost - b.cost) < 0.005
 
 
-def _today(inputs: Inputs, workload: int | None, prune: bool) -> tuple[bool, float | None, str]:
+def _today(inputs: Inputs, workload: int | None, *, prune: bool) -> tuple[bool, float | None, str]:
     """Today's rules solved once, as `planner solve` solves them (same solver; without the review
     figures and the outage table, which the cost does not need): feasible, cost, chosen."""
     plan = solve_inputs(inputs, "auto", review=False, resilience=False, prune=prune)
@@ -139,10 +139,10 @@ def _today(inputs: Inputs, workload: int | None, prune: bool) -> tuple[bool, flo
     return True, plan.total_cost, "; ".join(f"{wid}: {o}" for wid, o in top.items())
 
 
-def _today_points(inputs: Inputs, wa, w: int | None, prune: bool) -> tuple[FrontierPoint, FrontierPoint]:
+def _today_points(inputs: Inputs, wa, w: int | None, *, prune: bool) -> tuple[FrontierPoint, FrontierPoint]:
     """Today's point of the latency sweep and of the capability sweep: the portfolio's x1 and +0, or
     the workload's own budget (with its share within budget) and its own floors (the mean one too)."""
-    feasible, cost, chosen = _today(inputs, w, prune)
+    feasible, cost, chosen = _today(inputs, w, prune=prune)
     if w is None:
         lat, lat_label, cap, cap_label = 1.0, "x1", 0.0, "+0 points"
     else:
@@ -188,12 +188,14 @@ def _relaxed(inputs: Inputs, targets: set[int], drop: str, keep: np.ndarray | No
 @dataclass(frozen=True)
 class _Run:
     """What every sweep of one frontier shares: the inputs, the swept workloads (one, or all), how a
-    point's routing is put in words, the progress callback and whether candidates are pruned."""
+    point's routing is put in words, the progress callback, the solver and whether candidates are pruned."""
 
     inputs: Inputs
     targets: set[int]
     chosen: Callable  # (lp, shares) -> the routing in words
     progress: Callable[[], None]
+    solver: str  # the one whose backend holds each sweep's LP (backends.resolver)
+    _: KW_ONLY
     prune: bool
 
 
@@ -223,7 +225,7 @@ def _sweep(run: _Run, grid: _Grid) -> list[FrontierPoint]:
     lp = build_problem(inputs.workloads, inputs.catalog, pairs, in_lp, cand)
     missing = W - len(in_lp)
     moves = grid.adjust(lp) if grid.adjust else None  # rows the sweep moves (shares within budget, mean floors)
-    resolver = Resolver(lp) if lp.integer else SiftedResolver(lp)
+    resolver = backends.resolver(run.solver, lp, why="a cost frontier", sifted=True)
     target_in_lp = np.array(sorted(set(run.targets) & set(in_lp.tolist())), dtype=int)
     points = []
     previous = None
@@ -280,7 +282,7 @@ def _share_rows(lp, pairs: Pairs, budget: np.ndarray, factors: list[float | None
                 ttft,
                 pairs.options,
                 float(wa.tool_latency_s[w]),
-                bool(wa.streaming[w]),
+                streaming=bool(wa.streaming[w]),
             )
             sampled[k] = {f: share[j, lp.var_o[c]] for j, f in enumerate(scaled)}
 
@@ -311,7 +313,7 @@ def _mean_rows(lp):
 
 
 def frontier(
-    inputs: Inputs, workload_id: str | None = None, points: int = 30, progress=lambda: None, prune: bool = True
+    inputs: Inputs, workload_id: str | None = None, points: int = 30, progress=lambda: None, *, prune: bool = True
 ) -> Frontier:
     """The latency and capability sweeps of one workload (or, without one, of every budget scaled and
     every floor shifted together). prune=False sends every eligible pair to the solver (for tests: the
@@ -329,9 +331,9 @@ def frontier(
     base = build_pairs(inputs.workloads, inputs.catalog, distributions=inputs.distributions)
     wa = base.workloads
     result = Frontier(inputs.name, workload_id, inputs.catalog.currency, inputs.workloads.period)
-    result.today_latency, result.today_capability = _today_points(inputs, wa, w, prune)
+    result.today_latency, result.today_capability = _today_points(inputs, wa, w, prune=prune)
     progress()
-    run = _Run(inputs, targets, _chooser(base.options.label, ids, w), progress, prune)
+    run = _Run(inputs, targets, _chooser(base.options.label, ids, w), progress, backends.pick_solver(), prune=prune)
     result.latency = _sweep(run, _latency_grid(inputs, wa, targets, w, points))
     capability = _capability_grid(inputs, wa, targets, w, points)
     result.capability = _sweep(run, capability) if capability is not None else []

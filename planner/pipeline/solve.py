@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
 
@@ -19,13 +19,12 @@ from planner.optimize.backends import RESOLVE, WARM_START, backend, can, pick_so
 from planner.optimize.lp import LinearProgram, Switching, build_problem, check_rows, switching_of
 from planner.optimize.pairs import Pairs, build_pairs
 from planner.optimize.prune import candidates
-from planner.optimize.resolve import solve_sifted
-from planner.optimize.solver import SolveResult, relax_lp, settled, solve_lp
+from planner.optimize.solver import SolveResult, relax_lp, settled, solve_lp, solve_warm
 from planner.pipeline.warm import WarmStart
-from planner.plan.assemble import build_plan, main_options
-from planner.plan.model import Plan
-from planner.plan.wording import BudgetAlone
-from planner.review import insight
+from planner.plan.assemble import PlanParts, Review, build_plan, main_options, plan_parts
+from planner.plan.model import Deployability, Plan, VendorOutage
+from planner.plan.wording import BudgetAlone, deployability_figure
+from planner.review import contracts, insight
 from planner.review.risks import risks
 
 
@@ -38,6 +37,7 @@ class SolveOptions:
     found, status `feasible` unless proven, and a review cut short says so)."""
 
     solver: str = "auto"
+    _: KW_ONLY
     review: bool = True
     resilience: bool = True
     prune: bool = True
@@ -63,7 +63,7 @@ def solve_inputs(
 ) -> Plan:
     """solve() with the options spelled out, and for a what-if scenario its name and `start`: a solved base
     of similar inputs, whose tables and routing the solve starts from."""
-    options = SolveOptions(solver, review, resilience, prune, time_limit)
+    options = SolveOptions(solver, review=review, resilience=resilience, prune=prune, time_limit=time_limit)
     with deadline(time_limit):
         return _solve(inputs, options, scenario, start)[0]
 
@@ -103,8 +103,9 @@ class _Solved:
 def _solve(
     inputs: Inputs, options: SolveOptions, scenario: str | None = None, start: WarmStart | None = None
 ) -> tuple[Plan, Pairs, np.ndarray]:
-    """The pipeline: the workload x option table, pruned; the LP, solved and checked; the review figures
-    the plan is assembled with; the plan; then the review's re-solves that read the plan."""
+    """The pipeline, optimize -> review -> assemble: the workload x option table, pruned; the LP, solved
+    and checked; the plan's parts made from it; the review, which reads those parts; then the Plan,
+    built once from the parts and the review's findings."""
     solver = pick_solver(options.solver)
     pairs, changed, cand, switching = _tables(inputs, options, start)
     s = _optimum(inputs, options, solver, pairs, cand, switching, start)
@@ -116,7 +117,7 @@ def _solve(
         with timed("baselines"):
             baselines = insight.baselines(inputs, pairs)
     with timed("plan"):
-        plan = build_plan(
+        parts = plan_parts(
             inputs,
             pairs,
             s.lp,
@@ -134,7 +135,7 @@ def _solve(
             budget_alone=budget,
             baselines=baselines,
         )
-    return _reviewed(plan, s), pairs, cand
+    return build_plan(parts, _review(parts, s)), pairs, cand
 
 
 def _tables(inputs: Inputs, options: SolveOptions, start: WarmStart | None):
@@ -187,38 +188,94 @@ def _review_figures(s: _Solved, start: WarmStart | None, changed):
     return break_even, insight.compounding_many(s.pairs, main, standard), known
 
 
-def _reviewed(plan: Plan, s: _Solved) -> Plan:
-    """The plan with the review's re-solves that read it: commitments and switches, the outage table,
-    then the risks, and what the time limit or the solver left out. The plan given is not changed: the
-    one returned is built from it and the review's figures."""
-    inputs, options, solver = s.inputs, s.options, s.solver
-    update: dict = {}
-    said: list[str] = []
-    if options.review and plan.status != "infeasible" and (plan.commitments or s.switching is not None):
-        rebuild = lambda other: build_problem(inputs.workloads, other, s.pairs, s.in_lp, s.cand, s.switching)
-        with timed("commitments"), _unless_out_of_time(s.cut, "commitment savings and break-evens, switch savings"):
-            review = insight.commitment_review(
-                plan, inputs, s.pairs, s.lp, s.share, s.extra, solver, s.switching, rebuild
-            )
-            update.update(commitments=review.commitments, switching=review.switching, status=review.status)
-            said += review.assumptions
-    optimal = update.get("status", plan.status) == "optimal"
-    small = int(s.pairs.eligible.sum()) <= insight.RESILIENCE_MAX_PAIRS
-    if optimal and options.resilience and small and not can(solver, RESOLVE):
-        said.append(
-            f"the outage table was not computed: it re-solves the plan warm once per company, which "
-            f"{backend(solver).name} cannot do (solve with the highs solver to see it)"
-        )
-    elif optimal and options.resilience and small:
-        with timed("outages"), _unless_out_of_time(s.cut, "the outage table"):
-            update["resilience"] = insight.resilience(s.pairs, plan, s.full_lp())
+def _review(parts: PlanParts, s: _Solved) -> Review:
+    """The review's re-solves on the plan's parts: commitments and switches, the outage table, then the
+    risks, and what the time limit or the solver left out."""
+    contracts = _contracts(parts, s)
+    status = parts.status if contracts is None else contracts.status
+    said = [] if contracts is None else list(contracts.assumptions)
+    outages = _outages(parts, s, status, said)
     if s.cut:
         said.append(
-            f"the time limit ({options.time_limit:g} s) was reached during the review: {'; '.join(s.cut)} not "
+            f"the time limit ({s.options.time_limit:g} s) was reached during the review: {'; '.join(s.cut)} not "
             "computed (allow more time to see them)"
         )
-    reviewed = plan.model_copy(update={**update, "assumptions": [*plan.assumptions, *said]})
-    return reviewed.model_copy(update={"risks": risks(reviewed)})
+    deployability = _deployability(parts, s)
+    return Review(
+        status=status,
+        commitments=None if contracts is None else contracts.commitments,
+        switching=None if contracts is None else contracts.switching,
+        resilience=outages,
+        risks=risks(parts, outages),
+        assumptions=said,
+        deployability=deployability,
+        diagnosis=[deployability.text]
+        if deployability is not None and parts.status == "infeasible" and deployability.unrestricted_cost is not None
+        else [],
+    )
+
+
+def _deployability(parts: PlanParts, s: _Solved) -> Deployability | None:
+    """With policy.deployable_on, what it costs (SPEC "Deployability"): the cheapest plan meeting every rule
+    on any option, re-solved without the gateway's rule, against this one; when no deployable plan exists
+    and an unrestricted one does, deployability is why (the diagnosis says so)."""
+    gateway = s.pairs.gateway
+    if gateway is None:
+        return None
+    excluded = int((~s.pairs.gateway_ok[0]).sum()) if s.pairs.shape[0] else 0
+    figure = Deployability(
+        gateway=gateway,
+        options_excluded=excluded,
+        computed=False,
+        text=f"Deployable on {gateway}: the unrestricted optimum was not computed (the time limit)",
+    )
+    with _unless_out_of_time(s.cut, f"the cost of deployability on {gateway}"):
+        figure = deployability_figure(parts, gateway, excluded, _unrestricted_cost(s))
+    return figure
+
+
+def _unrestricted_cost(s: _Solved) -> float | None:
+    """What is paid to vendors in the cheapest plan meeting every rule with the gateway's rule lifted (the
+    same pruning, switching and solver); None when no such plan exists."""
+    inputs, free = s.inputs, s.pairs.without_gateway()
+    if (free.eligible_count == 0).any():
+        return None
+    cand = candidates(inputs.workloads, inputs.catalog, free) if s.options.prune else free.eligible
+    switching = switching_of(inputs, free)
+    cand = cand | (free.eligible & protected(free, switching))
+    lp = build_problem(inputs.workloads, inputs.catalog, free, np.arange(free.shape[0]), cand, switching)
+    result = solve_lp(lp, s.solver)
+    return lp.money(*settled(lp, result), total_only=True) if result.ok else None
+
+
+def _contracts(parts: PlanParts, s: _Solved) -> contracts.CommitmentReview | None:
+    """The commitments' savings and needs and the switches' (None: not reviewed, or cut short)."""
+    inputs = s.inputs
+    if not (s.options.review and parts.status != "infeasible" and (parts.commitments or s.switching is not None)):
+        return None
+    rebuild = lambda other: build_problem(inputs.workloads, other, s.pairs, s.in_lp, s.cand, s.switching)
+    with timed("commitments"), _unless_out_of_time(s.cut, "commitment savings and break-evens, switch savings"):
+        return contracts.commitment_review(
+            parts, inputs, s.pairs, s.lp, s.share, s.extra, s.solver, s.switching, rebuild
+        )
+    return None
+
+
+def _outages(parts: PlanParts, s: _Solved, status: str, said: list[str]) -> list[VendorOutage]:
+    """The outage table of an optimal plan of not too many pairs, when asked for; with a solver that
+    cannot re-solve warm, none, and a sentence in `said` that says so."""
+    small = int(s.pairs.eligible.sum()) <= insight.RESILIENCE_MAX_PAIRS
+    if not (status == "optimal" and s.options.resilience and small):
+        return []
+    if not can(s.solver, RESOLVE):
+        said.append(
+            f"the outage table was not computed: it re-solves the plan warm once per company, which "
+            f"{backend(s.solver).name} cannot do (solve with the highs solver to see it)"
+        )
+        return []
+    with timed("outages"), _unless_out_of_time(s.cut, "the outage table"):
+        return insight.resilience(s.pairs, parts, s.full_lp(), s.solver)
+    return []
 
 
 def _budget_relaxed(s: _Solved) -> bool:
@@ -283,7 +340,7 @@ def _run(lp: LinearProgram, solver: str, start: np.ndarray | None, time_limit: f
         raise no_time
     with no_deadline():
         if start is not None and can(solver, WARM_START) and not lp.integer:
-            result = solve_sifted(lp, start)  # None: solve the whole LP
+            result = solve_warm(lp, solver, start)  # None: solve the whole LP
             log.debug(
                 "solve: sifting from the start's routing %s",
                 "settled" if result is not None else "gave no answer; the whole LP is solved",

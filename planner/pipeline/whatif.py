@@ -16,7 +16,7 @@ import secrets
 import signal
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import KW_ONLY, dataclass, field, replace
 from pathlib import Path
 
 from planner.core.files import discard, stage
@@ -49,6 +49,7 @@ class Batch:
     start: WarmStart
     applied: list[tuple[Scenario, Inputs]]
     solver: str
+    _: KW_ONLY
     review: bool
     paths: list[Path] | None = None
     tag: str = ""
@@ -142,6 +143,7 @@ def solve_scenarios(
     start: WarmStart,
     applied: list[tuple[Scenario, Inputs]],
     solver: str,
+    *,
     review: bool = False,
     jobs: int | None = None,
     progress: Callable[[], None] = lambda: None,
@@ -153,7 +155,8 @@ def solve_scenarios(
     paths (one per scenario): each plan file's text is left in a hidden file beside its path (the
     outcome's `staged`) for the caller to rename into place; should the batch fail, none is left."""
     jobs = min(default_jobs() if jobs is None else max(1, jobs), len(applied))
-    batch = Batch(base, start, applied, solver, review, paths, f"{os.getpid()}-{secrets.token_hex(4)}.")
+    tag = f"{os.getpid()}-{secrets.token_hex(4)}."
+    batch = Batch(base, start, applied, solver, review=review, paths=paths, tag=tag)
     try:
         if jobs <= 1 or not _can_fork():
             out = []

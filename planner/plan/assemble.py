@@ -1,20 +1,29 @@
-"""A solved LP turned into the Plan, whole: per workload its records (plan.records), spend per offering
-and vendor, the binding constraints and the smallest relaxation in words (plan.wording), the
-commitments (plan.commitments) and the assumptions made. Every figure comes from the pair table and
-the cleaned shares."""
+"""A solved LP turned into the Plan, in two steps: `plan_parts` makes its records (per workload
+(plan.records), spend per offering and vendor, the binding constraints and the smallest relaxation in
+words (plan.wording), the commitments (plan.commitments), the assumptions made), which the review
+reads; `build_plan` then constructs the Plan once, whole, from those parts and the review's findings.
+Every figure comes from the pair table and the cleaned shares."""
 
 from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
 
 import numpy as np
 
 from planner.core.fmt import ordinal
 from planner.model.load import Inputs
+from planner.model.rescale import model_scores
 from planner.optimize.lp import LinearProgram, traffic
 from planner.optimize.pairs import Pairs, percentile_gaps, vendor_caps
 from planner.optimize.solver import SolveResult
 from planner.plan.commitments import commitment_terms
 from planner.plan.model import (
+    Baseline,
+    Binding,
     CatalogEntry,
+    CommitmentUse,
+    Deployability,
     InputFiles,
     MetricInfo,
     OfferingInfo,
@@ -22,7 +31,11 @@ from planner.plan.model import (
     OverlayChange,
     OverlayInfo,
     Plan,
+    Relaxation,
+    Risk,
     SolverInfo,
+    SwitchInfo,
+    VendorOutage,
     VendorSpend,
     WorkloadPlan,
     trusted,
@@ -31,7 +44,70 @@ from planner.plan.records import Known, count_far, far_misses, rejections, workl
 from planner.plan.wording import BudgetAlone, bindings, relaxations
 
 
-def build_plan(
+@dataclass(frozen=True)
+class PlanParts:
+    """The plan's records made from the solved model, before the review reads them: every field of the
+    Plan but the review's (its resilience, risks and switching; its status, commitments and assumptions
+    are the assembled ones, which the review may complete). Records are never changed once made."""
+
+    status: str
+    name: str
+    period: str
+    currency: str
+    inputs: InputFiles
+    solver: SolverInfo
+    total_cost: float
+    workloads: list[WorkloadPlan]
+    offerings: list[OfferingUse]
+    vendors: list[VendorSpend]
+    binding: list[Binding]
+    relaxation: list[Relaxation]
+    diagnosis: list[str]
+    thresholds: dict
+    assumptions: list[str]
+    baselines: list[Baseline]
+    sources: dict[str, str]
+    offering_info: dict[str, OfferingInfo]
+    metrics: dict[str, MetricInfo]
+    catalog_index: dict[str, CatalogEntry]
+    overlays: list[OverlayInfo]
+    share_of: str
+    commitments: list[CommitmentUse] | None
+    model_scores: dict[str, dict[str, float]]  # metric -> model -> score (compare's rescale detector)
+
+
+@dataclass(frozen=True)
+class Review:
+    """What the review found in a plan's parts (the defaults: no review). status and commitments: None
+    keeps the assembled ones; assumptions are said after the assembled ones."""
+
+    status: str | None = None
+    commitments: list[CommitmentUse] | None = None  # with their savings and needs
+    switching: SwitchInfo | None = None
+    resilience: list[VendorOutage] = dataclasses.field(default_factory=list)
+    risks: list[Risk] = dataclasses.field(default_factory=list)
+    assumptions: list[str] = dataclasses.field(default_factory=list)
+    deployability: Deployability | None = None  # policy.deployable_on: what it costs
+    diagnosis: list[str] = dataclasses.field(default_factory=list)  # said after the assembled diagnosis
+
+
+def build_plan(parts: PlanParts, review: Review = Review()) -> Plan:
+    """The Plan, constructed once and whole: the assembled parts with the review's findings."""
+    values = {f.name: getattr(parts, f.name) for f in dataclasses.fields(parts)}
+    values.update(
+        status=parts.status if review.status is None else review.status,
+        commitments=parts.commitments if review.commitments is None else review.commitments,
+        assumptions=[*parts.assumptions, *review.assumptions],
+        switching=review.switching,
+        resilience=review.resilience,
+        risks=review.risks,
+        deployability=review.deployability,
+        diagnosis=[*parts.diagnosis, *review.diagnosis],
+    )
+    return Plan(**values)
+
+
+def plan_parts(
     inputs: Inputs,
     pairs: Pairs,
     lp: LinearProgram,
@@ -49,12 +125,12 @@ def build_plan(
     time_limit: float | None = None,
     budget_alone: BudgetAlone | None = None,
     baselines: list | None = None,
-) -> Plan:
-    """The plan of the cleaned shares: records, spend, bindings, relaxation, diagnosis, assumptions.
-    break_even (per workload) and curves (compounding, per multi-turn workload) come from insight;
-    known_rejections and known_records (a what-if scenario's, warm.py) give records already made;
-    time_limit: the one the integer search ran under (a plan it stopped short of proving is `feasible`);
-    budget_alone and baselines: review figures computed before the plan (pipeline.solve)."""
+) -> PlanParts:
+    """The plan's parts from the cleaned shares: records, spend, bindings, relaxation, diagnosis,
+    assumptions. break_even (per workload) and curves (compounding, per multi-turn workload) come from
+    insight; known_rejections and known_records (a what-if scenario's, warm.py) give records already
+    made; time_limit: the one the integer search ran under (a plan it stopped short of proving is
+    `feasible`); budget_alone and baselines: review figures computed before the plan (pipeline.solve)."""
     ws, catalog = inputs.workloads, inputs.catalog
     total = lp.money(share, extra, total_only=True)  # what is paid to vendors: a budget's measure
     factor, commitments, paid = commitment_terms(inputs, pairs, lp, share, extra)
@@ -83,7 +159,7 @@ def build_plan(
     diagnosis += [f"workload '{pairs.workloads.ids[w]}': {workloads[w].diagnosis.summary}" for w in alone]
     feasible = result.slack is None and len(alone) == 0
     proven = result.status != "Time limit"
-    return Plan(
+    return PlanParts(
         status=("optimal" if proven else "feasible") if feasible else "infeasible",
         name=inputs.name,
         period=ws.period,
@@ -148,6 +224,7 @@ def _catalog_parts(inputs: Inputs, workloads: list[WorkloadPlan]) -> dict:
                 price_input=o.price.input,
                 price_output=o.price.output,
                 gateway=dict(o.gateway),
+                gateway_unlisted=list(o.gateway_unlisted) or None,
                 estimated=list(o.estimated),
                 overlay=overlaid.get(o.id, {}),
             )
@@ -155,6 +232,7 @@ def _catalog_parts(inputs: Inputs, workloads: list[WorkloadPlan]) -> dict:
             if o.id in named
         },
         "metrics": {m: MetricInfo(**d.model_dump()) for m, d in catalog.metrics.items()},
+        "model_scores": model_scores(catalog),  # compare finds a rescale over these, as catalog diff does
         "catalog_index": {o.id: _entry(o) for o in catalog.offerings},
         "overlays": [
             OverlayInfo(

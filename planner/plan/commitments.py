@@ -35,7 +35,7 @@ def commitment_terms(
         if c.reserved:
             record = _reserved(inputs, pairs, lp, share, c, int(round(value("units", c.id))))
         else:
-            record = _spend(inputs, pairs, lp, share, c, value("signed", c.id) > 0.5, factor)
+            record = _spend(inputs, pairs, lp, share, c, factor, signed=value("signed", c.id) > 0.5)
         records.append(record)
         paid[c.vendor] = paid.get(c.vendor, 0.0) + record.cost
     return factor, records, paid
@@ -85,7 +85,7 @@ def _reserved(inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray
 
 
 def _spend(
-    inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray, c, signed: bool, factor: np.ndarray
+    inputs: Inputs, pairs: Pairs, lp: LinearProgram, share: np.ndarray, c, factor: np.ndarray, *, signed: bool
 ) -> CommitmentUse:
     """A committed-spend contract's record: the list spend it discounts and the shortfall paid when
     signed (its columns' factor set to 1 - discount)."""

@@ -425,6 +425,19 @@ class SwitchInfo(PlanModel):
     cost: float = 0.0  # switch costs paid this period (not in total_cost: paid to no vendor)
 
 
+class Deployability(PlanModel):
+    """policy.deployable_on (SPEC v1.8): only options the gateway can address entered the LP; what that
+    costs against the cheapest plan on every option (a review figure: the plan re-solved without it)."""
+
+    gateway: Literal["litellm", "openrouter"]
+    options_excluded: Whole  # options of the catalog the gateway cannot address
+    unrestricted_cost: Cost | None = None  # the cheapest plan meeting every rule on any option; None: none exists
+    premium: float | None = None  # total_cost - unrestricted_cost; None when either plan does not exist
+    premium_share: float | None = None  # premium / unrestricted_cost
+    computed: bool = True  # False: the time limit left the unrestricted plan out
+    text: str = ""
+
+
 class CatalogEntry(PlanModel):
     """An offering of the catalog the plan was solved against: what a comparison reprices with and
     what it tells added and removed offerings and capacity changes by."""
@@ -500,6 +513,7 @@ class OfferingInfo(PlanModel):
     price_input: Price
     price_output: Price
     gateway: dict[str, str] = {}
+    gateway_unlisted: list[str] | None = optional()  # catalog gateway_unlisted (the host's own model string)
     estimated: list[str] = []  # the catalog's fields of this offering that are estimates
     overlay: dict[str, str] = {}  # field path (or "added") -> the overlay that set it
 
@@ -515,7 +529,7 @@ class MetricInfo(PlanModel):
 
 
 class Plan(PlanModel):
-    # Built whole, then never changed: a review makes a new Plan from it (pipeline.solve._reviewed).
+    # Constructed once, whole, from its assembled parts and the review (plan.assemble.build_plan); never changed.
     model_config = ConfigDict(extra="ignore", allow_inf_nan=False, frozen=True)
 
     plan_version: int = PLAN_VERSION
@@ -539,12 +553,14 @@ class Plan(PlanModel):
     sources: dict[str, str] = {}
     offering_info: dict[OfferingId, OfferingInfo] = {}
     metrics: dict[str, MetricInfo] = {}  # the catalog's metrics declarations
+    model_scores: dict[str, dict[str, float]] = {}  # metric -> model -> score: every model the catalog scores
     share_of: str = "tokens"  # what the company share caps measure (policy.share_of)
     risks: list[Risk] = []  # ranked, most serious first (insight.risks)
     catalog_index: dict[OfferingId, CatalogEntry] = {}  # every offering of the catalog, by id
     overlays: list[OverlayInfo] = []  # the contract overlays applied to the catalog, in order
     commitments: list[CommitmentUse] | None = optional()  # the catalog's commitments (SPEC v1.6)
     switching: SwitchInfo | None = optional()  # with solve --from
+    deployability: Deployability | None = optional()  # with policy.deployable_on (--deployable-on)
 
     @field_validator("workloads")
     @classmethod

@@ -370,15 +370,18 @@ def _near(pairs: Pairs, w: int, o: int) -> NearMiss:
 def _nearest_misses(pairs: Pairs, w: int) -> Diagnosis:
     """Why workload w has no eligible option, and the nearest misses on latency and capability."""
     wa = pairs.workloads
-    allowed = pairs.vendor_ok[w] & pairs.region_ok[w] & pairs.context_ok[w]
+    allowed = pairs.vendor_ok[w] & pairs.region_ok[w] & pairs.context_ok[w] & pairs.gateway_ok[w]
+    gateway = _gateway_miss(pairs, w)
     if not allowed.any():
         counts = {
             "vendor": (~pairs.vendor_ok[w]).sum(),
             "region": (~pairs.region_ok[w]).sum(),
             "context": (~pairs.context_ok[w]).sum(),
+            f"deployable on {pairs.gateway}": (~pairs.gateway_ok[w]).sum(),
         }
         why = ", ".join(f"{k} ({v})" for k, v in counts.items() if v)
-        return Diagnosis(summary=f"no option passes the vendor, region and context rules; rejected by {why}")
+        rules = "vendor, region and context rules" + (f" and deployability on {pairs.gateway}" if pairs.gateway else "")
+        return Diagnosis(summary=f"{gateway}no option passes the {rules}; rejected by {why}")
     parts = []
     fastest = most = None
     floor_ok = np.flatnonzero(allowed & pairs.capability_ok[w])
@@ -412,7 +415,25 @@ def _nearest_misses(pairs: Pairs, w: int) -> Diagnosis:
     elif not np.isnan(wa.budget_s[w]):
         parts.append(f"no allowed option finishes within {short(wa.budget_s[w])} s")
     return Diagnosis(
-        summary="no eligible option: " + "; ".join(parts),
+        summary=f"{gateway}no eligible option: " + "; ".join(parts),
         fastest_meeting_floor=fastest,
         most_capable_within_budget=most,
+    )
+
+
+def _gateway_miss(pairs: Pairs, w: int) -> str:
+    """When policy.deployable_on is why workload w has no option: the options that meet every other rule,
+    the cheapest named with what the gateway lacks for it (empty text otherwise)."""
+    if pairs.gateway is None:
+        return ""
+    free = np.flatnonzero(pairs.without_gateway().eligible[w] & ~pairs.gateway_ok[w])
+    if not len(free):
+        return ""
+    o = int(free[np.lexsort((free, pairs.cost_per_task[w, free]))[0]])
+    why = pairs.gateway_why.get(pairs.options.key(o), "no id in its lists")
+    n = len(free)
+    return (
+        f"deployability on {pairs.gateway} is why: {n} option{'s' if n > 1 else ''} meet{'' if n > 1 else 's'} "
+        f"every other rule, and {pairs.gateway} cannot address {'them' if n > 1 else 'it'} (the cheapest, "
+        f"{pairs.options.label(o)}: {why}); among the options it can address, "
     )

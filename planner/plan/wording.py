@@ -12,6 +12,7 @@ from planner.optimize.lp import CONTRACT_FAMILIES, LinearProgram, Row
 from planner.optimize.solver import SolveResult
 from planner.plan.model import (
     Binding,
+    Deployability,
     Relaxation,
 )
 
@@ -216,3 +217,42 @@ def _apart(row: Row, limit: float, needed: float, currency: str) -> tuple[str, s
         if a != b:
             break
     return a, b
+
+
+def deployability_figure(plan, gateway: str, excluded: int, unrestricted: float | None):
+    """The plan's `deployability` record and its sentence: the premium of planning on the gateway's options
+    only (plan.total_cost - unrestricted), or, with no deployable plan, whether deployability is why."""
+    cur = plan.currency
+    per = f"a {plan.period}"
+    if plan.status == "infeasible":
+        if unrestricted is None:
+            text = (
+                f"Deployable on {gateway}: no plan meets every rule, and none would on every option either "
+                "(the gateway is not the only reason)"
+            )
+        else:
+            text = (
+                f"Deployable on {gateway}: no plan meets every rule on the options {gateway} can address; on every "
+                f"option the cheapest plan costs {money(unrestricted, cur)} {per}, so deployability is why"
+            )
+        return Deployability(gateway=gateway, options_excluded=excluded, unrestricted_cost=unrestricted, text=text)
+    if unrestricted is None:  # cannot happen: the deployable plan is one of the unrestricted ones
+        return Deployability(gateway=gateway, options_excluded=excluded, text=f"Deployable on {gateway}")
+    premium = plan.total_cost - unrestricted
+    premium = 0.0 if abs(premium) < 0.005 else premium  # a cent: the solvers' tolerance
+    share = premium / unrestricted if unrestricted > 0 else 0.0
+    if premium == 0:
+        text = f"Deployable on {gateway}: at no cost over the unrestricted optimum ({money(unrestricted, cur)} {per})"
+    else:
+        text = (
+            f"Deployable on {gateway}: {money(premium, cur)} {per} more than the unrestricted optimum "
+            f"({money(unrestricted, cur)}; +{share:.1%})"
+        )
+    return Deployability(
+        gateway=gateway,
+        options_excluded=excluded,
+        unrestricted_cost=unrestricted,
+        premium=premium,
+        premium_share=share,
+        text=text,
+    )

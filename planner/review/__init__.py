@@ -1,2 +1,2 @@
-"""What a vendor review reads off a plan: break-even prices, baselines, outages and commitments by
-re-solves; risks; two plans compared with a cost bridge."""
+"""What a vendor review reads off a plan's parts: break-even prices, baselines, outages (insight) and
+commitments by re-solves (contracts); risks; two plans compared with a cost bridge."""

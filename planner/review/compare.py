@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from planner.core.fmt import figure, in_unit, money, money_change, option, ordinal
-from planner.model.rescale import Rescale, rounding_of, score_changes
+from planner.model.rescale import Rescale, matched, rounding_of, score_changes
 from planner.plan.model import Plan, WorkloadPlan, trusted
 
 OFFERING_FIELDS = ("price_input", "price_output", "output_tps", "ttft_s")  # offerings[] figures compared
@@ -157,14 +157,14 @@ def labels(old: Plan, new: Plan, given: list[str] | None = None) -> tuple[str, s
     if given:
         return given[0], given[1]
 
-    def name(p: Plan, detail: bool) -> str:
+    def name(p: Plan, *, detail: bool) -> str:
         if detail:  # the same catalog: the scenario or the workloads file tells them apart
             return p.inputs.scenario or Path(p.inputs.workloads_file).name
         return f"{p.inputs.catalog} ({p.inputs.as_of})" if p.inputs.as_of else p.inputs.catalog
 
-    a, b = name(old, False), name(new, False)
+    a, b = name(old, detail=False), name(new, detail=False)
     if a == b:
-        a, b = name(old, True), name(new, True)
+        a, b = name(old, detail=True), name(new, detail=True)
     return (a, b) if a != b else ("before", "after")
 
 
@@ -343,7 +343,9 @@ def scores(plan: Plan) -> dict[tuple[str, str, str], float]:
 
 def _capability(old: Plan, new: Plan, old_scores: dict | None) -> tuple[dict[str, Rescale], list[OfferingChange]]:
     """The metrics put on a new scale between the plans and the capability changes of the options
-    both carry (rescale.score_changes over every score both carry, and the metrics' scale labels)."""
+    both carry (rescale.score_changes over every score both carry, and the metrics' scale labels). The
+    rescale is found over the models both plans' catalogs score (`model_scores`, as `catalog diff`
+    does), else, for plans of an older planner without them, over the options' scores."""
     sa, sb = scores(old) if old_scores is None else old_scores, scores(new)
     by_metric: dict[str, dict[str, tuple[str, str, float, float]]] = {}
     for (offering, mode, metric), x in sa.items():
@@ -361,6 +363,9 @@ def _capability(old: Plan, new: Plan, old_scores: dict | None) -> tuple[dict[str
             rounding_of(ma.rounding if ma else None, mb.rounding if mb else None),
             ma.scale if ma else None,
             mb.scale if mb else None,
+            models=matched(old.model_scores.get(metric), new.model_scores.get(metric))
+            if old.model_scores and new.model_scores
+            else None,
         )
         if found is not None:
             rescales[metric] = found

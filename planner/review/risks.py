@@ -1,7 +1,8 @@
 """What could hurt a plan, ranked, each with what to do about it (SPEC v1.3, "Risks").
 
-Read from the Plan alone (its vendors, outage table, capacity use, latencies and the catalog's
-estimates), so a plan file read back gives the same list. High before medium; within a severity,
+Read from the plan's assembled parts (its vendors, capacity use, latencies and the catalog's
+estimates) and the review's outage table, before the Plan is built. A plan file read back carries the
+same fields, so `risks(plan, plan.resilience)` gives the same list. High before medium; within a severity,
 the larger spend concerned first.
 """
 
@@ -10,7 +11,8 @@ from __future__ import annotations
 import math
 
 from planner.core.fmt import money, option, percent, seconds
-from planner.plan.model import Plan, Risk, estimated_fields
+from planner.plan.assemble import PlanParts
+from planner.plan.model import Risk, VendorOutage, estimated_fields
 
 CONCENTRATION = 0.5  # a company carrying more than half the spend is a concentration risk ...
 CONCENTRATION_HIGH = 0.75  # ... a high one above three quarters
@@ -20,13 +22,14 @@ CAPACITY_HIGH = 0.95
 SEVERITY = {"high": 0, "medium": 1}
 
 
-def risks(plan: Plan) -> list[Risk]:
-    """Every risk of a feasible plan, most serious first; none for a plan that does not exist."""
+def risks(plan: PlanParts, resilience: list[VendorOutage]) -> list[Risk]:
+    """Every risk of a feasible plan, most serious first; none for a plan that does not exist.
+    resilience: the outage table (empty when not computed)."""
     if plan.status == "infeasible":
         return []
     found = [
-        *_single_source(plan),
-        *_concentration(plan),
+        *_single_source(plan, resilience),
+        *_concentration(plan, resilience),
         *_capacity(plan),
         *_near_budget(plan),
         *_estimated(plan),
@@ -40,11 +43,11 @@ def _risk(kind: str, severity: str, subject: str, spend: float, text: str, actio
     return Risk(kind=kind, severity=severity, subject=subject, spend=float(spend), text=text, action=action)
 
 
-def _single_source(plan: Plan) -> list[Risk]:
+def _single_source(plan: PlanParts, resilience: list[VendorOutage]) -> list[Risk]:
     """A company whose outage leaves workloads with no eligible option (from the outage table)."""
     cost = {w.id: w.cost for w in plan.workloads}
     out = []
-    for r in plan.resilience:
+    for r in resilience:
         if not r.lost_workloads:
             continue
         names = ", ".join(r.lost_workloads)
@@ -65,7 +68,7 @@ def _single_source(plan: Plan) -> list[Risk]:
     return out
 
 
-def _concentration(plan: Plan) -> list[Risk]:
+def _concentration(plan: PlanParts, resilience: list[VendorOutage]) -> list[Risk]:
     """A company that bills or serves more than half the spend. The action prices a company share
     cap below what it carries now, in the unit the caps measure (policy.share_of), so the cap binds."""
     if not plan.vendors or plan.total_cost <= 0:
@@ -73,7 +76,7 @@ def _concentration(plan: Plan) -> list[Risk]:
     top = plan.vendors[0]  # (sorted by spend)
     if top.share <= CONCENTRATION:
         return []
-    outage = next((r for r in plan.resilience if r.vendor == top.vendor), None)
+    outage = next((r for r in resilience if r.vendor == top.vendor), None)
     if outage is None:
         without = f"`planner whatif --without-vendor {top.vendor}` prices its outage"
     elif not outage.feasible:
@@ -88,7 +91,7 @@ def _concentration(plan: Plan) -> list[Risk]:
     now = top.share if plan.share_of == "spend" else top.traffic_share
     cap = max(0.1, math.floor(10 * (round(now, 2) - 0.1) + 1e-9) / 10)  # ten points below or more, in tenths
     carried = "" if plan.share_of == "spend" else f" and {percent(top.traffic_share)} of the {unit}"
-    alone = [r for r in plan.resilience if r.vendor == top.vendor and r.lost_workloads]
+    alone = [r for r in resilience if r.vendor == top.vendor and r.lost_workloads]
     first = f"; {', '.join(alone[0].lost_workloads)} need a second host first" if alone else ""
     return [
         _risk(
@@ -104,7 +107,7 @@ def _concentration(plan: Plan) -> list[Risk]:
     ]
 
 
-def _capacity(plan: Plan) -> list[Risk]:
+def _capacity(plan: PlanParts) -> list[Risk]:
     """An offering used above 80% of its rate limit at peak."""
     out = []
     for o in plan.offerings:
@@ -124,7 +127,7 @@ def _capacity(plan: Plan) -> list[Risk]:
     return out
 
 
-def _near_budget(plan: Plan) -> list[Risk]:
+def _near_budget(plan: PlanParts) -> list[Risk]:
     """A route within budget but within 10% of it: a slower day puts its tasks over."""
     out = []
     for w in plan.workloads:
@@ -148,7 +151,7 @@ def _near_budget(plan: Plan) -> list[Risk]:
     return out
 
 
-def _estimated(plan: Plan) -> list[Risk]:
+def _estimated(plan: PlanParts) -> list[Risk]:
     """The routes whose cost, latency or capability rests on an estimate in the catalog: one risk,
     naming the options by spend."""
     spend: dict[str, float] = {}
@@ -179,7 +182,7 @@ def _estimated(plan: Plan) -> list[Risk]:
     ]
 
 
-def _unpriced(plan: Plan) -> list[Risk]:
+def _unpriced(plan: PlanParts) -> list[Risk]:
     """Routes on an option priced at nothing (a free tier): terms and limits can change."""
     tasks: dict[tuple[str, str], float] = {}
     for w in plan.workloads:

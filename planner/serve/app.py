@@ -17,10 +17,12 @@ from __future__ import annotations
 import json
 import math
 import sys
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -60,105 +62,109 @@ def _style() -> str:
     return report + _asset("page.css")
 
 
+@dataclass(frozen=True)
+class _Served:
+    """What the handlers serve: the session, the scenarios folder, the Host names allowed, the assets."""
+
+    session: Session
+    folder: Path
+    hosts: tuple[str, ...] | None
+    assets: dict[str, tuple[str, str]]  # path -> (text, media type)
+
+
 def create_app(
     session: Session, scenarios_dir: Path = Path("."), hosts: tuple[str, ...] | None = LOOPBACK
 ) -> Starlette:
     """The app over one session. `hosts`: the Host names a request may carry (None: any), so that a web
     page elsewhere cannot reach a server on this machine through a name it points here (DNS rebinding)."""
-    page, script, style = _asset("page.html"), _asset("page.js"), _style()
-    folder = Path(scenarios_dir)
+    assets = {
+        "/": (_asset("page.html"), "text/html; charset=utf-8"),
+        "/page.js": (_asset("page.js"), "text/javascript; charset=utf-8"),
+        "/page.css": (_style(), "text/css; charset=utf-8"),
+    }
+    routes = [Route(path, _guarded(_get_asset), methods=["GET"]) for path in assets]
+    routes += [
+        Route("/api/state", _guarded(_get_state), methods=["GET"]),
+        Route("/api/solve", _guarded(_post_solve), methods=["POST"]),
+        Route("/api/scenario", _guarded(_post_scenario), methods=["POST"]),
+        Route("/api/report", _guarded(_get_report), methods=["GET"]),
+    ]
+    app = Starlette(routes=routes, exception_handlers={404: _not_found, 405: _not_found})
+    app.state.served = _Served(session, Path(scenarios_dir), hosts, assets)
+    return app
 
-    def guarded(handler):
-        async def endpoint(request: Request) -> Response:
-            try:
-                _check_host(request, hosts)
-                response = await handler(request)
-            except _Refusal as exc:
-                response = JSONResponse({"error": exc.message}, exc.status)
-            except saving.Refused as exc:
-                response = JSONResponse({"error": exc.lines()[0]}, exc.status)
-            except InputError as exc:
-                response = JSONResponse({"error": exc.lines()[0]}, 422)
-            except Exception as exc:  # the server keeps serving; the page shows the line
-                print(f"planner serve: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-                response = JSONResponse({"error": f"internal error: {type(exc).__name__}: {exc}"}, 500)
-            response.headers.update(HEADERS)
-            return response
 
-        return endpoint
+def _guarded(handler):
+    """The handler, its refusals and any error made JSON answers, every answer with the page's headers."""
 
-    async def get_page(request: Request) -> Response:
-        return Response(page, media_type="text/html; charset=utf-8")
-
-    async def get_script(request: Request) -> Response:
-        return Response(script, media_type="text/javascript; charset=utf-8")
-
-    async def get_style(request: Request) -> Response:
-        return Response(style, media_type="text/css; charset=utf-8")
-
-    async def get_state(request: Request) -> Response:
-        from starlette.concurrency import run_in_threadpool
-
-        def view():
-            return {"options": options(session), "state": state_view(session, session.current)}
-
-        return JSONResponse(await run_in_threadpool(view))
-
-    async def post_solve(request: Request) -> Response:
-        from starlette.concurrency import run_in_threadpool
-
-        data = await _json(request)
-        changes = parse_changes(data)
-        state = await run_in_threadpool(session.solve, changes)
-        return JSONResponse(state_view(session, state))
-
-    async def post_scenario(request: Request) -> Response:
-        from starlette.concurrency import run_in_threadpool
-
-        data = await _json(request)
-        if not isinstance(data, dict) or set(data) - {"path", "name", "overwrite"}:
-            raise _Refusal(422, 'scenario: expected {"path": FILE, "name": NAME, "overwrite": true|false}')
-        overwrite = data.get("overwrite", False)
-        if not isinstance(overwrite, bool):
-            raise _Refusal(422, "scenario: overwrite: expected true or false")
-        state = session.current
-        if state.scenario is None:
-            raise _Refusal(409, "scenario: no changes to save: make a change first")
-        path = saving.target(folder, data.get("path"), overwrite)
-        name = saving.scenario_name(path, data.get("name"))
-        scenario = state.scenario.model_copy(update={"name": name})
-        text = saving.scenario_yaml(scenario, session.inputs.workloads_file)
-        await run_in_threadpool(saving.write, path, text, overwrite)
-        shown = str(path.relative_to(folder.resolve()))
-        return JSONResponse({"path": shown, "name": name, "yaml": text}, 201)
-
-    async def get_report(request: Request) -> Response:
-        from starlette.concurrency import run_in_threadpool
-
-        state, html = await run_in_threadpool(session.report)
-        stem = file_stem(session.base.name) + ("" if state.scenario is None else ".live")
-        return Response(
-            html,
-            media_type="text/html; charset=utf-8",
-            headers={"Content-Disposition": f'attachment; filename="{stem}.html"'},
-        )
-
-    async def not_found(request: Request, exc: Exception) -> Response:
-        status = getattr(exc, "status_code", 404)
-        response = JSONResponse({"error": f"{request.method} {request.url.path}: no such page ({status})"}, status)
+    async def endpoint(request: Request) -> Response:
+        served: _Served = request.app.state.served
+        try:
+            _check_host(request, served.hosts)
+            response = await handler(request, served)
+        except _Refusal as exc:
+            response = JSONResponse({"error": exc.message}, exc.status)
+        except saving.Refused as exc:
+            response = JSONResponse({"error": exc.lines()[0]}, exc.status)
+        except InputError as exc:
+            response = JSONResponse({"error": exc.lines()[0]}, 422)
+        except Exception as exc:  # the server keeps serving; the page shows the line
+            print(f"planner serve: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+            response = JSONResponse({"error": f"internal error: {type(exc).__name__}: {exc}"}, 500)
         response.headers.update(HEADERS)
         return response
 
-    routes = [
-        Route("/", guarded(get_page), methods=["GET"]),
-        Route("/page.js", guarded(get_script), methods=["GET"]),
-        Route("/page.css", guarded(get_style), methods=["GET"]),
-        Route("/api/state", guarded(get_state), methods=["GET"]),
-        Route("/api/solve", guarded(post_solve), methods=["POST"]),
-        Route("/api/scenario", guarded(post_scenario), methods=["POST"]),
-        Route("/api/report", guarded(get_report), methods=["GET"]),
-    ]
-    return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found})
+    return endpoint
+
+
+async def _get_asset(request: Request, served: _Served) -> Response:
+    text, media = served.assets[request.url.path]
+    return Response(text, media_type=media)
+
+
+async def _get_state(request: Request, served: _Served) -> Response:
+    session = served.session
+    view = lambda: {"options": options(session), "state": state_view(session, session.current)}
+    return JSONResponse(await run_in_threadpool(view))
+
+
+async def _post_solve(request: Request, served: _Served) -> Response:
+    changes = parse_changes(await _json(request))
+    state = await run_in_threadpool(served.session.solve, changes)
+    return JSONResponse(state_view(served.session, state))
+
+
+async def _post_scenario(request: Request, served: _Served) -> Response:
+    data = await _json(request)
+    if not isinstance(data, dict) or set(data) - {"path", "name", "overwrite"}:
+        raise _Refusal(422, 'scenario: expected {"path": FILE, "name": NAME, "overwrite": true|false}')
+    overwrite = data.get("overwrite", False)
+    if not isinstance(overwrite, bool):
+        raise _Refusal(422, "scenario: overwrite: expected true or false")
+    session, state = served.session, served.session.current
+    if state.scenario is None:
+        raise _Refusal(409, "scenario: no changes to save: make a change first")
+    path = saving.target(served.folder, data.get("path"), overwrite=overwrite)
+    name = saving.scenario_name(path, data.get("name"))
+    text = saving.scenario_yaml(state.scenario.model_copy(update={"name": name}), session.inputs.workloads_file)
+    await run_in_threadpool(lambda: saving.write(path, text, overwrite=overwrite))
+    shown = str(path.relative_to(served.folder.resolve()))
+    return JSONResponse({"path": shown, "name": name, "yaml": text}, 201)
+
+
+async def _get_report(request: Request, served: _Served) -> Response:
+    session = served.session
+    state, html = await run_in_threadpool(session.report)
+    stem = file_stem(session.base.name) + ("" if state.scenario is None else ".live")
+    disposition = f'attachment; filename="{stem}.html"'
+    return Response(html, media_type="text/html; charset=utf-8", headers={"Content-Disposition": disposition})
+
+
+async def _not_found(request: Request, exc: Exception) -> Response:
+    status = getattr(exc, "status_code", 404)
+    response = JSONResponse({"error": f"{request.method} {request.url.path}: no such page ({status})"}, status)
+    response.headers.update(HEADERS)
+    return response
 
 
 def _check_host(request: Request, hosts: tuple[str, ...] | None) -> None:

@@ -36,7 +36,7 @@ def refused(status: int, where: str, message: str) -> Refused:
     return err
 
 
-def target(folder: Path, given: object, overwrite: bool) -> Path:
+def target(folder: Path, given: object, *, overwrite: bool) -> Path:
     """Where `given` (a path relative to the folder) may be written, or Refused."""
     if not isinstance(given, str) or not given.strip():
         raise refused(422, "path", "expected a file name such as cerebras-cut.yaml")
@@ -80,7 +80,7 @@ def scenario_yaml(scenario: Scenario, workloads_file: str) -> str:
     return head + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
 
 
-def write(path: Path, text: str, overwrite: bool) -> None:
+def write(path: Path, text: str, *, overwrite: bool) -> None:
     """The file written whole: staged beside itself, then linked into place (never over a file that
     appeared meanwhile) or, when overwriting, renamed over the old one."""
     try:

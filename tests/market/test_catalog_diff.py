@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ROOT, catalog_of, make_inputs, offering, rescaled, workload, workloads_of
+from conftest import ROOT, catalog_of, make_inputs, may_and_june, offering, rescaled, workload, workloads_of
 from typer.testing import CliRunner
 
 from planner.cli.app import app
 from planner.market.diff import diff_catalogs
 from planner.model.load import load_catalog
+from planner.model.rescale import model_scores
 from planner.model.schema import Catalog
 
 runner = CliRunner()
@@ -82,13 +83,20 @@ def test_a_rescale_of_the_real_catalog_is_one_row_not_a_change_per_offering(real
     kept = [o for o in new["offerings"] if o["model"] == outlier]
     for o in kept:
         o["capability"]["overall"] = next(p for p in real["offerings"] if p["id"] == o["id"])["capability"]["overall"]
+    for o in new["offerings"]:  # the same model as another offering's mode keeps it too
+        for m in o.get("modes", []):
+            if m.get("model") == outlier:
+                m["capability"]["overall"] = real["offerings"][10]["capability"]["overall"]
     rows = diff_catalogs(Catalog.model_validate(real), Catalog.model_validate(new))
     rescale = [r for r in rows if r["change"] == "rescaled"]
     assert len(rescale) == 1 and rescale[0]["field"] == "capability.overall" and rescale[0]["offering"] == "*"
     assert rescale[0]["relative"] == pytest.approx(-0.25, abs=0.01)
-    scored = sum(1 for o in real["offerings"] if o["capability"]["overall"] > 0)
-    assert re.search(rf"x0\.7[45]\d* \({scored} scores, middle 80% of ratios 0\.7", rescale[0]["note"])
-    assert "not declared" in rescale[0]["note"] and f"{len(kept)} differ from it" in rescale[0]["note"]
+    models = model_scores(Catalog.model_validate(real))["overall"]  # each model once, however many hosts
+    scored = sum(1 for s in models.values() if s > 0)
+    assert scored < len(real["offerings"]) / 2
+    note = rf"x0\.7[45]\d* \({scored} models, {scored - 1} within 15% of it, middle 80% of ratios 0\.7"
+    assert re.search(note, rescale[0]["note"]), rescale[0]["note"]
+    assert "not declared" in rescale[0]["note"] and f"{len(kept)} scores differ from it" in rescale[0]["note"]
     changed = [(r["offering"], r["field"]) for r in rows if r["change"] == "changed"]
     overall = [r for r in rows if r["field"] == "capability.overall" and r["change"] == "changed"]
     assert sorted(r["offering"] for r in overall) == sorted(o["id"] for o in kept)  # only the model off the factor
@@ -157,28 +165,41 @@ def test_few_scores_moving_together_are_changes_not_a_rescale():
     rows = diff_catalogs(_small([60.0, 40.0, 50.0, 70.0]), _small([45.0, 30.0, 37.5, 52.5]))  # 4 < 5 scores
     assert [r["change"] for r in rows] == ["changed"] * 4
     rows = diff_catalogs(_small([60.0, 40.0, 50.0, 70.0, 20.0]), _small([45.0, 30.0, 37.5, 52.5, 15.0]))
-    assert [r["change"] for r in rows] == ["rescaled"] and "5 scores" in rows[0]["note"]
+    assert [r["change"] for r in rows] == ["rescaled"] and "5 models" in rows[0]["note"]
 
 
 def test_a_rescale_needs_scores_moving_one_way_by_one_factor():
     old = [60.0, 40.0, 50.0, 70.0, 20.0, 30.0, 80.0, 65.0, 45.0, 55.0]
     assert diff_catalogs(_small(old), _small([s * 0.75 for s in old]))[0]["change"] == "rescaled"
-    two_unchanged = [s * 0.75 for s in old[:8]] + old[8:]  # 80% move down: not 90% the same way
-    assert {r["change"] for r in diff_catalogs(_small(old), _small(two_unchanged))} == {"changed"}
+    two_unchanged = [s * 0.75 for s in old[:8]] + old[8:]  # 80% move down: the other two really changed
+    rows = diff_catalogs(_small(old), _small(two_unchanged))
+    assert [r["change"] for r in rows] == ["rescaled", "changed", "changed"]
+    assert "10 models, 8 within 15% of it" in rows[0]["note"]
+    assert [(r["offering"], r["note"]) for r in rows[1:]] == [
+        ("o8", "differs from the rescale: x1 against x0.75"),
+        ("o9", "differs from the rescale: x1 against x0.75"),
+    ]
+    three_unchanged = [s * 0.75 for s in old[:7]] + old[7:]  # 70% move down: under 3/4 the same way
+    assert {r["change"] for r in diff_catalogs(_small(old), _small(three_unchanged))} == {"changed"}
     spread = [s * f for s, f in zip(old, [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95])]  # not one factor
-    assert {r["change"] for r in diff_catalogs(_small(old), _small(spread))} == {"changed"}
+    assert {r["change"] for r in diff_catalogs(_small(old), _small(spread))} == {"changed"}  # 4 of 10 within 15%
     drift = [s * 1.015 for s in old]  # every score 1.5% up: too small a move to be a new scale
     assert {r["change"] for r in diff_catalogs(_small(old), _small(drift))} == {"changed"}
 
 
 def test_a_capability_change_under_half_the_rounding_is_no_change():
     old = _small([60.0, 40.0], rounding=0.1)
-    assert diff_catalogs(old, _small([60.04, 39.96], rounding=0.1)) == []
+    rounded = diff_catalogs(old, _small([60.04, 39.96], rounding=0.1))  # counted in one row, not listed
+    assert [(r["change"], r["offering"], r["field"]) for r in rounded] == [("rounded", "*", "capability.overall")]
+    assert rounded[0]["note"] == (
+        "capability.overall: 2 scores moved by less than half the published step 0.1: rounding, not listed"
+    )
     rows = diff_catalogs(old, _small([60.06, 40.0], rounding=0.1))
     assert [(r["offering"], r["after"]) for r in rows] == [("o0", 60.06)]
     assert [r["offering"] for r in diff_catalogs(_small([60.0, 40.0]), _small([60.04, 40.0]))] == ["o0"]  # no rounding
     coarse = _small([60.0, 40.0], rounding=1.0)  # the coarser rounding of the two catalogs applies
-    assert diff_catalogs(old, coarse.model_copy(update={"offerings": _small([60.4, 40.0]).offerings})) == []
+    rows = diff_catalogs(old, coarse.model_copy(update={"offerings": _small([60.4, 40.0]).offerings}))
+    assert [r["change"] for r in rows] == ["rounded"]
 
 
 def test_catalog_show_says_what_each_metric_is_and_how_high_its_scores_go(real, tmp_path):
@@ -209,3 +230,48 @@ def test_catalog_show_says_what_each_metric_is_and_how_high_its_scores_go(real, 
     assert "23.831" not in result.stdout and "capability: overall" in result.stdout
     rows = json.loads(runner.invoke(app, ["catalog", "show", str(path), "--format", "json"]).stdout)
     assert len(rows) == n and rows[0]["capability"].endswith("overall 23.831")  # the files keep every digit
+
+
+# ----------------------------------------------------------------------------- the real scrapes (issue 27)
+
+
+def test_the_may_to_june_scrapes_are_one_rescale_and_rounding_not_hundreds_of_changes(real, tmp_path):
+    """The 86 June offerings of the models the May excerpt scores, with May's published scores against
+    June's. v1.2 listed every changed score here, 304 (each offering's index and 218 benchmark scores,
+    the rounding read as 0.0001), and found no rescale. Now: one rescale over the 22 models both sides
+    score (five more of the excerpt's are in June only as modes of other defaults), the benchmarks'
+    rounding counted, and the index of 32 offerings listed: their 9 models moved off the factor
+    (the index was not rescaled by one factor: the weaker models lost more, the strongest less)."""
+    may, june = may_and_june(real)
+    assert len(may["offerings"]) == len(june["offerings"]) == 86
+    pairs = [
+        (a["capability"][m], b["capability"][m])
+        for a, b in zip(may["offerings"], june["offerings"])
+        for m in a["capability"]
+        if m in b["capability"]
+    ]
+    assert sum(1 for x, y in pairs if x != y) == 304  # what v1.2 listed
+    rows = diff_catalogs(Catalog.model_validate(may), Catalog.model_validate(june))
+    (rescale,) = [r for r in rows if r["change"] == "rescaled"]
+    assert rescale["note"] == (
+        "capability.overall rescaled x0.719 (22 models, 12 within 15% of it, middle 80% of ratios 0.467-0.829; "
+        "not declared; 32 scores differ from it)"
+    )
+    rounded = {r["field"]: r["note"].split(": ")[1] for r in rows if r["change"] == "rounded"}
+    assert rounded == {
+        "capability.gpqa": "86 scores moved by less than half the published step 0.1",
+        "capability.livecodebench": "67 scores moved by less than half the published step 0.1",
+        "capability.mmlu_pro": "65 scores moved by less than half the published step 0.1",
+    }
+    listed = [r for r in rows if r["change"] == "changed" and r["field"].startswith("capability.")]
+    assert len(listed) == 32 and {r["field"] for r in listed} == {"capability.overall"}
+    assert all(r["note"].startswith("differs from the rescale: x") for r in listed)
+    models = {next(o["model"] for o in may["offerings"] if o["id"] == r["offering"]) for r in listed}
+    assert len(models) == 9 and "Gemma 3 4B Instruct" in models
+    path_may, path_june = tmp_path / "may.yaml", tmp_path / "june.yaml"
+    path_may.write_text(yaml.safe_dump(may, sort_keys=False))
+    path_june.write_text(yaml.safe_dump(june, sort_keys=False))
+    table = runner.invoke(app, ["catalog", "diff", str(path_may), str(path_june)], env={"COLUMNS": "200"})
+    assert table.exit_code == 0, table.output
+    lines = table.stdout.splitlines()
+    assert lines[1] == rescale["note"] and lines[2].startswith("capability.gpqa: 86 scores moved by less")

@@ -1,5 +1,5 @@
 """The two solvers behind one interface (planner.optimize.backends): choosing one, what a model does in each,
-and HiGHS's retry with presolve when its simplex stops short."""
+what needs a capability, and HiGHS's retry with presolve when its simplex stops short."""
 
 import numpy as np
 import pytest
@@ -11,14 +11,15 @@ from planner.optimize.backends import (
     REGISTRY,
     RESOLVE,
     WARM_START,
-    HighsModel,
-    PulpModel,
+    Backend,
     can,
-    highs_model,
     make_model,
+    needing,
     pick_solver,
-    run_settled,
+    resolver,
 )
+from planner.optimize.cbc import PulpModel
+from planner.optimize.highs import HighsModel, highs_model, run_settled
 from planner.optimize.lp import build_problem
 from planner.optimize.pairs import build_pairs
 
@@ -46,6 +47,24 @@ def test_pick_solver():
     assert can("cbc", INTEGER) and not can("cbc", RESOLVE) and not can("cbc", WARM_START)
 
 
+def test_work_that_needs_a_capability_gets_it_from_the_registry_or_is_refused():
+    """Warm re-solves (outages, frontiers) and warm starts come from the solver's registered backend; one
+    without the capability is refused in one sentence naming the work, not done by another solver."""
+    lp = cheap_and_dear()
+    held = resolver("highs", lp, why="the outage table")
+    assert held.run().ok and held.run().share.tolist() == [1.0, 0.0]
+    with pytest.raises(InputError) as refused:
+        resolver("cbc", lp, why="the outage table")
+    assert refused.value.lines() == [
+        "solver: the outage table needs re-solving one model warm, which CBC cannot do (highs can)"
+    ]
+    assert refused.value.lines(as_flags=True)[0].startswith("--solver: the outage table needs")
+    with pytest.raises(InputError, match="a warm start, which CBC cannot do"):
+        needing("cbc", WARM_START, "a what-if scenario")
+    with pytest.raises(ValueError, match="capabilities and its re-solvers disagree"):
+        Backend("X", REGISTRY["cbc"].model, frozenset({RESOLVE}))
+
+
 def test_make_model_gives_each_backend():
     lp = cheap_and_dear()
     assert isinstance(make_model("highs", lp), HighsModel) and isinstance(make_model("cbc", lp), PulpModel)
@@ -62,7 +81,7 @@ def test_a_model_prices_bounds_and_caps_alike_in_either_solver(solver):
     assert model.objective() == pytest.approx(1.0)  # the cost is scaled by the cheapest plan's
     pi, dj = model.duals()
     assert pi[0] == pytest.approx(1.0) and dj.tolist() == pytest.approx([0.0, 2.0])  # dear costs 3x: +2 scaled
-    cap = model.add_cap(False, np.array([1.0, 0.0]), 0.25)  # at most a quarter on cheap
+    cap = model.add_cap(np.array([1.0, 0.0]), 0.25)  # at most a quarter on cheap
     assert model.run() and model.shares().tolist() == pytest.approx([0.25, 0.75])
     model.loosen(cap, 0.6)
     assert model.run() and model.shares().tolist() == pytest.approx([0.6, 0.4])

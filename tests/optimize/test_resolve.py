@@ -1,6 +1,7 @@
 """Re-solves (planner.optimize.resolve): one LP kept in HiGHS while options are switched on and off, solved whole
 (Resolver) or by sifting (SiftedResolver), as frontier points and vendor outages are; and an LP solved
-by sifting from a guess of its optimal columns (solve_sifted), as a what-if scenario is."""
+by sifting from a guess of its optimal columns (solve_sifted, through solver.solve_warm), as a what-if
+scenario is."""
 
 import logging
 
@@ -13,8 +14,8 @@ from strategies import EXPLORE, examples, portfolios, with_fallback
 
 from planner.optimize.lp import build_problem, clean_shares
 from planner.optimize.pairs import build_pairs
-from planner.optimize.resolve import Resolver, SiftedResolver, solve_sifted
-from planner.optimize.solver import solve_lp
+from planner.optimize.resolve import Resolver, SiftedResolver
+from planner.optimize.solver import solve_lp, solve_warm
 
 FELL_BACK = "re-solve: point solved over the whole LP"
 
@@ -128,7 +129,7 @@ def sifting_case():
 
 
 def test_sifting_from_a_feasible_guess_gives_the_whole_lps_optimum():
-    """solve_sifted adds the columns that price out until none is left. Guessing every subset of
+    """Sifting adds the columns that price out until none is left. Guessing every subset of
     chat's four columns (agent's and batch's all in): the restricted LP has a plan only when it has
     a2 and b2 (the latency share needs more than a2's capacity), and from each such guess the plan
     and the binding rows are those of the whole LP solved at once, even when the guess left out a
@@ -148,7 +149,7 @@ def test_sifting_from_a_feasible_guess_gives_the_whole_lps_optimum():
     for k in range(16):
         start = np.ones(len(lp.var_w), dtype=bool)
         start[chat] = [(k >> i) & 1 for i in range(4)]
-        result = solve_sifted(lp, start)
+        result = solve_warm(lp, "highs", start)
         if result is None:
             continue
         settled.append(k)
@@ -159,20 +160,20 @@ def test_sifting_from_a_feasible_guess_gives_the_whole_lps_optimum():
 
 def test_sifting_from_a_guess_with_no_feasible_restriction_gives_no_answer():
     """Started on vendor a's options only, a 50% cap on a leaves the restricted LP infeasible:
-    solve_sifted gives no answer (the caller then solves the whole LP, which has one)."""
+    sifting gives no answer (the caller then solves the whole LP, which has one)."""
     cat = catalog_of(
         offering("a", vendor="a", price_in=1, price_out=1), offering("b", vendor="b", price_in=2, price_out=2)
     )
     lp, _ = lp_and_pairs(
         make_inputs(workloads_of(workload("w"), policy={"vendor_share": {"a": 0.5}, "share_of": "spend"}), cat)
     )
-    assert solve_sifted(lp, lp.var_o == 0) is None
+    assert solve_warm(lp, "highs", lp.var_o == 0) is None
     whole = solve_lp(lp, "highs")
     assert whole.ok and np.allclose(clean_shares(lp, whole.share), [2 / 3, 1 / 3])  # equal spend on a and b
 
 
 def test_sifting_settles_on_the_tiny_portfolio():
     lp, _ = lp_and_pairs(make_inputs(load_dict("tiny-workloads.yaml"), load_dict("tiny-catalog.yaml")))
-    result = solve_sifted(lp, np.zeros(len(lp.var_w), dtype=bool))
+    result = solve_warm(lp, "highs", np.zeros(len(lp.var_w), dtype=bool))
     assert result is not None and result.ok
     assert np.array_equal(clean_shares(lp, result.share), clean_shares(lp, solve_lp(lp, "highs").share))

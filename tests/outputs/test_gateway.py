@@ -102,7 +102,10 @@ def check_litellm(config: dict, src, unknown: dict) -> None:
         if "reasoning_effort" in params:
             assert params["reasoning_effort"] in LITELLM_EFFORTS
         opt = label(info["planner_offering"], info["planner_mode"])
-        if opt not in unknown_labels:
+        if "planner_note" in info:  # the host's own model string: routed by its provider, which the Router routes
+            assert info["planner_note"].startswith("not in litellm's price table: routed by its provider")
+            assert params["model"].split("/", 1)[0] in src.routable and "reasoning_effort" not in params
+        elif opt not in unknown_labels:
             assert src.litellm_entry(params["model"]), params["model"]  # the id is in litellm's map
             if "reasoning_effort" in params:
                 assert src.litellm_effort(params["model"], params["reasoning_effort"]) is None
@@ -212,10 +215,9 @@ def test_litellm_refuses_unknown_ids_on_one_line(plans, tmp_path):
     assert result.exit_code == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "export refused" in lines[0] and "--allow-unknown" in lines[0]
-    for option in ("deepseek-v4-flash@makora", "glm-4.7@cerebras"):
-        assert option in lines[0]
+    assert "deepseek-v4-flash@makora" in lines[0]
     assert "host makora is no provider in litellm's model map" in lines[0]
-    assert "'GLM-4.7 (Non-reasoning)' is a display name" in lines[0]  # never an id guessed from it
+    assert "glm-4.7@cerebras (id" not in lines[0]  # its host's own model string, cerebras/zai-glm-4.7 (SPEC v1.8)
     assert not out.exists()
 
 
@@ -226,10 +228,16 @@ def test_litellm_ids_are_derived_only_into_the_map(plans, src):
     r = Resolver(plan, src)
     assert r.litellm_id("gpt-oss-120b@cerebras") == ("cerebras/gpt-oss-120b", "")
     assert r.litellm_id("openai/gpt-5.4-nano@openrouter")[0] == "openrouter/openai/gpt-5.4-nano"
-    model, why = r.litellm_id("glm-4.7@cerebras")
-    assert model is None and "display name" in why
+    assert r.litellm_id("glm-4.7@cerebras") == ("cerebras/zai-glm-4.7", "")  # gateway_unlisted: the host's string
     info = plan.offering_info["glm-4.7@cerebras"]
-    plan.offering_info["glm-4.7@cerebras"] = info.model_copy(update={"model": "gpt-oss-120b", "gateway": {}})
+    bare = {"gateway": {}, "gateway_unlisted": None}
+    plan.offering_info["glm-4.7@cerebras"] = info.model_copy(update=bare)
+    model, why = Resolver(plan, src).litellm_id("glm-4.7@cerebras")
+    assert model is None and "display name" in why  # never an id guessed from a display name
+    unlisted = {"gateway": {"litellm": "cerebras/zai-glm-4.7"}, "gateway_unlisted": None}
+    plan.offering_info["glm-4.7@cerebras"] = info.model_copy(update=unlisted)  # a stated id the map lacks
+    assert Resolver(plan, src).litellm_id("glm-4.7@cerebras")[0] is None
+    plan.offering_info["glm-4.7@cerebras"] = info.model_copy(update={**bare, "model": "gpt-oss-120b"})
     assert Resolver(plan, src).litellm_id("glm-4.7@cerebras") == ("cerebras/gpt-oss-120b", "")
 
 

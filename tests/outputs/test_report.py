@@ -267,3 +267,19 @@ def test_real_support_report_prints_to_twelve_pages(real_reports, chromium_page)
     pdf = page.pdf(format="A4")
     pages = len(PAGES.findall(pdf))
     assert 1 <= pages <= 12, pages
+
+
+def test_each_route_says_who_bills_who_serves_and_how_it_deploys(tmp_path):
+    import html
+
+    result = CliRunner().invoke(app, ["solve", str(ROOT / "workloads" / "real-support.yaml"), "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    text = html.unescape(re.sub(r"<[^>]+>", " ", (tmp_path / "real-support.html").read_text()))
+    text = re.sub(r"\s+", " ", text)
+    assert "openrouter · openai · standard" in text  # billed by OpenRouter, served behind it by OpenAI
+    assert "glm-4.7@cerebras: litellm cerebras/zai-glm-4.7 (not in litellm's price table); no openrouter route" in text
+    assert (
+        "openai/gpt-5.4-nano@openrouter (xhigh): litellm openrouter/openai/gpt-5.4-nano; openrouter openai/gpt-5.4-nano"
+        in text
+    )
+    assert "(medium, batch): the vendor's batch API (no gateway route)" in text

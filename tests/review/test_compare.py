@@ -7,7 +7,17 @@ import pickle
 from csv import DictReader
 
 import pytest
-from conftest import ROOT, catalog_of, offering, rescaled, solve_dicts, two_vendors, workload, workloads_of
+from conftest import (
+    ROOT,
+    catalog_of,
+    may_and_june,
+    offering,
+    rescaled,
+    solve_dicts,
+    two_vendors,
+    workload,
+    workloads_of,
+)
 from typer.testing import CliRunner
 
 from planner.cli.app import app
@@ -225,7 +235,8 @@ def test_compare_cli_says_a_metric_was_rescaled(real_plans, tmp_path):
     line = compare_plans(before, after).rescales[0].line()
     table = runner.invoke(app, ["compare", str(a), str(b), "--out", str(tmp_path)])
     assert table.exit_code == 0, table.output
-    assert line in table.stdout and "chat: floor 25 on overall kept across the rescale" in table.stdout
+    printed = " ".join(table.stdout.split())  # the terminal wraps a long line to its width
+    assert " ".join(line.split()) in printed and "chat: floor 25 on overall kept across the rescale" in printed
     html = (tmp_path / "real.compare.html").read_text()
     assert "Capability rescaled" in html and line.replace("'", "&#39;") in html
     data = json.loads(
@@ -260,6 +271,34 @@ def test_a_declared_rescale_between_plans_needs_no_score_test():
     ]
     assert apart.kept_floors == []
     assert compare_plans(plan("v3", 80.0, 60.0), plan("v3", 60.0, 45.0)).rescales == []  # 2 scores: too few
+
+
+def test_compare_finds_the_rescale_diff_finds_with_the_same_factor():
+    """Plans solved on the May and June scores of the same offerings (issue 27): compare reads the models
+    both plans' catalogs score, as catalog diff does, so it reports the rescale with diff's factor from
+    the same 22 models. Over the 8 scores the plans carry themselves (v1.2, and a plan of an older
+    planner) it finds another factor (the issue saw x0.833 from 8 scores, and diff none)."""
+    from planner.market.diff import diff_catalogs
+    from planner.model.schema import Catalog
+
+    may, june = may_and_june(load_catalog(REAL).model_dump(exclude_none=True))
+    ws = workloads_of(
+        workload("chat", tasks=1e6, inp=2500, out=300, capability={"min": 10}),
+        workload("code", tasks=1e5, inp=2000, out=400, capability={"metric": "livecodebench", "min": 60}),
+    )
+    ws["name"] = "scrapes"
+    before, after = solve_dicts(ws, may, "highs"), solve_dicts(ws, june, "highs")
+    cmp = compare_plans(before, after)
+    (rescale,) = cmp.rescales
+    rows = diff_catalogs(Catalog.model_validate(may), Catalog.model_validate(june))
+    (row,) = [r for r in rows if r["change"] == "rescaled"]
+    assert rescale.line().split(";")[0] == row["note"].split(";")[0]
+    assert (rescale.factor, rescale.scores, rescale.within) == (pytest.approx(0.718739, abs=1e-6), 22, 12)
+    assert len(before.offerings) < 10  # the scores the plans carry themselves: too few to tell
+    assert not any(c.field.startswith("capability.gpqa") for c in cmp.offering_changes)  # rounding
+    old = before.model_copy(update={"model_scores": {}})  # a plan of an older planner: the options' own scores
+    (own,) = compare_plans(old, after).rescales
+    assert own.scores == 8 and own.factor != rescale.factor
 
 
 def test_a_route_left_for_its_price_names_the_price_though_the_later_plan_does_not_use_it():

@@ -82,6 +82,17 @@ def test_capacity_near_budget_and_free_risks_by_hand():
     assert {r.kind for r in plan.risks if r.severity == "high"} == {"capacity", "single_source"}
 
 
+def test_risks_read_back_from_a_plan_file_are_the_plans(real_plan, tmp_path):
+    """The risks are read before the Plan exists, from its parts and the outage table; a plan file read
+    back carries the same fields, so it gives the same list."""
+    from planner.plan.model import read_plan
+    from planner.review.risks import risks
+
+    (tmp_path / "p.json").write_text(real_plan.to_json())
+    back = read_plan(tmp_path / "p.json")
+    assert real_plan.risks and risks(back, back.resilience) == real_plan.risks
+
+
 def test_no_risks_for_a_plan_that_does_not_exist():
     cat = catalog_of(offering("slow", tps=10))
     plan = solve_dicts(workloads_of(workload("w", latency={"budget_s": 1})), cat)

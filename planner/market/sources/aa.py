@@ -6,11 +6,12 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from planner.core.errors import InputError
 from planner.core.files import read_input
-from planner.market.names import split_effort, thinks
+from planner.market.reasoning import reasoning_by_name
 from planner.market.sources.aa_api import read_aa_api
 from planner.market.sources.figures import given, num, parse_json, read_context, shown
 from planner.market.sources.records import AARow
@@ -74,7 +75,8 @@ def _aa_columns(path: Path, columns: set[str]) -> _Columns:
         notes.append(
             (
                 "model_reasoning_model",
-                "a row is a reasoning model when its name carries an effort qualifier other than Non-reasoning",
+                "a row is a reasoning model when its name says so: an effort qualifier other than Non-reasoning, "
+                "the word Thinking or Reasoning, or a name in the reviewed list of reasoning models",
             )
         )
     overall = _first(columns, ("model_intelligence_index", "model_estimated_intelligence_index"))
@@ -133,11 +135,13 @@ def _thinking(r: dict, cols: _Columns) -> float | None:
     return None if second is None else max(0.0, first - second)
 
 
-def read_aa(path: Path, left: list | None = None) -> list[AARow]:
+def read_aa(path: Path, left: list | None = None, steps: dict[str, float] | None = None) -> list[AARow]:
     """The Artificial Analysis table's rows; a row too short to name its host and model, and each
     column this scrape lacks (with what the importer does instead), go to `left`. A saved API response
-    (JSON) gives one row per model, marked `per_model` (see read_aa_api)."""
+    (JSON) gives one row per model, marked `per_model` (see read_aa_api). `steps` gets, per capability
+    metric, the step the table publishes its scores at (published_step), in the catalog's units."""
     left = [] if left is None else left
+    steps = {} if steps is None else steps
     text = read_input(path, "a CSV file").removeprefix("\ufeff")
     if text.lstrip().startswith(("{", "[")):
         return read_aa_api(path, parse_json(text, path), left)
@@ -150,7 +154,10 @@ def read_aa(path: Path, left: list | None = None) -> list[AARow]:
                 if note not in left:
                     left.append(note)
             rows = []
+            score_texts: dict[str, list[str]] = {}
             for i, r in enumerate(reader, start=2):
+                for col, metric in _score_columns(cols):
+                    score_texts.setdefault(metric, []).append(r.get(col) or "")
                 host, model = r.get("host_name"), r.get("model_name")
                 if not isinstance(host, str) or not isinstance(model, str) or not host.strip() or not model.strip():
                     left.append(("aa", f"row {i}", "short row: no host_name or model_name"))
@@ -159,9 +166,36 @@ def read_aa(path: Path, left: list | None = None) -> list[AARow]:
                 row.tps_pct = _percentiles(r, cols.tps_pct, row.tps, "output speed", row, left)
                 row.ttft_pct = _percentiles(r, cols.ttft_pct, row.ttft, "time to first token", row, left)
                 rows.append(row)
+            for metric, texts in score_texts.items():
+                step = published_step(texts, percent=metric != "overall")
+                if step is not None:
+                    steps[metric] = max(step, steps.get(metric, step))
             return rows
     except csv.Error as exc:
         raise InputError.single(str(path), "", f"not a CSV file: {exc}") from None
+
+
+def _score_columns(cols: _Columns) -> list[tuple[str, str]]:
+    """(column, metric) of each capability score this scrape has."""
+    return ([(cols.overall, "overall")] if cols.overall else []) + list(BENCHMARKS)
+
+
+def published_step(texts: list[str], *, percent: bool = False) -> float | None:
+    """The step a column's scores are published at, read from their text, not from the floats: 10^-d for
+    the most digits d after the decimal point of any value (a value written with fewer has lost its
+    trailing zeros: "6.3" beside "24.47" is 6.30), in the catalog's units (a fraction up to 1 is a
+    percentage there: x100, as the importer reads it). None: no value is a number."""
+    finest = None
+    for text in texts:
+        try:
+            value = Decimal(str(text).strip())
+        except InvalidOperation:
+            continue
+        if not value.is_finite():
+            continue
+        step = 10.0 ** min(0, value.as_tuple().exponent) * (100 if percent and value <= 1 else 1)
+        finest = step if finest is None else min(finest, step)
+    return finest
 
 
 def _aa_row(r: dict, cols: _Columns, host: str, model: str, line: int) -> AARow:
@@ -180,7 +214,7 @@ def _aa_row(r: dict, cols: _Columns, host: str, model: str, line: int) -> AARow:
         ctx, no_ctx = read_context(r.get("model_context_window_tokens"))
     reasoning = _flag(r.get(cols.reasoning)) if cols.reasoning else None
     if reasoning is None:
-        reasoning = thinks(split_effort(model)[1])
+        reasoning = reasoning_by_name(model)
     creator = next((str(r[c]).strip() for c in cols.creator if str(r.get(c) or "").strip()), None)
     write = num(r.get("cache_write_price"))
     if write is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from planner.core.errors import InputError
-from planner.market.names import split_effort, thinks
+from planner.market.reasoning import reasoning_by_name
 from planner.market.sources.figures import num
 from planner.market.sources.records import AARow
 
@@ -54,7 +54,7 @@ def read_aa_api(path: Path, data, left: list | None = None) -> list[AARow]:
         creator = m.get("model_creator") if isinstance(m.get("model_creator"), dict) else {}
         first = num(m.get("median_time_to_first_token_seconds"))
         answer = num(m.get("median_time_to_first_answer_token"))
-        reasoning = thinks(split_effort(name)[1])
+        reasoning = reasoning_by_name(name)
         thinking = None if first is None or answer is None else max(0.0, answer - first)
         if reasoning and thinking == 0:
             thinking = None  # hidden in the first-token time, with nothing to tell it from the input time

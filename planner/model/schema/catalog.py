@@ -235,6 +235,11 @@ class Offering(Strict):
     gateway: dict[Literal["litellm", "openrouter"], Name] = Field(
         {}, description="model ids for `planner export`: litellm model string, OpenRouter model id"
     )
+    gateway_unlisted: list[Literal["litellm", "openrouter"]] = Field(
+        [],
+        description="gateways whose `gateway` id is the host's own model string, which that gateway's lists "
+        "do not have (litellm's price table): exports send it by its provider, with no price known to the gateway",
+    )
     price_tiers: list[PriceTier] = Field(
         [], description="other ways it is sold (batch, flex, priority), each one more option of every mode"
     )

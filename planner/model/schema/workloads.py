@@ -49,6 +49,12 @@ class Policy(Strict):
         description="the switch cost of every workload without its own (with planner solve --from); "
         "--switch-cost overrides it",
     )
+    deployable_on: Literal["litellm", "openrouter"] | None = Field(
+        None,
+        description="plan only options this gateway can address (an id, provider and effort in its lists, as "
+        "planner export writes them; no batch tier); the plan states what that costs against the unrestricted "
+        "optimum. --deployable-on overrides it",
+    )
 
 
 class Tokens(Strict):

@@ -2,7 +2,16 @@
 columns), families (one function per constraint family), build (build_problem), check (the answer read)."""
 
 from planner.optimize.lp.build import TIE_BREAK, build_problem
-from planner.optimize.lp.check import FEAS_TOL, SHARE_EPS, TIED_DJ, check_rows, clean_shares
+from planner.optimize.lp.check import (
+    CONTRACT_GAP,
+    FEAS_TOL,
+    MIP_GAP,
+    SHARE_EPS,
+    TIED_DJ,
+    apply_binaries,
+    check_rows,
+    clean_shares,
+)
 from planner.optimize.lp.contracts import Extras, Switching, switching_of
 from planner.optimize.lp.families import (
     CONSTRAINT_FAMILIES,
@@ -30,7 +39,9 @@ from planner.optimize.lp.problem import SENSE_CODE, LinearProgram, Row, RowBlock
 __all__ = [
     "CONSTRAINT_FAMILIES",
     "CONTRACT_FAMILIES",
+    "CONTRACT_GAP",
     "FEAS_TOL",
+    "MIP_GAP",
     "MONEY_FAMILIES",
     "SENSE_CODE",
     "SHARE_EPS",
@@ -44,6 +55,7 @@ __all__ = [
     "RowBlock",
     "Rows",
     "Switching",
+    "apply_binaries",
     "build_problem",
     "check_rows",
     "clean_shares",

@@ -1,5 +1,5 @@
-"""What a solver's answer is read with: its tolerances, the shares cleaned of solver noise, and every
-row the plan claims to meet checked on them."""
+"""What a solver's answer is read with: its tolerances, the shares read from a model's columns and
+cleaned of solver noise, and every row the plan claims to meet checked on them."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from planner.optimize.lp.problem import LinearProgram
 SHARE_EPS = 1e-9  # allocations below this share are dropped
 FEAS_TOL = 1e-6  # tolerance of the self-check on every row (scaled units)
 TIED_DJ = 1e-9  # reduced costs and duals up to this (scaled cost, total >= 1) count as zero
+MIP_GAP = 1e-9  # the relative gap an integer plan is proven optimal to
+CONTRACT_GAP = 1e-6  # ... and one with commitments or switches (SPEC v1.6)
 
 
 def clean_shares(lp: LinearProgram, share: np.ndarray) -> np.ndarray:
@@ -54,3 +56,15 @@ def check_rows(
         if int((share[cols] > 0).sum()) > k:
             bad.append(f"max_options:{w}: more than {k} options")
     return bad
+
+
+def apply_binaries(lp: LinearProgram, values, n: int, *, is_mip: bool) -> np.ndarray:
+    """Shares from values laid out as [shares..., extras..., binaries of each max_options group...]."""
+    share = np.array(values[:n])
+    if is_mip and lp.max_options:
+        y = n + len(lp.extras)
+        for _, cols, _ in lp.max_options:
+            on = np.array(values[y : y + len(cols)]) > 0.5
+            share[cols] = np.where(on, share[cols], 0.0)
+            y += len(cols)
+    return share

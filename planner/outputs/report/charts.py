@@ -291,7 +291,7 @@ _DURATIONS += [1800, 3600, 7200, 18000, 36000, 86400]
 MAX_X_LABELS = 8  # on a 720-pixel chart, labels of up to 8 characters never touch
 
 
-def _log_ticks(lo: float, hi: float, seconds_axis: bool) -> list[float]:
+def _log_ticks(lo: float, hi: float, *, seconds_axis: bool) -> list[float]:
     """Round values between lo and hi (inclusive, to a rounding error) for a log axis: at most
     MAX_X_LABELS of them, at least the two ends when no round value falls between."""
 
@@ -364,7 +364,7 @@ def frontier_chart(frontier, sweep: str) -> str | None:
     # from zero: a cost axis cut just under the lowest point draws a $51 step on $33k as a cliff
     config = {"range": (0.0, hi * 1.08), "value_formatter": _money_axis(0.0, hi, frontier.currency)}
     if log:
-        ticks = _log_ticks(min(values), max(values), one)
+        ticks = _log_ticks(min(values), max(values), seconds_axis=one)
         config["x_labels"] = [{"value": x(v), "label": seconds(v) if one else f"x{v:g}"} for v in ticks]
     elif not one:
         config["x_value_formatter"] = lambda v: f"{v:+g}" if v else "0"

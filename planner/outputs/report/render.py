@@ -103,8 +103,38 @@ def render_plan_report(plan: Plan) -> str:
             vendors_svg=charts.vendor_chart(plan),
             strip_ticks=[0.1, 1, 10, 100, 1000],
             baseline_misses=BASELINE_MISSES,
+            deploys=_deploys(plan, cards),
         )
     )
+
+
+def _deploys(plan: Plan, cards) -> dict[str, str]:
+    """How each route of the carded workloads deploys (SPEC "Deployability"): the id each gateway is sent,
+    or that it has none; a batch share goes through the vendor's batch API."""
+    from planner.market.addressing import Resolver
+    from planner.market.gateway_ids import packaged_sources
+
+    resolver = Resolver(plan.offering_info, packaged_sources())
+    out: dict[str, str] = {}
+    for a in (a for w in cards for a in w.allocations):
+        if a.option in out or a.offering not in plan.offering_info:
+            continue
+        if a.price_tier == "batch":
+            out[a.option] = "the vendor's batch API (no gateway route)"
+            continue
+        parts = []
+        for gateway in ("litellm", "openrouter"):
+            t = (
+                resolver.litellm(a.offering, a.mode)
+                if gateway == "litellm"
+                else resolver.openrouter(a.offering, a.mode)
+            )
+            if resolver.problems(gateway, a.offering, a.mode, a.price_tier or "list", a.reserved):
+                parts.append(f"no {gateway} route")
+            else:
+                parts.append(f"{gateway} {t.model}" + (" (not in litellm's price table)" if t.unpriced else ""))
+        out[a.option] = "; ".join(parts)
+    return out
 
 
 def render_whatif_report(base: Plan, results) -> str:

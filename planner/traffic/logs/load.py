@@ -40,24 +40,26 @@ RANK_ORDER = (
 Check = tuple[str, str, Any]  # (condition, raw column, wording: the bad row's figures -> (column name, text))
 
 
-def load(logs: Logs, src: str, names: dict[str, str], time_parse, rank_tasks=False, first_is_offset=False):
+def load(
+    logs: Logs, src: str, names: dict[str, str], time_parse, *, rank_tasks: bool = False, first_is_offset: bool = False
+):
     """Parse every call of `src` (text columns) into the table calls_table, then the view `calls`.
 
     Each row gets one cheap flag, `bad`, when a value cannot be read; the message naming the column, the
     value and what was expected is worked out only for the first such row (logs.details, run by check),
     so ten million good rows pay for one comparison each, not for the wording of every check."""
-    times = _times(logs.timings, time_parse, first_is_offset)
-    bad = _bad(logs.timings, rank_tasks)
-    logs.checks = _checks(names, logs.timings, rank_tasks, first_is_offset)
+    times = _times(time_parse, timings=logs.timings, first_is_offset=first_is_offset)
+    bad = _bad(timings=logs.timings, rank_tasks=rank_tasks)
+    logs.checks = _checks(names, timings=logs.timings, rank_tasks=rank_tasks, first_is_offset=first_is_offset)
     default = logs.bind(logs.default_workload)
     logs.unnumbered = rank_tasks  # calls without a task id are numbered later (number_calls)
     parsed = _parsed(src, times, bad)
-    _create_table(logs, parsed, default, rank_tasks)
+    _create_table(logs, parsed, default, rank_tasks=rank_tasks)
     logs.details = _details(parsed, logs.checks)
     logs.con.execute(CALLS_VIEW)
 
 
-def _times(timings: bool, time_parse: Callable[[str], str], first_is_offset: bool) -> tuple[str, str, str]:
+def _times(time_parse: Callable[[str], str], *, timings: bool, first_is_offset: bool) -> tuple[str, str, str]:
     """The start, end and first token as microseconds since 1970 (the last two null without `timings`);
     an OpenTelemetry first chunk is seconds after the start."""
     start = time_parse("start_raw")
@@ -87,7 +89,7 @@ def _out_of_range(parsed: str) -> str:
     return f"({parsed} < 0 OR {parsed} >= {END_US})"
 
 
-def _bad(timings: bool, rank_tasks: bool) -> list[str]:
+def _bad(*, timings: bool, rank_tasks: bool) -> list[str]:
     """The conditions any of which flags a call as bad (the cheap test every row pays for)."""
     bad = [
         f"start_us IS NULL OR {_out_of_range('start_us')}",
@@ -108,17 +110,18 @@ def _bad(timings: bool, rank_tasks: bool) -> list[str]:
     return bad
 
 
-def _checks(names: dict[str, str], timings: bool, rank_tasks: bool, first_is_offset: bool) -> list[Check]:
+def _checks(names: dict[str, str], *, timings: bool, rank_tasks: bool, first_is_offset: bool) -> list[Check]:
     """The rules in order; the first that a bad row breaks is worded in Python (locate.py), from the figures
     the details query returns, so no name is ever part of the SQL."""
-    checks = _time_checks("start_raw", names["start"], True, first_is_offset)
+    offset = first_is_offset
+    checks = _time_checks("start_raw", names["start"], required=True, first_is_offset=offset)
     if timings:
-        checks += _time_checks("end_raw", names["end"], False, first_is_offset)
-        checks += _time_checks("first_raw", names["first"], False, first_is_offset)
-    checks += _token_checks("input_raw", "input_f", names["input"], True)
-    checks += _token_checks("gen_raw", "gen_f", names["gen"], True)
-    checks += _token_checks("reasoning_raw", "reasoning_f", names["reasoning"], False)
-    checks += _token_checks("cached_raw", "cached_f", names["cached"], False)
+        checks += _time_checks("end_raw", names["end"], required=False, first_is_offset=offset)
+        checks += _time_checks("first_raw", names["first"], required=False, first_is_offset=offset)
+    checks += _token_checks("input_raw", "input_f", names["input"], required=True)
+    checks += _token_checks("gen_raw", "gen_f", names["gen"], required=True)
+    checks += _token_checks("reasoning_raw", "reasoning_f", names["reasoning"], required=False)
+    checks += _token_checks("cached_raw", "cached_f", names["cached"], required=False)
     checks += _part_checks(names)
     if not rank_tasks:
         checks.append(
@@ -134,7 +137,7 @@ def _checks(names: dict[str, str], timings: bool, rank_tasks: bool, first_is_off
     return checks
 
 
-def _time_checks(raw: str, name: str, required: bool, first_is_offset: bool) -> list[Check]:
+def _time_checks(raw: str, name: str, *, required: bool, first_is_offset: bool) -> list[Check]:
     """A time that is missing (when required), not a time, or before 1970 or after 9999."""
     checks: list[Check] = []
     blank = f"{raw} IS NULL"
@@ -142,7 +145,7 @@ def _time_checks(raw: str, name: str, required: bool, first_is_offset: bool) -> 
         checks.append((blank, raw, lambda v: (name, f"missing; {TIME_EXPECTED}")))
     parsed = {"start_raw": "start_us", "end_raw": "end_us", "first_raw": "first_us"}[raw]
     expected = TIME_EXPECTED if raw != "first_raw" or not first_is_offset else "expected a number of seconds"
-    what = _what(raw, first_is_offset)
+    what = _what(raw, first_is_offset=first_is_offset)
     checks.append(
         (f"NOT {blank} AND {parsed} IS NULL", raw, lambda v: (name, f"{_shown(v.value)} is not {what}; {expected}"))
     )
@@ -160,7 +163,7 @@ def _time_checks(raw: str, name: str, required: bool, first_is_offset: bool) -> 
     return checks
 
 
-def _token_checks(raw: str, value: str, name: str, required: bool) -> list[Check]:
+def _token_checks(raw: str, value: str, name: str, *, required: bool) -> list[Check]:
     """A token count that is missing (when required) or not a whole number from 0 to 1e9."""
     checks: list[Check] = []
     if required:
@@ -214,7 +217,7 @@ def _parsed(src: str, times: tuple[str, str, str], bad: list[str]) -> str:
         flagged AS (SELECT *, skip IS NULL AND ({" OR ".join(bad)}) AS bad FROM parsed2)"""
 
 
-def _create_table(logs: Logs, parsed: str, default: str, rank_tasks: bool) -> None:
+def _create_table(logs: Logs, parsed: str, default: str, *, rank_tasks: bool) -> None:
     """calls_table: every row read, its flags (skip, bad) and figures; with `rank_tasks`, the figures
     number_calls ranks calls without a task id by."""
     timings = logs.timings
@@ -250,7 +253,7 @@ def _details(parsed: str, checks: list[Check]) -> str:
         FROM (SELECT *, {problem} AS problem FROM (SELECT * FROM flagged WHERE bad LIMIT 1))"""
 
 
-def _what(raw: str, first_is_offset: bool) -> str:
+def _what(raw: str, *, first_is_offset: bool) -> str:
     return "a number" if raw == "first_raw" and first_is_offset else "a date and time"
 
 

@@ -32,7 +32,7 @@ COMPRESSED = (".gz",)
 READERS = {"litellm": litellm.read, "otel": otel.read, "csv": plain.read}
 
 
-def open_logs(paths: list[Path], options: LogOptions, timings: bool = False) -> Logs:
+def open_logs(paths: list[Path], options: LogOptions, *, timings: bool = False) -> Logs:
     """Read the logs into a fresh DuckDB database (in a temporary folder the Logs removes on close) and
     check every call; an input error, with nothing left behind, when a value cannot be read. With
     `timings`, each call's end, first token, model and provider are read (and checked) too."""

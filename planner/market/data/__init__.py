@@ -1,0 +1,1 @@
+"""Package data: the gateway lists (gateway_lists.json), rebuilt by `make gateway-lists`."""
