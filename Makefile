@@ -53,7 +53,7 @@ schemas: install
 
 # The README's screenshots: the browser tests, writing their pictures to docs/screenshots.
 screenshots: install
-	PLANNER_SCREENSHOTS=docs/screenshots $(BIN)/python -m pytest -q -m browser tests/outputs/test_report.py
+	PLANNER_SCREENSHOTS=docs/screenshots $(BIN)/python -m pytest -q -m browser tests/outputs/test_report.py tests/serve/test_page.py
 
 bench: install
 	$(BIN)/python benchmarks/bench.py

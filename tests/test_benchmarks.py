@@ -14,7 +14,11 @@ pytestmark = pytest.mark.bench
 
 @pytest.mark.parametrize(
     "script, args",
-    [("bench.py", ["--sizes", "60x12"]), ("logs_bench.py", ["--rows", "20000"])],
+    [
+        ("bench.py", ["--sizes", "60x12"]),
+        ("logs_bench.py", ["--rows", "20000"]),
+        ("serve_bench.py", ["--sizes", "60x12", "--changes", "5", "--no-real"]),
+    ],
 )
 def test_a_benchmark_runs_on_a_tiny_size(script, args):
     done = subprocess.run(

@@ -14,6 +14,7 @@ lazily). The layers are the folders of planner/, bottom up:
     review    what a review reads off a plan                insight, contracts, compare, risks
     pipeline  files to plans                                solve, warm, whatif, frontier, replay, api
     outputs   what people read                              tables, console, terminal, comparisons, report/, gateway
+    serve     the live review (planner serve)               changes, session, saving, view, app, run, page/
     cli       the command line                              app, commands, exits
 
 `planner/__init__.py` (the public API, imported lazily) and `planner/__main__.py` stand above them all.
@@ -27,7 +28,7 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "planner"
-LAYERS = ["core", "model", "traffic", "market", "optimize", "plan", "review", "pipeline", "outputs", "cli"]
+LAYERS = ["core", "model", "traffic", "market", "optimize", "plan", "review", "pipeline", "outputs", "serve", "cli"]
 LEVEL = {name: k for k, name in enumerate(LAYERS)}
 TOP = {"__init__", "__main__"}  # planner/__init__.py and __main__.py: above every layer
 

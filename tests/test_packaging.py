@@ -60,6 +60,7 @@ def test_the_wheel_installs_in_a_fresh_environment_and_solves(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {"planner/py.typed", "planner/__main__.py", "planner/outputs/report/templates/plan.html.j2"} <= names
     assert {"planner/traffic/sql/aggregate.sql", "planner/outputs/report/templates/replay.html.j2"} <= names
+    assert {f"planner/serve/page/page.{x}" for x in ("html", "js", "css")} <= names  # the live review's page
     for kind in schemas.KINDS:
         data = zipfile.ZipFile(wheel).read(f"planner/model/schemas/{schemas.file_name(kind)}")
         assert data == (ROOT / "schemas" / schemas.file_name(kind)).read_bytes()

@@ -276,6 +276,25 @@ def compare(
     _guard(lambda: commands().compare(old, new, out, fmt.value, label))
 
 
+@app.command()
+def serve(
+    workloads: Path = typer.Argument(..., help="Workloads file (YAML)."),
+    port: int = typer.Option(8000, "--port", min=0, max=65535, help="Port to serve on (0: any free one)."),
+    host: str = typer.Option(
+        "127.0.0.1", "--host", help="Address to serve on; anything but this machine's own lets others use the page."
+    ),
+    scenarios_dir: Path = typer.Option(
+        Path("."), "--scenarios-dir", help="The only folder 'save as scenario' writes in (default: the current one)."
+    ),
+    catalog: Path | None = typer.Option(None, "--catalog", help="Catalog file; overrides the workloads file's."),
+    solver: Solver = typer.Option(Solver.auto, "--solver", help=SOLVER_HELP),
+) -> None:
+    """The live review: the plan as a page whose controls (prices, budgets, traffic, caps, outages)
+    re-solve it; saves the changes as a scenario for planner whatif."""
+
+    _guard(lambda: commands().serve(workloads, catalog, host, port, scenarios_dir, solver.value))
+
+
 @catalog_app.command("show")
 def catalog_show(
     catalog: Path = typer.Argument(..., help="Catalog file (YAML)."),

@@ -191,6 +191,14 @@ def whatif(
     return exits.OK if all(o.status == "optimal" for o in outcomes) and base.status == "optimal" else exits.INFEASIBLE
 
 
+def serve(workloads: Path, catalog: Path | None, host: str, port: int, scenarios_dir: Path, solver: str) -> int:
+    """The live review until stopped (SIGINT or SIGTERM: exit 130 or 143)."""
+    from planner.serve.run import serve_review
+
+    serve_review(workloads, catalog, host, port, Path(scenarios_dir), solver)
+    return exits.OK
+
+
 def _check_scenario_names(scenarios: list) -> None:
     """Two scenarios may not share a plan file name."""
     seen: dict[str, tuple[str, str]] = {}  # plan file name -> (scenario name, file)

@@ -141,6 +141,20 @@ def apply_path(
             next_tp = tp.model_fields[part].annotation
         elif typing.get_origin(tp) is dict:
             next_tp = typing.get_args(tp)[1]
+        elif _named_items(tp) is not None and isinstance(target, list):
+            # a list of named items (price_tiers, modes) is entered by an item's name: price_tiers.batch.price.input
+            item = next((x for x in target if isinstance(x, dict) and x.get("name") == part), None)
+            if item is None or last:
+                names = ", ".join(str(x.get("name")) for x in target if isinstance(x, dict)) or "none"
+                raise InputError.single(
+                    file,
+                    loc,
+                    f"no '{part}' in '{'.'.join(parts[:k])}' of {what}; expected one of: {names}"
+                    if item is None
+                    else f"'{'.'.join(parts)}' is a whole item; set one of its fields",
+                )
+            target, tp = item, _named_items(tp)
+            continue
         else:
             raise InputError.single(file, loc, f"'{'.'.join(parts[:k])}' has no field '{part}'")
         if last:
@@ -182,3 +196,12 @@ def unwrap(tp: Any) -> Any:
                 return tp
         else:
             return tp
+
+
+def _named_items(tp: Any) -> type[BaseModel] | None:
+    """The item model of a list of named items (list[PriceTier], list[Mode]), else None."""
+    if typing.get_origin(tp) is not list:
+        return None
+    (item,) = typing.get_args(tp) or (None,)
+    named = isinstance(item, type) and issubclass(item, BaseModel) and "name" in item.model_fields
+    return item if named else None

@@ -499,6 +499,11 @@ def _catalog_reasons(why: _Why, offering: str, a, evidence: _Evidence) -> None:
     elif offering in ib and offering not in ia:
         why.add(f"{offering} is new in the catalog", "catalog")
     elif offering in ia and offering in ib:
+        said = {c.field for c in evidence.by_offering.get(offering, ())}  # (from offerings[]: both plans use it)
+        for field in ("price_input", "price_output"):  # a route's offering that one of the plans no longer uses
+            x, y = getattr(ia[offering], field), getattr(ib[offering], field)
+            if x != y and field not in said:
+                why.add(OfferingChange(id=offering, field=field, before=x, after=y).text(), "price")
         for field in ("tokens_per_minute", "requests_per_minute"):
             x, y = getattr(ia[offering], field), getattr(ib[offering], field)
             if x != y:

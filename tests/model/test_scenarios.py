@@ -2,7 +2,7 @@
 expressions and vendor outages, applied to validated inputs."""
 
 import pytest
-from conftest import ROOT, make_inputs, offering, two_vendors
+from conftest import ROOT, catalog_of, make_inputs, offering, two_vendors, workload, workloads_of
 
 from planner.core.errors import InputError
 from planner.model.load import load_inputs, load_scenario
@@ -203,3 +203,18 @@ def test_an_overlay_lists_the_percentiles_a_speed_edit_moved(tmp_path):
         ("a-fast", "speed.percentiles.output_tps"),
     ]
     assert applied.changes[1][3] == pytest.approx({"5": 400.0, "25": 640.0, "75": 880.0, "95": 960.0})
+
+
+def test_a_price_tier_is_edited_by_its_name():
+    tiers = [{"name": "batch", "price": {"input": 1, "output": 2}, "window_s": 86400}]
+    inputs = make_inputs(workloads_of(workload("w")), catalog_of(offering("a", price_tiers=tiers), offering("b")))
+    sc = scenario(catalog=[{"match": {"id": "a"}, "set": {"price_tiers.batch.price.input": "*0.5"}}])
+    (tier,) = apply_scenario(inputs, sc, "s.yaml").catalog.offerings[0].price_tiers
+    assert tier.price.input == 0.5 and tier.price.output == 2
+    for path, words in [
+        ("price_tiers.flex.price.input", "no 'flex' in 'price_tiers' of offering 'a'; expected one of: batch"),
+        ("price_tiers.batch", "is a whole item"),
+        ("price_tiers.batch.price.inptu", "no field 'inptu' in Price"),
+    ]:
+        with pytest.raises(InputError, match=words):
+            apply_scenario(inputs, scenario(catalog=[{"match": {"id": "a"}, "set": {path: "*0.5"}}]), "s.yaml")

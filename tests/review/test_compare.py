@@ -299,3 +299,12 @@ def test_compare_finds_the_rescale_diff_finds_with_the_same_factor():
     old = before.model_copy(update={"model_scores": {}})  # a plan of an older planner: the options' own scores
     (own,) = compare_plans(old, after).rescales
     assert own.scores == 8 and own.factor != rescale.factor
+
+
+def test_a_route_left_for_its_price_names_the_price_though_the_later_plan_does_not_use_it():
+    ws, good = workloads_of(workload("w")), offering("good", vendor="b", price_in=2)
+    before = solve_dicts(ws, catalog_of(offering("cheap", vendor="a", price_in=1), good))
+    after = solve_dicts(ws, catalog_of(offering("cheap", vendor="a", price_in=4), good))
+    cmp = compare_plans(before, after)
+    assert cmp.workloads[0].routing_after == ["good 100%"] and cmp.offering_changes == []  # (cheap not in offerings[])
+    assert cmp.reasons == {"w": ["cheap: price_input $1 per 1M input tokens → $4 per 1M input tokens"]}
