@@ -214,6 +214,11 @@ def csv_row(values) -> list:
     return [csv_safe(v) for v in values]
 
 
+def joined(items: list[str]) -> str:
+    """Names as a sentence lists them: "a", "a and b", "a, b and c"."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}" if items else ""
+
+
 def option(offering: str, mode: str, sale: str = "list", reserved: str | None = None) -> str:
     """An option as people read it: the offering, then in brackets its mode unless it is the default,
     its price tier unless it is the list price, and the commitment whose reserved capacity serves it."""

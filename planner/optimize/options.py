@@ -72,6 +72,16 @@ class Options:
         """What tells one option from every other: (offering, mode, price tier, reservation)."""
         return self.offering_id[o], self.mode[o], self.sale[o], self.reserved[o]
 
+    def sold(self, o: int) -> dict[str, str]:
+        """How an option is sold, as plan records name it: its price tier unless the list price, and the
+        commitment whose reservation serves it; each key absent when it does not apply."""
+        out = {}
+        if self.sale[o] != LIST:
+            out["price_tier"] = self.sale[o]
+        if self.reserved[o] is not None:
+            out["reserved"] = self.reserved[o]
+        return out
+
     def involving(self, company: str) -> np.ndarray:
         """Per option, whether the company bills or serves it."""
         return np.array([company in cs for cs in self.companies], dtype=bool)

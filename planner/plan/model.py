@@ -195,6 +195,14 @@ class Rejection(PlanModel):
     cost_per_task: float | None = None
     latency_s: float | None = None
     capability: float | None = None
+    price_tier: Tier | None = optional()  # batch, flex or priority; absent: the list price (SPEC v1.9)
+    reserved: OfferingId | None = optional()  # inside this commitment's reservation
+
+    @property
+    def option(self) -> str:
+        from planner.core.fmt import option
+
+        return option(self.offering, self.mode, self.price_tier or "list", self.reserved)
 
 
 class NearMiss(PlanModel):

@@ -365,14 +365,17 @@ def _new_rejections(pairs: Pairs, rw: np.ndarray, ro: np.ndarray) -> list[Reject
                 "cost_per_task": cpt,
                 "latency_s": lat,
                 "capability": c,
+                "price_tier": sold.get("price_tier"),
+                "reserved": sold.get("reserved"),
             },
         )
-        for o, why, cpt, lat, c in zip(
+        for o, why, cpt, lat, c, sold in zip(
             ro.tolist(),
             pairs.reasons_many(rw, ro),
             pairs.cost_per_task[rw, ro].tolist(),
             pairs.latency_s[rw, ro].tolist(),
             cap,
+            map(pairs.options.sold, ro.tolist()),
         )
     ]
 

@@ -23,6 +23,7 @@ from planner.plan.assemble import PlanParts
 
 REVIEW_WORK = 200_000  # columns x re-solves the review below may spend; beyond it, its figures are skipped
 NOT_WORSE_TOL = 1e-6  # relative: a re-solve cheaper than the plan by more than this means the plan is not optimal
+HALF_CENT = 0.005  # money a period below this in a sentence is solver noise: written as none
 NEWTON_STEPS = 4  # re-solves spent refining one commitment's break-even fee or discount
 
 
@@ -108,8 +109,17 @@ def _resolve_money(lp: LinearProgram, solver: str, lower: np.ndarray, upper: np.
     return None if got is None else lp.money(*got)
 
 
+def _noise_free(x: float) -> float:
+    """Money a period as a sentence states it: under half a cent (solver noise) is none."""
+    return 0.0 if abs(x) < HALF_CENT else x
+
+
 def _signed_text(use, currency: str, period: str) -> str:
-    saving = "" if use.saving is None else f"; saves {money(use.saving, currency)} a {period} against pay-as-you-go"
+    saving = (
+        ""
+        if use.saving is None
+        else f"; saves {money(_noise_free(use.saving), currency)} a {period} against pay-as-you-go"
+    )
     if use.kind == "reserved":
         be = use.break_even_utilization
         return f"{use.units} of {use.max_units} units, {percent(use.utilization or 0.0)} used on average{saving}" + (
@@ -192,15 +202,18 @@ def _minimum_binds(c, gap: float, shortfall: float, listed: float, term: float, 
     per_plan = MINUTES_PER_PERIOD[period] / MINUTES_PER_PERIOD[own]
     minimum = c.per_period(c.min_spend, period)
     lower_min = minimum - gap if shortfall >= gap else None
+    if lower_min is not None:
+        lower_min = _noise_free(lower_min / per_plan) * per_plan
+    if lower_min is None or lower_min < 0:
+        pays = "no discount makes it pay"
+    elif lower_min == 0:
+        pays = "it pays only with no minimum at all"
+    else:
+        pays = f"it pays with a minimum of {money(lower_min / per_plan, currency)} a {own} or less"
     text = (
         f"not signed: its minimum of {money(minimum, currency)} a {period} costs more than it saves "
         f"(at {percent(term)} off, the plan that signs it discounts {money(listed, currency)} of list "
-        "spend and still pays the minimum); "
-        + (
-            f"it pays with a minimum of {money(lower_min / per_plan, currency)} a {own} or less"
-            if lower_min is not None and lower_min > 0
-            else "no discount makes it pay"
-        )
+        "spend and still pays the minimum); " + pays
     )
     return CommitmentBreakEven(min_spend=None if lower_min is None else lower_min / per_plan, exact=True, text=text)
 
@@ -210,7 +223,7 @@ def _needed(c, term: float, units, listed, period: str, own: str, currency: str,
     from planner.plan.model import CommitmentBreakEven
 
     if c.reserved:
-        if term <= 0:
+        if term < HALF_CENT:
             return CommitmentBreakEven(
                 fee=0.0, units=units, exact=exact, text=f"not bought: even free, {units} unit(s) would not pay"
             )

@@ -286,3 +286,35 @@ def test_each_route_says_who_bills_who_serves_and_how_it_deploys(tmp_path):
         in text
     )
     assert "(medium, batch): the vendor's batch API (no gateway route)" in text
+
+
+def _report_text(path) -> str:
+    import html
+
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", path.read_text())))
+
+
+def test_reserved_routes_show_their_fee_beside_them_and_tiers_are_named(tmp_path):
+    """A route on reserved units costs $0 a token; its fee is written beside it (summary and card), as the
+    plan file's commitment states it. A runner-up or rejected option names its price tier."""
+    result = CliRunner().invoke(
+        app, ["solve", str(ROOT / "workloads" / "support-contracts.yaml"), "--out", str(tmp_path)]
+    )
+    assert result.exit_code == 0, result.output
+    plan = json.loads((tmp_path / "support-contracts.plan.json").read_text())
+    bought = [c for c in plan["commitments"] if c["kind"] == "reserved" and c["units"]]
+    assert bought
+    text = _report_text(tmp_path / "support-contracts.html")
+    for c in bought:
+        users = [w["id"] for w in plan["workloads"] if any(a.get("reserved") == c["id"] for a in w["allocations"])]
+        fee = f"{c['id']}: {c['units']} units × ${c['fee']:,.0f} = ${c['cost'] / 1000:.1f}k a {plan['period']} in fees"
+        # once in the summary and once in the card of each workload it serves
+        assert text.count(fee) == 1 + len(users), fee
+        assert " and ".join(users[-2:]) in text
+    reserved_rows = sum(1 for w in plan["workloads"] for a in w["allocations"] if a.get("reserved"))
+    assert text.count("$0 + fee") == 2 * reserved_rows  # the summary's row and the card's row
+    # a rejected or runner-up luna-std names its tier: never three bare "luna-std" rows for one workload
+    voice = next(w for w in plan["workloads"] if w["id"] == "voice-agent")
+    tiers = [(r.get("price_tier", "list"), r.get("reserved")) for r in voice["rejected"] if r["offering"] == "luna-std"]
+    assert len(tiers) == len(set(tiers))
+    assert "luna-std (flex)" in text and "Runner-up: luna-std (priority) at" in text  # live-chat, on luna-std

@@ -104,8 +104,27 @@ def render_plan_report(plan: Plan) -> str:
             strip_ticks=[0.1, 1, 10, 100, 1000],
             baseline_misses=BASELINE_MISSES,
             deploys=_deploys(plan, cards),
+            fees=_reserved_fees(plan),
         )
     )
+
+
+def _reserved_fees(plan: Plan) -> dict[str, str]:
+    """Per commitment whose reserved units the plan buys: its fees in words, as the routes it serves show
+    them beside their $0 of tokens (the fees are paid once, in the plan's total, not per workload)."""
+    cur = plan.currency
+    out = {}
+    for c in plan.commitments or []:
+        if c.kind != "reserved" or not c.units:
+            continue
+        users = [w.id for w in plan.workloads if any(a.reserved == c.id for a in w.allocations)]
+        shared = f"shared by {fmt.joined(users)}" if len(users) > 1 else f"used by {users[0]}" if users else "unused"
+        out[c.id] = (
+            f"{c.id}: {c.units} unit{'s' if c.units != 1 else ''} × {fmt.money(c.fee, cur)} = "
+            f"{fmt.money(c.cost, cur)} a {plan.period} in fees, {shared}; its tokens cost nothing more, "
+            "so its routes show $0 and the fees count once, in the plan's total"
+        )
+    return out
 
 
 def _deploys(plan: Plan, cards) -> dict[str, str]:
