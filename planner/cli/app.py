@@ -265,7 +265,7 @@ def frontier(
 def compare(
     old: Path = typer.Argument(..., help="The earlier plan file (.plan.json)."),
     new: Path = typer.Argument(..., help="The later plan file (.plan.json)."),
-    out: Path = typer.Option(Path("reports"), "--out", help="Folder for <name>.compare.html."),
+    out: Path = typer.Option(Path("reports"), "--out", help="Folder for <old>-vs-<new>.compare.html."),
     fmt: Format = typer.Option(Format.table, "--format", help="table, json or csv."),
     label: list[str] = typer.Option(
         [], "--label", help="Names for the two plans, given twice (default: each plan's catalog and date)."

@@ -244,7 +244,7 @@ def frontier(
 
 
 def compare(old_path: Path, new_path: Path, out: Path, fmt: str, label: list[str] | None = None) -> int:
-    from planner.outputs.comparisons import print_compare
+    from planner.outputs.comparisons import print_compare, report_stem
     from planner.outputs.report import render_compare_report
     from planner.outputs.terminal import print_rows
     from planner.plan.model import read_plan
@@ -254,7 +254,7 @@ def compare(old_path: Path, new_path: Path, out: Path, fmt: str, label: list[str
         raise InputError.single("--label", "", f"given {len(label)} time(s); expected twice, a name for each plan")
     old, new = read_plan(old_path), read_plan(new_path)
     cmp = compare_plans(old, new, *labels(old, new, label))
-    html = Path(out) / f"{file_stem(new.name, str(new_path))}.compare.html"
+    html = Path(out) / f"{report_stem(old, new, (old_path, new_path), label)}.compare.html"
     write_all({html: render_compare_report(cmp)})
     if fmt == "json":
         sys.stdout.write(json_text(cmp.model_dump(mode="json")))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from planner.core.files import file_stem
 from planner.core.fmt import money, money_change, option, percent, seconds, signed_percent, visible
 from planner.outputs.console import TABLE_ROWS, console, input_row, say, styled, titled_table
 from planner.pipeline.frontier import Frontier
@@ -287,3 +288,30 @@ def print_replay(result, source: str, paths: dict[str, Path]) -> None:
     if result.quiet:
         say(out, f"planned, no traffic in the logs: {', '.join(result.quiet)}")
     out.print(visible(f"report: {paths['report']}") + "\n" + visible(f"data:   {paths['data']}"))
+
+
+def report_stem(old: Plan, new: Plan, files: tuple[Path, Path], given: list[str] | None = None) -> str:
+    """The compare report's file name, before `.compare.html`: both sides, so that comparisons of other
+    pairs into the same folder never overwrite it: the labels given, else each plan's name and scenario
+    (as its plan file is named), with what first tells them apart when those are the same: the catalog
+    (this quarter's plan against last quarter's), the workloads file, the plan file."""
+    if given:
+        return file_stem(f"{given[0]}-vs-{given[1]}", "--label", "name")
+
+    def side(p: Plan, file: Path, detail: int) -> str:
+        told = ("", p.inputs.catalog, Path(p.inputs.workloads_file).stem, plan_stem(file))[detail]
+        return ".".join(x for x in (p.name, p.inputs.scenario, told) if x)
+
+    for detail in range(4):
+        a, b = side(old, files[0], detail), side(new, files[1], detail)
+        if a != b:
+            break
+    else:  # a plan against itself
+        a, b = side(old, files[0], 0), side(new, files[1], 0)
+    return file_stem(f"{a}-vs-{b}", "plan name", "name")
+
+
+def plan_stem(file: Path) -> str:
+    """A plan file's name without `.plan.json` (or its last suffix)."""
+    name = Path(file).name
+    return name[: -len(".plan.json")] if name.endswith(".plan.json") else Path(name).stem

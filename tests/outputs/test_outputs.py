@@ -141,7 +141,7 @@ def test_no_number_in_scientific_notation_or_noise(outputs):
         "real-support.html",
         "real-support.whatif.html",
         "real-support.frontier.html",
-        "real-support.compare.html",
+        "support-vs-real-support.compare.html",
     } <= set(files)
     for name, text in printed.items():
         assert bad_numbers(cells(text) if name.endswith(" csv") else text) == [], name

@@ -176,7 +176,7 @@ def real_reports(tmp_path_factory):
         "plan": out / "real-support.html",
         "whatif": out / "real-support.whatif.html",
         "frontier": out / "real-support.frontier.html",
-        "compare": out / "real-support.compare.html",
+        "compare": out / "support-vs-real-support.compare.html",
     }
 
 

@@ -119,7 +119,7 @@ def test_compare_cli(tmp_path):
     assert "kimi-fast: price_output $8 per 1M output tokens → $4 per 1M output tokens" in " ".join(
         result.stdout.split()
     )
-    assert (tmp_path / "support.compare.html").exists()
+    assert (tmp_path / "support-vs-support.fast-tier-half-price.compare.html").exists()  # the scenario tells
     data = json.loads(
         runner.invoke(
             app,
@@ -237,7 +237,7 @@ def test_compare_cli_says_a_metric_was_rescaled(real_plans, tmp_path):
     assert table.exit_code == 0, table.output
     printed = " ".join(table.stdout.split())  # the terminal wraps a long line to its width
     assert " ".join(line.split()) in printed and "chat: floor 25 on overall kept across the rescale" in printed
-    html = (tmp_path / "real.compare.html").read_text()
+    html = (tmp_path / "real.before-vs-real.after.compare.html").read_text()
     assert "Capability rescaled" in html and line.replace("'", "&#39;") in html
     data = json.loads(
         runner.invoke(app, ["compare", str(a), str(b), "--out", str(tmp_path), "--format", "json"]).stdout
@@ -308,3 +308,30 @@ def test_a_route_left_for_its_price_names_the_price_though_the_later_plan_does_n
     cmp = compare_plans(before, after)
     assert cmp.workloads[0].routing_after == ["good 100%"] and cmp.offering_changes == []  # (cheap not in offerings[])
     assert cmp.reasons == {"w": ["cheap: price_input $1 per 1M input tokens → $4 per 1M input tokens"]}
+
+
+def test_compare_reports_of_different_pairs_never_overwrite_each_other(tmp_path):
+    """Each report is named by both sides: the plans' names, with the catalog when the names are the
+    same (this quarter's plan against last quarter's), or the labels given."""
+    q3, q4, out = tmp_path / "q3", tmp_path / "q4", tmp_path / "out"
+    assert runner.invoke(app, ["solve", str(SUPPORT), "--out", str(q3)]).exit_code == 0
+    scenario = ROOT / "scenarios" / "fast-tier-half-price.yaml"
+    assert runner.invoke(app, ["whatif", str(SUPPORT), str(scenario), "--out", str(q4)]).exit_code == 0
+    real = tmp_path / "real"
+    assert (
+        runner.invoke(app, ["solve", str(ROOT / "workloads" / "real-support.yaml"), "--out", str(real)]).exit_code == 0
+    )
+    a, b, c = q3 / "support.plan.json", q4 / "support.fast-tier-half-price.plan.json", real / "real-support.plan.json"
+    for old, new in ((a, c), (b, c), (c, a), (a, a)):
+        assert runner.invoke(app, ["compare", str(old), str(new), "--out", str(out)]).exit_code == 0
+    assert (
+        runner.invoke(app, ["compare", str(a), str(b), "--out", str(out), "--label", "q3", "--label", "q4"]).exit_code
+        == 0
+    )
+    assert sorted(p.name for p in out.iterdir()) == [
+        "q3-vs-q4.compare.html",
+        "real-support-vs-support.compare.html",
+        "support-vs-real-support.compare.html",
+        "support-vs-support.compare.html",  # a plan against itself: nothing tells the sides apart
+        "support.fast-tier-half-price-vs-real-support.compare.html",
+    ]

@@ -171,7 +171,7 @@ def test_compare_labels_come_from_catalogs_or_label(tmp_path):
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("2026-q3 (2026-07-15) -> aa-2026-06 (2026-06-19): $22.5k -> $32.5k a month")
     assert "by company" in result.stdout and "│ cerebras" in result.stdout
-    html = (tmp_path / "real-support.compare.html").read_text()
+    html = (tmp_path / "support-vs-real-support.compare.html").read_text()
     assert "support.plan.json →" not in html and "2026-q3 (2026-07-15) → aa-2026-06 (2026-06-19)" in html
     result = runner.invoke(
         app, ["compare", str(old), str(new), "--out", str(tmp_path), "--label", "Q3", "--label", "Q4"]
