@@ -254,15 +254,16 @@ def print_replay(result, source: str, paths: dict[str, Path]) -> None:
         out.print(visible(f"and {len(result.workloads) - TABLE_ROWS} more workloads in the report"))
     for w in result.workloads[:TABLE_ROWS]:
         if w.below_rule and not w.short:
+            got, required = shares_apart(w.within_share, w.required)
             say(
                 out,
-                f"note: {w.id}: {percent(w.within_share)} of its {w.tasks:,} tasks within "
-                f"{seconds(w.plan.budget_s)}, under the rule's {percent(w.required)}, but within what "
+                f"note: {w.id}: {got} of its {w.tasks:,} tasks within "
+                f"{seconds(w.plan.budget_s)}, under the rule's {required}, but within what "
                 f"splitting {w.tasks:,} tasks can give by chance (the plan promised {percent(w.promised)})",
                 style="yellow",
             )
     for w in result.flagged[:TABLE_ROWS]:
-        rule = f"; the rule asks {percent(w.required)}" if w.below_rule else ""
+        rule = f"; the rule asks {shares_apart(w.within_share, w.required)[1]}" if w.below_rule else ""
         if w.short:
             got, promised = shares_apart(w.within_share, w.promised)
             say(

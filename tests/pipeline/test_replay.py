@@ -13,7 +13,7 @@ from collections import defaultdict
 
 import pytest
 import yaml
-from conftest import DATA
+from conftest import DATA, ROOT
 from typer.testing import CliRunner
 
 from planner.cli.app import app
@@ -316,3 +316,20 @@ def test_a_plan_file_that_is_not_one(tmp_path):
     result = run("replay", bad, LOGS / "calls.csv", "--format", "csv", "--out", tmp_path / "r")
     assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
     assert re.search("plan_version", result.stderr)
+
+
+def test_a_note_below_the_rule_tells_the_two_shares_apart(capsys):
+    """94.8% within a rule of 95% reads "94.8% ... under the rule's 95.0%", never "95% under 95%"."""
+    from planner.model.load import load_inputs
+    from planner.outputs.comparisons import print_replay
+    from planner.pipeline.replay import Replay, WorkloadReplay
+    from planner.pipeline.solve import solve_inputs
+
+    plan = solve_inputs(load_inputs(ROOT / "workloads" / "support.yaml"))
+    w = next(w for w in plan.workloads if w.id == "ticket-triage")
+    w = w.model_copy(update={"within_budget_share_required": 0.95, "within_budget_share": 0.95})
+    replayed = WorkloadReplay(id=w.id, logged_as=[w.id], plan=w, routes=[], tasks=500, calls=500, within=474)
+    assert replayed.below_rule and not replayed.short  # 94.8% of 500 tasks: within chance of 95%
+    print_replay(Replay(plan, [replayed], {}, {}, [], 500, 500), "logs.csv", {"report": "r", "data": "d"})
+    text = " ".join(capsys.readouterr().out.split())
+    assert "note: ticket-triage: 94.8% of its 500 tasks within 10 s, under the rule's 95.0%" in text
