@@ -76,6 +76,9 @@ def print_frontier(result: Frontier, name: str, workload: str | None, html: Path
             input_row(table, *cells)
     out = console()
     out.print(table)
+    reason = result.looser_but_dearer()
+    if reason:
+        say(out, f"note: {reason}", style="yellow")
     out.print(visible(f"report: {html}") + "\n" + visible(f"csv:    {csv_path}"))
 
 

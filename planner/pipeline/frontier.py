@@ -56,6 +56,26 @@ class Frontier:
     seconds: float = 0.0
     today_latency: FrontierPoint | None = None  # today's point of each sweep, apart from the curve
     today_capability: FrontierPoint | None = None
+    today_within_share: float | None = None  # one workload: the share of its tasks today's rule asks within
+
+    def looser_but_dearer(self) -> str | None:
+        """Why swept budgets looser than today's can cost more than today, when some do: one workload
+        that needs only a share of its tasks within its budget today, where the sweep asks every task."""
+        today = self.today_latency
+        if today is None or not today.feasible or today.value is None or self.today_within_share is None:
+            return None
+        dearer = [
+            p
+            for p in self.latency
+            if p.feasible and (p.value is None or p.value >= today.value) and p.cost - today.cost >= 0.005
+        ]
+        if not dearer:
+            return None
+        span = dearer[0].label if len(dearer) == 1 else f"{dearer[0].label} to {dearer[-1].label}"
+        return (
+            f"budgets of {span} are looser than today's yet cost more: each asks every task within it, "
+            f"while today's rule asks {_num(self.today_within_share * 100, 3)}% of tasks within {today.label.split(',')[0]}"
+        )
 
     def today(self, sweep: str) -> FrontierPoint | None:
         return self.today_latency if sweep == "latency" else self.today_capability
@@ -329,6 +349,8 @@ def frontier(
     wa = base.workloads
     result = Frontier(inputs.name, workload_id, inputs.catalog.currency, inputs.workloads.period)
     result.today_latency, result.today_capability = _today_points(inputs, wa, w, prune=prune)
+    if w is not None and wa.within_budget_share[w] < 1 and not np.isnan(wa.budget_s[w]):
+        result.today_within_share = float(wa.within_budget_share[w])
     progress()
     run = _Run(inputs, targets, _chooser(base.options.label, ids, w), progress, backends.pick_solver(), prune=prune)
     result.latency = _sweep(run, _latency_grid(inputs, wa, targets, w, points))
