@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 OUT ?= reports
 
-.PHONY: demo test test-deep gateway-check install bench bench-logs catalog gateway-lists schemas screenshots clean
+.PHONY: demo test test-deep gateway-check install readme bench bench-logs catalog gateway-lists schemas screenshots clean
 
 $(BIN)/planner: pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found; run: make PYTHON=python3 ..."; exit 1; }
@@ -54,6 +54,10 @@ schemas: install
 # The README's screenshots: the browser tests, writing their pictures to docs/screenshots.
 screenshots: install
 	PLANNER_SCREENSHOTS=docs/screenshots $(BIN)/python -m pytest -q -m browser tests/outputs/test_report.py tests/serve/test_page.py
+
+# The README's generated figures (between <!-- figures:NAME --> markers), from the commands it shows.
+readme: install
+	$(BIN)/python docs/readme_figures.py
 
 bench: install
 	$(BIN)/python benchmarks/bench.py

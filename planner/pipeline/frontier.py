@@ -72,9 +72,10 @@ class Frontier:
         if not dearer:
             return None
         span = dearer[0].label if len(dearer) == 1 else f"{dearer[0].label} to {dearer[-1].label}"
+        share, budget = _num(self.today_within_share * 100, 3), today.label.split(",")[0]
         return (
             f"budgets of {span} are looser than today's yet cost more: each asks every task within it, "
-            f"while today's rule asks {_num(self.today_within_share * 100, 3)}% of tasks within {today.label.split(',')[0]}"
+            f"while today's rule asks {share}% of tasks within {budget}"
         )
 
     def today(self, sweep: str) -> FrontierPoint | None:

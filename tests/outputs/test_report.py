@@ -270,6 +270,9 @@ def test_real_support_report_prints_to_twelve_pages(real_reports, chromium_page)
     pdf = page.pdf(format="A4")
     pages = len(PAGES.findall(pdf))
     assert 1 <= pages <= 12, pages
+    # the README states the count (docs/readme_figures.py writes the rest of its figures)
+    stated = re.search(r"the real-support report: (\d+) A4 pages", (ROOT / "README.md").read_text())
+    assert stated and int(stated[1]) == pages, f"README.md says {stated and stated[1]} pages; the report prints {pages}"
 
 
 def test_each_route_says_who_bills_who_serves_and_how_it_deploys(tmp_path):
