@@ -33,8 +33,9 @@ STEP = 0.005  # the bisection's grain: half a point of price
 STEPS = 200  # searched up to 200 steps: +100% for a rise, -100% (free) for a cut
 MOVES = 1e-4  # a share moves when it changes by more than this (a hundredth of a point)
 UNUSED_PER_WORKLOAD = 5  # break-even rows for eligible but unused options, per workload
-TOP_ROUTES = 20  # above this many routes in use, only the largest by spend are re-solved
-SIFTED_ABOVE = 5000  # an LP of more columns than this is re-solved by sifting
+TOP_ROUTES = 20  # above this many routes in use, only the largest by spend are re-solved ...
+SIFTED_ABOVE = 5000  # ... and an LP of more columns than this is re-solved by sifting, for fewer rows:
+LARGE_ROUTES, LARGE_UNUSED = 5, 1  # the 5 largest routes, one unused option each, the 5 largest companies
 
 
 def first_move(run: Callable[[int], Point], moved: Callable[[Point], bool]) -> tuple[int | None, Point | None]:
@@ -152,12 +153,13 @@ def _rows(rep: Repricing, lp: LinearProgram, result: SolveResult, workloads: np.
     pos = np.arange(full.n)
     used = np.flatnonzero((base > 0) & wanted[fw])
     said = []
-    if len(used) > TOP_ROUTES:
-        top = used[np.lexsort((used, -(full.spend[used] * base[used])))[:TOP_ROUTES]]
+    top_n, per_w = (LARGE_ROUTES, LARGE_UNUSED) if full.n > SIFTED_ABOVE else (TOP_ROUTES, UNUSED_PER_WORKLOAD)
+    if len(used) > top_n:
+        top = used[np.lexsort((used, -(full.spend[used] * base[used])))[:top_n]]
         said.append(
-            f"break-even prices were re-solved for the {TOP_ROUTES} routes with the largest spend (of "
-            f"{len(used):,}) and their workloads' {UNUSED_PER_WORKLOAD} nearest unused options; the other "
-            "workloads' are not computed"
+            f"break-even prices were re-solved for the {top_n} routes with the largest spend (of "
+            f"{len(used):,}) and their workloads' {per_w} nearest unused option{'s' if per_w > 1 else ''}; the "
+            f"other workloads' are not computed{'' if top_n == TOP_ROUTES else ', nor companies past the 5 largest'}"
         )
         wanted[:] = False
         wanted[fw[top]] = True
@@ -165,7 +167,7 @@ def _rows(rep: Repricing, lp: LinearProgram, result: SolveResult, workloads: np.
     used = used[np.lexsort((pos[used], -base[used], fw[used]))]
     near = _nearness(rep, lp, result)
     unused = np.flatnonzero((base <= 0) & wanted[fw])
-    unused = unused[_top_per_group(fw[unused], near[unused], UNUSED_PER_WORKLOAD)]
+    unused = unused[_top_per_group(fw[unused], near[unused], per_w)]
     return used, unused, said
 
 
@@ -254,7 +256,7 @@ def company_break_even(rep: Repricing | None, companies: list[tuple[str, float]]
     full, pairs = rep.full, rep.pairs
     opts, W = pairs.options, pairs.shape[0]
     out = []
-    for company, spend in companies[:TOP_ROUTES]:
+    for company, spend in companies[: LARGE_ROUTES if full.n > SIFTED_ABOVE else TOP_ROUTES]:
         on = opts.involving(company)[full.var_o]
         cols = np.flatnonzero(on)
         before = np.bincount(full.var_w, rep.base * on, minlength=W)
