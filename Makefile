@@ -26,7 +26,7 @@ demo: install
 test: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest -q -m "not browser and not wheel and not golden and not bench and not gateway"
+	$(BIN)/python -m pytest -q -m "not browser and not wheel and not golden and not bench and not gateway and not deep"
 
 test-deep: install
 	PLANNER_DEEP=1 $(BIN)/python -m pytest -q

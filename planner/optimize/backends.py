@@ -97,6 +97,9 @@ class Resolver(Protocol):
     def set_row_lower(self, row: int, lower: float) -> None:
         """The lower bound of a '>=' row."""
 
+    def set_prices(self, factor: np.ndarray) -> None:
+        """Per share column a factor on its price (1: as built), in the objective and every money row."""
+
     def run(self) -> Point:
         """The point as the model now stands: ok, the cleaned shares, their cost."""
 

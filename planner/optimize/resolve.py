@@ -16,7 +16,7 @@ import numpy as np
 from planner.core.arrays import dot, per_workload
 from planner.core.timing import log
 from planner.optimize.highs import add_columns, highs_model, run_settled
-from planner.optimize.lp import TIED_DJ, LinearProgram, clean_shares
+from planner.optimize.lp import PRICED_FAMILIES, TIED_DJ, LinearProgram, clean_shares
 
 
 @dataclass
@@ -38,6 +38,16 @@ class Resolver:
         self.upper = np.ones(self.n)
         self._ok_status = highspy.HighsModelStatus.kOptimal
         self.moved = Moved(lp)
+        self.prices = Prices(lp)
+
+    def set_prices(self, factor: np.ndarray) -> None:
+        """The options' prices scaled: per share column a factor on its spend (1: as built), in the
+        objective and in every row whose coefficients are its money (budget, spend caps, commitments)."""
+        changed, cost, rows = self.prices.set(factor)
+        if len(changed):
+            self.h.changeColsCost(len(changed), changed.astype(np.int32), cost)
+        for row, cols, values in rows:
+            self.set_coefs(row, cols, values)
 
     def set_upper(self, upper: np.ndarray) -> None:
         """Upper bounds of the share variables (0 removes an option from the plan)."""
@@ -82,6 +92,47 @@ def _inf() -> float:
     import highspy
 
     return highspy.kHighsInf
+
+
+class Prices:
+    """The price factor of each share column a re-solve holds, and what a change of it moves: the
+    columns' costs (scaled money times the factor, the latency tie-break kept) and their entries in the
+    rows whose coefficients are money (PRICED_FAMILIES), as the built coefficient times the factor."""
+
+    def __init__(self, lp: LinearProgram):
+        self.lp = lp
+        self.factor = np.ones(len(lp.var_w))
+        self.objective = lp.objective.copy()
+        self._entries: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(row, column, built coefficient) of every money entry on a share column, row by row."""
+        if self._entries is None:
+            row_of, cols, coefs = self.lp.matrix
+            priced = np.isin(np.array(self.lp.families, dtype=object), PRICED_FAMILIES)
+            on = (cols < len(self.lp.var_w)) & priced[row_of] if len(row_of) else np.zeros(0, dtype=bool)
+            self._entries = (row_of[on], cols[on], coefs[on])
+        return self._entries
+
+    def set(self, factor: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[tuple[int, np.ndarray, np.ndarray]]]:
+        """Record the new factors: the columns whose factor changed, their new costs, and per money row
+        (row, columns, coefficients) for those columns."""
+        factor = np.asarray(factor, dtype=float)
+        changed = np.flatnonzero(factor != self.factor)
+        if not len(changed):
+            return changed, np.zeros(0), []
+        lp = self.lp
+        self.objective[changed] = lp.objective[changed] + lp.spend[changed] / lp.scale * (factor[changed] - 1.0)
+        self.factor = factor.copy()
+        row_of, cols, coefs = self.entries()
+        pick = np.zeros(len(factor), dtype=bool)
+        pick[changed] = True
+        at = np.flatnonzero(pick[cols])
+        rows = [
+            (int(r), cols[at[row_of[at] == r]], coefs[at[row_of[at] == r]] * factor[cols[at[row_of[at] == r]]])
+            for r in np.unique(row_of[at]).tolist()
+        ]
+        return changed, self.objective[changed], rows
 
 
 class Moved:
@@ -172,6 +223,19 @@ class SiftedResolver(Resolver):
         self._whole = None
         self._where = np.full(self.n, -1, dtype=np.int64)  # each LP column's place in the small model
         self.moved = Moved(lp)
+        self.prices = Prices(lp)
+
+    def set_prices(self, factor: np.ndarray) -> None:
+        """As Resolver.set_prices: the columns in the small model get their new costs; the rest are priced
+        with them when the next point runs."""
+        changed, cost, rows = self.prices.set(factor)
+        if self._model is not None and len(changed):
+            inside = self._where[changed] >= 0
+            self._model.changeColsCost(int(inside.sum()), self._where[changed][inside].astype(np.int32), cost[inside])
+        for row, cols, values in rows:
+            self.set_coefs(row, cols, values)
+        if self._whole is not None:
+            self._whole.set_prices(self.prices.factor)
 
     def set_upper(self, upper: np.ndarray) -> None:
         self.upper = np.asarray(upper, dtype=float).copy()
@@ -199,10 +263,11 @@ class SiftedResolver(Resolver):
             h, slack_of = highs_model(self.lp.restrict(new), integer=False, elastic=True)
             self._slacks = np.array(sorted(slack_of.values()), dtype=np.int32)
             h.changeColsCost(len(self._slacks), self._slacks, np.full(len(self._slacks), self.SLACK_COST))
+            h.changeColsCost(len(new), np.arange(len(new), dtype=np.int32), self.prices.objective[new])
             self._model, pos = h, np.arange(len(new), dtype=np.int32)
         else:
             pos = np.arange(len(new), dtype=np.int32) + self._model.getNumCol()
-            add_columns(self._model, self.lp, new, self.lp.objective[new], self.upper[new])
+            add_columns(self._model, self.lp, new, self.prices.objective[new], self.upper[new])
         self._idx, self._pos = np.r_[self._idx, new], np.r_[self._pos, pos]
         self._in[new] = True
         self._where[new] = pos
@@ -219,13 +284,13 @@ class SiftedResolver(Resolver):
         allowed = self.upper > 0
         if not self.n or not per_workload(np.maximum, allowed, lp.var_w).all():  # a workload with every option off
             return Point(False, np.zeros(self.n), float("nan"))
-        price = np.where(allowed, lp.objective, np.inf)
+        price = np.where(allowed, self.prices.objective, np.inf)
         fresh = np.flatnonzero(allowed & (price <= per_workload(np.minimum, price, lp.var_w)) & ~self._in)
         if len(fresh):
             self._add(fresh)
         h = self._model
         h.changeColsBounds(len(self._pos), self._pos, np.zeros(len(self._pos)), self.upper[self._idx])
-        settled = sift(h, lp, lp.objective, allowed & ~self._in, self._add, self.moved)
+        settled = sift(h, lp, self.prices.objective, allowed & ~self._in, self._add, self.moved)
         if settled is None:
             return self._solve_whole()
         sol = settled[0]
@@ -246,6 +311,7 @@ class SiftedResolver(Resolver):
                 self._whole.set_coefs(row, cols, now)
             for row, lower in self.moved.row_lower.items():
                 self._whole.set_row_lower(row, lower)
+            self._whole.set_prices(self.prices.factor)
         self._whole.set_upper(self.upper)
         point = self._whole.run()
         if point.ok:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import KW_ONLY, dataclass
@@ -24,7 +25,7 @@ from planner.pipeline.warm import WarmStart
 from planner.plan.assemble import PlanParts, Review, build_plan, main_options, plan_parts
 from planner.plan.model import Deployability, Plan, VendorOutage
 from planner.plan.wording import BudgetAlone, deployability_figure
-from planner.review import contracts, insight
+from planner.review import contracts, insight, prices
 from planner.review.risks import risks
 
 
@@ -92,6 +93,8 @@ class _Solved:
     activities: np.ndarray
     cut: list[str]  # the parts of the review the time limit left out
     full: LinearProgram | None = None
+    repricing: prices.Repricing | None = None  # the LP held for break-even re-solves (the company rows too)
+    said: list[str] = dataclasses.field(default_factory=list)  # assumptions the review figures add
 
     def full_lp(self) -> LinearProgram:
         """The unpruned LP, built at most once and only when asked for."""
@@ -176,7 +179,10 @@ def _review_figures(s: _Solved, start: WarmStart | None, changed):
     break_even = {}
     if s.options.review and s.result.slack is None and len(s.lp.var_w):
         with _unless_out_of_time(s.cut, "break-even prices"):
-            break_even = insight.plan_break_even(s.pairs, s.lp, s.full_lp, s.share, s.result, s.solver, s.in_lp)
+            break_even, s.repricing, said = prices.plan_break_even(
+                s.pairs, s.lp, s.full_lp, s.share, s.result, s.solver, s.in_lp
+            )
+            s.said.extend(said)
     main, standard = main_options(s.pairs, s.lp, s.share), insight.standard_options(s.pairs)
     known = {}
     if start is not None:
@@ -193,8 +199,12 @@ def _review(parts: PlanParts, s: _Solved) -> Review:
     risks, and what the time limit or the solver left out."""
     contracts = _contracts(parts, s)
     status = parts.status if contracts is None else contracts.status
-    said = [] if contracts is None else list(contracts.assumptions)
+    said = [*s.said, *([] if contracts is None else contracts.assumptions)]
     outages = _outages(parts, s, status, said)
+    companies = []
+    if status in ("optimal", "feasible"):
+        with timed("company break-evens"), _unless_out_of_time(s.cut, "the companies' break-even prices"):
+            companies = prices.company_break_even(s.repricing, [(v.vendor, v.spend) for v in parts.vendors])
     if s.cut:
         said.append(
             f"the time limit ({s.options.time_limit:g} s) was reached during the review: {'; '.join(s.cut)} not "
@@ -206,6 +216,7 @@ def _review(parts: PlanParts, s: _Solved) -> Review:
         commitments=None if contracts is None else contracts.commitments,
         switching=None if contracts is None else contracts.switching,
         resilience=outages,
+        company_break_even=companies,
         risks=risks(parts, outages),
         assumptions=said,
         deployability=deployability,

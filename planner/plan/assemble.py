@@ -23,6 +23,7 @@ from planner.plan.model import (
     Binding,
     CatalogEntry,
     CommitmentUse,
+    CompanyBreakEven,
     Deployability,
     InputFiles,
     MetricInfo,
@@ -85,6 +86,7 @@ class Review:
     commitments: list[CommitmentUse] | None = None  # with their savings and needs
     switching: SwitchInfo | None = None
     resilience: list[VendorOutage] = dataclasses.field(default_factory=list)
+    company_break_even: list[CompanyBreakEven] = dataclasses.field(default_factory=list)
     risks: list[Risk] = dataclasses.field(default_factory=list)
     assumptions: list[str] = dataclasses.field(default_factory=list)
     deployability: Deployability | None = None  # policy.deployable_on: what it costs
@@ -100,6 +102,7 @@ def build_plan(parts: PlanParts, review: Review = Review()) -> Plan:
         assumptions=[*parts.assumptions, *review.assumptions],
         switching=review.switching,
         resilience=review.resilience,
+        company_break_even=review.company_break_even,
         risks=review.risks,
         deployability=review.deployability,
         diagnosis=[*parts.diagnosis, *review.diagnosis],

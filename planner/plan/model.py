@@ -230,12 +230,27 @@ class BreakEven(PlanModel):
     price_change: float | None  # fraction: -0.2 = a 20% cut wins it; +0.1 = used until +10%
     price_tier: Tier | None = optional()  # batch, flex or priority; absent: the list price (SPEC v1.6)
     reserved: OfferingId | None = optional()  # inside this commitment's reservation
+    plan_cost: float | None = optional()  # the plan's total at the break-even price, re-solved (SPEC v1.9)
 
     @property
     def option(self) -> str:
         from planner.core.fmt import option
 
         return option(self.offering, self.mode, self.price_tier or "list", self.reserved)
+
+
+class CompanyBreakEven(PlanModel):
+    """The smallest uniform rise of everything a company bills or serves at which traffic moves off it
+    (SPEC v1.9), and where it goes."""
+
+    company: str
+    spend: float  # what the plan spends with it now, a period
+    price_change: float | None  # fraction, to half a point; None: no rise up to +100% moves traffic
+    plan_cost: float | None = None  # the plan's total at that rise, re-solved
+    workload: str | None = None  # the workload that moves most at that rise
+    moved_share: float | None = None  # of its tasks, off the company's options
+    moves_to: list[str] = []  # the options its traffic moves to, most first (three at most)
+    text: str
 
 
 class Compounding(PlanModel):
@@ -589,6 +604,7 @@ class Plan(PlanModel):
     diagnosis: list[str] = []
     baselines: list[Baseline] = []
     resilience: list[VendorOutage] = []
+    company_break_even: list[CompanyBreakEven] = []  # SPEC v1.9: per company, by spend
     thresholds: dict[Name, Budget | None] = {}
     assumptions: list[str] = []
     sources: dict[str, str] = {}

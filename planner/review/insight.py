@@ -1,5 +1,5 @@
-"""What a vendor review asks of a plan: baselines, break-even prices, the compounding curve and the
-outage table (the contracts' re-solves are in review.contracts).
+"""What a vendor review asks of a plan: baselines, the compounding curve and the outage table (the
+break-even prices are in review.prices, the contracts' re-solves in review.contracts).
 
 Everything here reads the pair table, the solved LP and the plan's assembled parts, and returns plain
 figures the Plan is built with, so the report and the JSON carry the same numbers.
@@ -7,23 +7,17 @@ figures the Plan is built with, so the report and the JSON carry the same number
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
-from planner.core.arrays import dot
 from planner.core.fmt import count
 from planner.model.load import Inputs
 from planner.optimize import backends
-from planner.optimize.lp import MONEY_FAMILIES, LinearProgram, build_problem, clean_shares, switching_of
+from planner.optimize.lp import MONEY_FAMILIES, LinearProgram, build_problem, switching_of
 from planner.optimize.pairs import Pairs, task_latency
-from planner.optimize.solver import SolveResult, solve_lp
 from planner.plan.assemble import PlanParts
-from planner.plan.model import Baseline, BreakEven, VendorOutage
+from planner.plan.model import Baseline, VendorOutage
 
 RESILIENCE_MAX_PAIRS = 30_000  # above this many eligible pairs, the solve skips the outage table
-
-UNUSED_PER_WORKLOAD = 5  # break-even rows for eligible but unused options, per workload
 
 
 # ----------------------------------------------------------------------------- baselines
@@ -177,7 +171,7 @@ def compounding_many(pairs: Pairs, chosen: np.ndarray, standard: np.ndarray | No
     return out
 
 
-# ----------------------------------------------------------------------------- break-even prices
+# ----------------------------------------------------------------------------- the unpruned LP
 
 
 def full_problem(inputs: Inputs, pairs: Pairs) -> LinearProgram:
@@ -212,169 +206,6 @@ def reduced_costs(full: LinearProgram, lp: LinearProgram, duals: dict[str, float
         if row.family in MONEY_FAMILIES:
             np.add.at(acc_money, cols, coefs * y)
     return money - acc, money - acc_money
-
-
-def break_even(
-    pairs: Pairs,
-    lp: LinearProgram,
-    full: LinearProgram,
-    share: np.ndarray,
-    duals: dict[str, float],
-    workloads: np.ndarray,
-) -> dict[int, list[dict]]:
-    """LP plans: for each unused eligible option, the uniform price change (a cut) at which its reduced
-    cost reaches zero, so it would take part of the workload; for each used option, how far its
-    prices can rise before the best unused alternative's reduced cost reaches zero."""
-    d, slope = reduced_costs(full, lp, duals)
-    opts, wa = pairs.options, pairs.workloads
-    W, O = pairs.shape
-    used_share = np.zeros((W, O))
-    used_share[lp.var_w, lp.var_o] = share
-    fw, fo = full.var_w, full.var_o
-    cpt = pairs.cost_per_task[fw, fo]
-    us = used_share[fw, fo]
-    used = us > 0
-    per_task = lp.scale / wa.tasks[fw]
-    d_task = np.maximum(d, 0.0) * per_task  # money per task
-    with np.errstate(divide="ignore", invalid="ignore"):
-        cut = np.where((slope > 0) & (cpt > 0), -np.maximum(d, 0.0) / slope, np.nan)
-    cut[cut <= -1] = np.nan
-    best_alt = np.full(W, np.inf)  # cheapest unused alternative's reduced cost per task
-    np.minimum.at(best_alt, fw[~used], d_task[~used])
-    wanted = np.zeros(W, dtype=bool)
-    wanted[np.asarray(workloads, dtype=int)] = True
-    pos = np.arange(len(fw))
-    # used options, largest share first; then up to UNUSED_PER_WORKLOAD unused ones, nearest cut first
-    u = np.flatnonzero(used & wanted[fw])
-    u = u[np.lexsort((pos[u], -us[u], fw[u]))]
-    n = np.flatnonzero(~used & wanted[fw])
-    n = n[_top_per_group(fw[n], np.where(np.isnan(cut[n]), -9.0, cut[n]), UNUSED_PER_WORKLOAD)]
-    out: dict[int, list[dict]] = {int(w): [] for w in np.flatnonzero(wanted)}
-    with np.errstate(divide="ignore", invalid="ignore"):
-        up = np.where(np.isfinite(best_alt[fw]) & (cpt > 0), best_alt[fw] / cpt, np.nan)
-    for is_used, cols, change in ((True, u, up), (False, n, cut)):
-        for j in cols.tolist():
-            o = int(fo[j])
-            c = float(change[j])
-            c = None if np.isnan(c) else c
-            out[int(fw[j])].append(
-                dict(
-                    offering=opts.offering_id[o],
-                    mode=opts.mode[o],
-                    used=is_used,
-                    cost_per_task=float(cpt[j]),
-                    break_even_cost_per_task=None if c is None else float(cpt[j]) * (1 + c),
-                    price_change=_round(c),
-                    **_sold(opts, o),
-                )
-            )
-    return out
-
-
-def _top_per_group(group: np.ndarray, key: np.ndarray, k: int) -> np.ndarray:
-    """Positions of the k largest keys of each group (ties: earliest position first), in the order
-    (group, key descending, position); `group` must be sorted. k passes of per-group maxima, which
-    beats sorting every pair when k is small."""
-    if len(group) == 0:
-        return np.zeros(0, dtype=int)
-    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    lengths = np.diff(np.r_[starts, len(group)])
-    key = key.astype(float)  # a copy: taken positions are set to -inf
-    pos = np.arange(len(group))
-    none = len(group)
-    picks, ranks = [], []
-    for r in range(k):
-        best = np.repeat(np.maximum.reduceat(key, starts), lengths)
-        first = np.minimum.reduceat(np.where((key == best) & (key > -np.inf), pos, none), starts)
-        first = first[first < none]
-        if len(first) == 0:
-            break
-        picks.append(first)
-        ranks.append(np.full(len(first), r))
-        key[first] = -np.inf
-    picks_all, ranks_all = np.concatenate(picks), np.concatenate(ranks)
-    return picks_all[np.lexsort((ranks_all, group[picks_all]))]
-
-
-def _round(x: float | None) -> float | None:
-    return None if x is None else float(f"{x:.6g}")
-
-
-def plan_break_even(
-    pairs: Pairs,
-    lp: LinearProgram,
-    full: Callable[[], LinearProgram],
-    share: np.ndarray,
-    result: SolveResult,
-    solver: str,
-    workloads: np.ndarray,
-) -> dict[int, list]:
-    """Break-even prices of every workload in `workloads`: from the duals for LP workloads, by
-    re-solving for max_options workloads. full: gives the unpruned LP (full_problem)."""
-    integer_w = {w for w, _, _ in lp.max_options}
-    out: dict[int, list] = {}
-    if result.pi:
-        duals = {lp.rows[i].name: y for i, y in result.pi.items()}
-        lp_w = np.array([w for w in workloads if w not in integer_w], dtype=int)
-        out.update(break_even(pairs, lp, full(), share, duals, lp_w))
-    total = dot(lp.spend, share)
-    for w, cols, _ in lp.max_options:
-        out[w] = _break_even_by_resolving(pairs, lp, share, solver, w, cols, total)
-    return out
-
-
-def _break_even_by_resolving(
-    pairs: Pairs, lp: LinearProgram, share: np.ndarray, solver: str, w: int, cols: np.ndarray, total: float
-) -> list[BreakEven]:
-    """Integer workloads: a used option's headroom is the saving it brings (re-solve without it) per
-    task it carries; an unused option's break-even is the cut that makes the plan with the whole
-    workload on it (re-solved) as cheap as the current one."""
-    opts, wa = pairs.options, pairs.workloads
-    out = []
-    unused = [j for j in cols if share[j] <= 0]
-    unused.sort(key=lambda j: (lp.spend[j], j))
-    for j in [j for j in cols if share[j] > 0] + unused[:UNUSED_PER_WORKLOAD]:
-        o = int(lp.var_o[j])
-        cpt = float(pairs.cost_per_task[w, o])
-        bounds = np.zeros(len(share))
-        if share[j] > 0:
-            upper = np.ones(len(share))
-            upper[j] = 0.0
-            other = solve_lp(lp, solver, upper=upper)
-            change = (
-                (dot(lp.spend, clean_shares(lp, other.share)) - total) / (wa.tasks[w] * share[j] * cpt)
-                if other.ok and cpt > 0
-                else None
-            )
-        else:
-            bounds[j] = 1.0
-            forced = solve_lp(lp, solver, lower=bounds)
-            change = None
-            if forced.ok and cpt > 0:
-                change = -(dot(lp.spend, clean_shares(lp, forced.share)) - total) / (wa.tasks[w] * cpt)
-                change = None if change <= -1 else min(0.0, change)
-        out.append(
-            BreakEven(
-                offering=opts.offering_id[o],
-                mode=opts.mode[o],
-                used=bool(share[j] > 0),
-                cost_per_task=cpt,
-                break_even_cost_per_task=None if change is None else cpt * (1 + change),
-                price_change=None if change is None else float(f"{change:.6g}"),
-                **_sold(opts, o),
-            )
-        )
-    return out
-
-
-def _sold(opts, o: int) -> dict:
-    """A break-even row's price tier and reservation, when it has them (absent otherwise)."""
-    out = {}
-    if opts.sale[o] != "list":
-        out["price_tier"] = opts.sale[o]
-    if opts.reserved[o] is not None:
-        out["reserved"] = opts.reserved[o]
-    return out
 
 
 # ----------------------------------------------------------------------------- vendor outages

@@ -82,9 +82,7 @@ def _concentration(plan: PlanParts, resilience: list[VendorOutage]) -> list[Risk
     elif not outage.feasible:
         without = "without it no plan meets every rule"
     elif outage.change is not None:
-        without = f"without it the plan costs {money(abs(outage.change), plan.currency)} a {plan.period} " + (
-            "more" if outage.change > 0 else "less"
-        )
+        without = outage_change(outage, plan.currency, plan.period)
     else:
         without = "its outage could not be priced"
     unit = "spend" if plan.share_of == "spend" else "traffic" if plan.share_of == "tokens" else "tasks"
@@ -105,6 +103,22 @@ def _concentration(plan: PlanParts, resilience: list[VendorOutage]) -> list[Risk
             f"`planner whatif {plan.inputs.workloads_file} --set policy.max_vendor_share={cap:g}`{first}",
         )
     ]
+
+
+def outage_change(outage: VendorOutage, currency: str, period: str) -> str:
+    """What a company's outage does to the cost, in words: a change under a cent is no change; when it
+    leaves workloads with no option, the change is that of the workloads that still have one, said so."""
+    lost = outage.lost_workloads
+    change = outage.change or 0.0
+    amount = (
+        "the same"
+        if abs(change) < 0.005
+        else (f"{money(abs(change), currency)} a {period} {'more' if change > 0 else 'less'}")
+    )
+    if not lost:
+        return "without it the plan costs " + ("the same (no change)" if amount == "the same" else amount)
+    names = " and ".join([", ".join(lost[:-1]), lost[-1]]) if len(lost) > 1 else lost[0]
+    return f"without it the rest cost {amount}; {names} {'have' if len(lost) > 1 else 'has'} no option"
 
 
 def _capacity(plan: PlanParts) -> list[Risk]:

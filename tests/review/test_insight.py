@@ -11,30 +11,38 @@ def per_task(price_in, price_out):
     return (1000 * price_in + 1000 * price_out) / 1e6
 
 
+UNTIED = catalog_of(  # prices whose break-evens fall between the half-point steps (no tie on the grid)
+    offering("a"), offering("b", price_in=1.513, price_out=1.513), offering("c", price_in=4.1, price_out=4.1)
+)
+
+
 def test_break_even_prices_by_hand():
-    cat = catalog_of(offering("a"), offering("b", price_in=2, price_out=2), offering("c", price_in=4, price_out=4))
-    plan = solve_dicts(workloads_of(workload("w")), cat)
+    plan = solve_dicts(workloads_of(workload("w")), UNTIED)
     be = {b.offering: b for b in plan.workload("w").break_even}
-    assert be["a"].used and be["a"].price_change == pytest.approx(1.0)  # a may double before b matches it
-    assert not be["b"].used and be["b"].price_change == pytest.approx(-0.5)  # b must halve to match a
-    assert be["c"].price_change == pytest.approx(-0.75)
-    assert be["b"].break_even_cost_per_task == pytest.approx(per_task(1, 1))
+    # SPEC v1.9: the smallest change that moves traffic, on a grid of half a point: b costs 51.3% more than
+    # a, so a's traffic moves at +51.5%; b takes it at a cut of 34% (1 - 1/1.513 = 33.9%), c at 76%
+    assert be["a"].used and be["a"].price_change == pytest.approx(0.515)
+    assert be["a"].plan_cost == pytest.approx(1000 * per_task(1.513, 1.513))
+    assert not be["b"].used and be["b"].price_change == pytest.approx(-0.34)
+    assert be["c"].price_change == pytest.approx(-0.76)
+    assert be["b"].break_even_cost_per_task == pytest.approx(per_task(1.513, 1.513) * 0.66)
+    assert be["b"].plan_cost == pytest.approx(1000 * per_task(1.513, 1.513) * 0.66)
 
 
 def test_break_even_for_integer_workloads_by_resolving():
     cat = catalog_of(
-        offering("top", price_in=5, price_out=5, capability=100),
+        offering("top", price_in=5.1, price_out=5.1, capability=100),
         offering("mid", price_in=2.5, price_out=2.5, capability=90),
         offering("low", price_in=0.5, price_out=0.5, capability=50),
     )
     plan = solve_dicts(workloads_of(workload("w", capability={"mean_min": 80}, max_options=1)), cat)
     be = {b.offering: b for b in plan.workload("w").break_even}
-    assert be["mid"].used and be["mid"].price_change == pytest.approx(1.0)  # top costs twice as much
-    assert be["top"].price_change == pytest.approx(-0.5)
+    assert be["mid"].used and be["mid"].price_change is None  # top costs more than twice as much
+    assert be["top"].price_change == pytest.approx(-0.51)
 
 
 def test_break_even_prices_are_the_same_from_either_solver():
-    cat = catalog_of(offering("a"), offering("b", price_in=2, price_out=2), offering("c", price_in=4, price_out=4))
+    cat = UNTIED
     ws = workloads_of(workload("w"), workload("v", max_options=1))
     plans = [solve_dicts(ws, cat, solver) for solver in ("highs", "cbc")]
     for wid in ("w", "v"):
@@ -66,11 +74,11 @@ def test_a_solve_without_review_leaves_the_review_figures_out(tiny_workloads, ti
 
 
 def test_break_even_of_an_integer_workload_keeps_the_used_option_out_of_its_re_solve():
-    """max_options: the used option's headroom is the re-solve without it. j (cheap, fast) carries the
-    workload; without it k costs three times as much, so j's prices can rise by 200% (both solvers)."""
+    """max_options: j (cheap, fast) carries the workload; k costs three times as much, so no rise within
+    +100% moves it (both solvers); k takes it past a cut of two thirds."""
     cat = catalog_of(offering("j", price_in=1, price_out=1, tps=500), offering("k", price_in=3, price_out=3, tps=50))
     ws = workloads_of(workload("w", max_options=1))
     for solver in ("highs", "cbc"):
         plan = solve_inputs(make_inputs(ws, cat), solver, prune=False)  # (pruning would drop k)
-        used = [(b.offering, b.price_change) for b in plan.workload("w").break_even if b.used]
-        assert used == [("j", pytest.approx(2.0))], solver
+        rows = [(b.offering, b.price_change) for b in plan.workload("w").break_even]
+        assert rows == [("j", None), ("k", pytest.approx(-0.67))], solver

@@ -17,6 +17,7 @@ from planner.optimize.lp.families import (
     CONSTRAINT_FAMILIES,
     CONTRACT_FAMILIES,
     MONEY_FAMILIES,
+    PRICED_FAMILIES,
     SHARE_UNIT,
     Context,
     company_columns,
@@ -34,7 +35,7 @@ from planner.optimize.lp.families import (
     define_workload_vendor_share,
     traffic,
 )
-from planner.optimize.lp.problem import SENSE_CODE, LinearProgram, Row, RowBlock, Rows
+from planner.optimize.lp.problem import SENSE_CODE, LinearProgram, Row, RowBlock, Rows, repriced
 
 __all__ = [
     "CONSTRAINT_FAMILIES",
@@ -43,6 +44,7 @@ __all__ = [
     "FEAS_TOL",
     "MIP_GAP",
     "MONEY_FAMILIES",
+    "PRICED_FAMILIES",
     "SENSE_CODE",
     "SHARE_EPS",
     "SHARE_UNIT",
@@ -58,6 +60,7 @@ __all__ = [
     "apply_binaries",
     "build_problem",
     "check_rows",
+    "repriced",
     "clean_shares",
     "company_columns",
     "define_budget",

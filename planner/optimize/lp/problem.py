@@ -269,6 +269,20 @@ class LinearProgram:
         return sub
 
 
+def repriced(lp: LinearProgram, factor: np.ndarray, priced: np.ndarray) -> LinearProgram:
+    """The same problem with each share column's prices times its factor: its spend, the money in its
+    objective and its coefficients in the rows `priced` (bool per row: the rows whose coefficients are
+    money) scaled; the latency tie-break kept."""
+    sub = lp.restrict(np.arange(lp.n))
+    row_of, cols, coefs = sub.matrix  # fresh arrays, shared with sub's rows
+    on = (cols < lp.n) & priced[row_of]
+    coefs[on] *= factor[cols[on]]
+    sub.spend = lp.spend * factor
+    sub.objective = lp.objective + lp.spend / lp.scale * (factor - 1.0)
+    sub.settle = lp.settle
+    return sub
+
+
 class _RestrictedRows(Sequence):
     """The rows of a restricted LP, made when first read: a solve needs only the arrays (matrix, senses)."""
 

@@ -1,0 +1,305 @@
+"""Break-even prices by re-solving (SPEC v1.9): for each option in use, the smallest rise of its prices
+at which the optimal routing moves traffic off it; for the nearest options not in use, the cut at which
+they take traffic; for each company the plan spends with, the uniform rise of everything it bills or
+serves at which traffic first moves off it.
+
+A price change scales an option's spend wherever it appears: the objective and every row whose
+coefficients are money (budget, spend caps, spend shares, commitments). Every option sold at the same
+prices moves together (the modes of an offering at its list price, or at one price tier). Each figure
+is found by bisection on warm re-solves of the unpruned LP, held in the solver's backend
+(backends.resolver), on a grid of half a point from 0 to ±100%: the routing does not move at the
+reported figure less half a point and moves at it, both solved. None: no change within ±100% moves it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from planner.core.arrays import dot
+from planner.core.fmt import percent
+from planner.optimize import backends
+from planner.optimize.backends import RESOLVE, can
+from planner.optimize.lp import PRICED_FAMILIES, LinearProgram, repriced
+from planner.optimize.pairs import Pairs
+from planner.optimize.resolve import Point
+from planner.optimize.solver import SolveResult, settled, solve_lp
+from planner.plan.model import CompanyBreakEven
+from planner.review.insight import reduced_costs
+
+STEP = 0.005  # the bisection's grain: half a point of price
+STEPS = 200  # searched up to 200 steps: +100% for a rise, -100% (free) for a cut
+MOVES = 1e-4  # a share moves when it changes by more than this (a hundredth of a point)
+UNUSED_PER_WORKLOAD = 5  # break-even rows for eligible but unused options, per workload
+TOP_ROUTES = 20  # above this many routes in use, only the largest by spend are re-solved ...
+SIFTED_ABOVE = 5000  # ... and an LP of more columns than this is re-solved by sifting, for fewer rows:
+LARGE_ROUTES, LARGE_UNUSED = 5, 1  # the 5 largest routes, one unused option each, the 5 largest companies
+
+
+def first_move(run: Callable[[int], Point], moved: Callable[[Point], bool]) -> tuple[int | None, Point | None]:
+    """The smallest step k in 1..STEPS at which `moved` holds of the point `run(k)` solves, by bisection:
+    at k - 1 a solve did not move (at 0, the plan's own solve, whose exact tie-break the re-solves'
+    tolerances need not repeat) and at k one did. (None, None) when nothing moves at STEPS. A point with
+    no plan counts as not moved."""
+    far = run(STEPS)
+    if not (far.ok and moved(far)):
+        return None, None
+    lo, hi, found = 0, STEPS, far
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        p = run(mid)
+        if p.ok and moved(p):
+            hi, found = mid, p
+        else:
+            lo = mid
+    return hi, found
+
+
+@dataclass
+class Repricing:
+    """The unpruned LP held for re-solves at scaled prices, with the plan's routing on its columns."""
+
+    pairs: Pairs
+    full: LinearProgram
+    resolver: backends.Resolver | Rebuilt
+    base: np.ndarray  # the plan's share per column of `full`
+
+    def run(self, cols: np.ndarray, change: float) -> Point:
+        """The optimum with the prices of `cols` times (1 + change); its cost at those prices."""
+        factor = np.ones(self.full.n)
+        factor[cols] = 1.0 + change
+        self.resolver.set_prices(factor)
+        point = self.resolver.run()
+        if point.ok:
+            point.cost = point.cost + dot(self.full.spend * (factor - 1.0), point.share)
+        return point
+
+    def priced_together(self, j: int) -> np.ndarray:
+        """The columns whose prices move with column j's: the same offering at the same price tier and
+        reservation (its modes)."""
+        opts, o = self.pairs.options, self.full.var_o
+        k = int(o[j])
+        cols = np.flatnonzero(opts.offering_index[o] == opts.offering_index[k])
+        sold_as = (opts.sale[k], opts.reserved[k])
+        return np.array([c for c in cols.tolist() if (opts.sale[o[c]], opts.reserved[o[c]]) == sold_as], dtype=int)
+
+
+class Rebuilt:
+    """For a backend that cannot re-solve warm (CBC): each point solved afresh on the LP repriced
+    (lp.repriced), through the registry as any solve. The same figures, more slowly."""
+
+    def __init__(self, lp: LinearProgram, solver: str):
+        self.lp, self.solver = lp, solver
+        self.factor = np.ones(lp.n)
+        self.priced = np.isin(np.array(lp.families, dtype=object), PRICED_FAMILIES)
+
+    def set_prices(self, factor: np.ndarray) -> None:
+        self.factor = np.asarray(factor, dtype=float).copy()
+
+    def run(self) -> Point:
+        lp = repriced(self.lp, self.factor, self.priced)
+        result = solve_lp(lp, self.solver)
+        if not result.ok:
+            return Point(False, np.zeros(self.lp.n), float("nan"))
+        share, extra = settled(lp, result)
+        return Point(True, share, self.lp.money(share, extra, total_only=True))
+
+
+def repricing(pairs: Pairs, full: LinearProgram, lp: LinearProgram, share: np.ndarray, solver: str) -> Repricing:
+    """The full LP held for re-solves at scaled prices: warm in the solver's backend where it can (by
+    sifting when large), else solved afresh each time (Rebuilt)."""
+    where = np.full(pairs.shape, -1, dtype=np.int64)
+    where[full.var_w, full.var_o] = np.arange(full.n)
+    base = np.zeros(full.n)
+    base[where[lp.var_w, lp.var_o]] = share
+    if not can(solver, RESOLVE):
+        return Repricing(pairs, full, Rebuilt(full, solver), base)
+    sifted = full.n > SIFTED_ABOVE and not full.integer
+    resolver = backends.resolver(solver, full, why="break-even prices", sifted=sifted)
+    return Repricing(pairs, full, resolver, base)
+
+
+def plan_break_even(
+    pairs: Pairs,
+    lp: LinearProgram,
+    full: Callable[[], LinearProgram],
+    share: np.ndarray,
+    result: SolveResult,
+    solver: str,
+    workloads: np.ndarray,
+) -> tuple[dict[int, list[dict]], Repricing | None, list[str]]:
+    """Break-even prices of the workloads in `workloads` (SPEC v1.9), the re-solver that found them (the
+    company rows use it too) and what the plan must say about them (assumptions)."""
+    rep = repricing(pairs, full(), lp, share, solver)
+    used, unused, said = _rows(rep, lp, result, workloads)
+    out: dict[int, list[dict]] = {int(w): [] for w in workloads}
+    for is_used, cols in ((True, used), (False, unused)):
+        for j in cols.tolist():
+            out.setdefault(int(rep.full.var_w[j]), []).append(_row(rep, j, used=is_used))
+    rep.resolver.set_prices(np.ones(rep.full.n))
+    return out, rep, said
+
+
+def _rows(rep: Repricing, lp: LinearProgram, result: SolveResult, workloads: np.ndarray):
+    """The columns re-solved: the routes in use (largest share first per workload; above TOP_ROUTES, the
+    largest spends only), then per workload up to UNUSED_PER_WORKLOAD unused options, nearest first
+    (by reduced cost where the solve has duals, else by cost)."""
+    full, base = rep.full, rep.base
+    fw = full.var_w
+    wanted = np.zeros(rep.pairs.shape[0], dtype=bool)
+    wanted[np.asarray(workloads, dtype=int)] = True
+    pos = np.arange(full.n)
+    used = np.flatnonzero((base > 0) & wanted[fw])
+    said = []
+    top_n, per_w = (LARGE_ROUTES, LARGE_UNUSED) if full.n > SIFTED_ABOVE else (TOP_ROUTES, UNUSED_PER_WORKLOAD)
+    if len(used) > top_n:
+        top = used[np.lexsort((used, -(full.spend[used] * base[used])))[:top_n]]
+        said.append(
+            f"break-even prices were re-solved for the {top_n} routes with the largest spend (of "
+            f"{len(used):,}) and their workloads' {per_w} nearest unused option{'s' if per_w > 1 else ''}; the "
+            f"other workloads' are not computed{'' if top_n == TOP_ROUTES else ', nor companies past the 5 largest'}"
+        )
+        wanted[:] = False
+        wanted[fw[top]] = True
+        used = np.sort(top)
+    used = used[np.lexsort((pos[used], -base[used], fw[used]))]
+    near = _nearness(rep, lp, result)
+    unused = np.flatnonzero((base <= 0) & wanted[fw])
+    unused = unused[_top_per_group(fw[unused], near[unused], per_w)]
+    return used, unused, said
+
+
+def _nearness(rep: Repricing, lp: LinearProgram, result: SolveResult) -> np.ndarray:
+    """Per column, how near it is to taking traffic (higher: nearer): minus the price cut its reduced cost
+    asks for when the solve has duals, else minus its spend."""
+    full = rep.full
+    if not result.pi or lp.integer:
+        return -full.spend
+    duals = {lp.rows[i].name: y for i, y in result.pi.items()}
+    d, slope = reduced_costs(full, lp, duals)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cut = np.where(slope > 0, -np.maximum(d, 0.0) / slope, -9.0)
+    return np.where(np.isfinite(cut), cut, -9.0)
+
+
+def _row(rep: Repricing, j: int, *, used: bool) -> dict:
+    """One break-even row: used, the smallest rise that moves traffic off column j; unused, the smallest
+    cut at which it takes traffic."""
+    cols = rep.priced_together(j)
+    sign = 1.0 if used else -1.0
+    before = rep.base[j]
+    moved = (lambda p: p.share[j] < before - MOVES) if used else (lambda p: p.share[j] > MOVES)
+    k, point = first_move(lambda k: rep.run(cols, sign * k * STEP), moved)
+    opts, w, o = rep.pairs.options, int(rep.full.var_w[j]), int(rep.full.var_o[j])
+    cpt = float(rep.pairs.cost_per_task[w, o])
+    change = None if k is None else round(sign * k * STEP, 6) + 0.0
+    row = dict(
+        offering=opts.offering_id[o],
+        mode=opts.mode[o],
+        used=used,
+        cost_per_task=cpt,
+        break_even_cost_per_task=None if change is None else cpt * (1 + change),
+        price_change=change,
+        **sold(opts, o),
+    )
+    if point is not None:
+        row["plan_cost"] = float(point.cost)
+    return row
+
+
+def sold(opts, o: int) -> dict:
+    """A break-even row's price tier and reservation, when it has them (absent otherwise)."""
+    out = {}
+    if opts.sale[o] != "list":
+        out["price_tier"] = opts.sale[o]
+    if opts.reserved[o] is not None:
+        out["reserved"] = opts.reserved[o]
+    return out
+
+
+def _top_per_group(group: np.ndarray, key: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the k largest keys of each group (ties: earliest position first), in the order
+    (group, key descending, position); `group` must be sorted. k passes of per-group maxima, which
+    beats sorting every pair when k is small."""
+    if len(group) == 0:
+        return np.zeros(0, dtype=int)
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    lengths = np.diff(np.r_[starts, len(group)])
+    key = key.astype(float)  # a copy: taken positions are set to -inf
+    pos = np.arange(len(group))
+    none = len(group)
+    picks, ranks = [], []
+    for r in range(k):
+        best = np.repeat(np.maximum.reduceat(key, starts), lengths)
+        first = np.minimum.reduceat(np.where((key == best) & (key > -np.inf), pos, none), starts)
+        first = first[first < none]
+        if len(first) == 0:
+            break
+        picks.append(first)
+        ranks.append(np.full(len(first), r))
+        key[first] = -np.inf
+    picks_all, ranks_all = np.concatenate(picks), np.concatenate(ranks)
+    return picks_all[np.lexsort((ranks_all, group[picks_all]))]
+
+
+# ----------------------------------------------------------------------------- companies
+
+
+def company_break_even(rep: Repricing | None, companies: list[tuple[str, float]]) -> list[CompanyBreakEven]:
+    """Per company the plan spends with ((company, spend), by spend), the smallest uniform rise of the
+    prices of everything it bills or serves at which some workload moves traffic off it, and where
+    that workload's traffic goes. Empty without a re-solver (rep None)."""
+    if rep is None:
+        return []
+    full, pairs = rep.full, rep.pairs
+    opts, W = pairs.options, pairs.shape[0]
+    out = []
+    for company, spend in companies[: LARGE_ROUTES if full.n > SIFTED_ABOVE else TOP_ROUTES]:
+        on = opts.involving(company)[full.var_o]
+        cols = np.flatnonzero(on)
+        before = np.bincount(full.var_w, rep.base * on, minlength=W)
+
+        def drop(p: Point, on=on, before=before) -> np.ndarray:
+            return before - np.bincount(full.var_w, p.share * on, minlength=W)
+
+        k, point = first_move(lambda k, cols=cols: rep.run(cols, k * STEP), lambda p: drop(p).max() > MOVES)
+        out.append(_company_row(rep, company, spend, k, point, None if point is None else drop(point)))
+    rep.resolver.set_prices(np.ones(full.n))
+    return out
+
+
+def _company_row(rep: Repricing, company: str, spend: float, k, point, drop) -> CompanyBreakEven:
+    if k is None:
+        return CompanyBreakEven(
+            company=company,
+            spend=spend,
+            price_change=None,
+            text=f"{company}: no rise of all its prices up to +100% moves any traffic",
+        )
+    full, pairs = rep.full, rep.pairs
+    change = round(k * STEP, 6) + 0.0
+    w = int(np.argmax(drop))  # the workload that moves most (the first on a tie)
+    gain = point.share - rep.base
+    to = np.flatnonzero((full.var_w == w) & (gain > MOVES))
+    to = to[np.lexsort((to, -gain[to]))]
+    names = [pairs.options.label(int(full.var_o[j])) for j in to[:3].tolist()]
+    wid = pairs.workloads.ids[w]
+    where = ", ".join(names) + (f" and {len(to) - 3} more" if len(to) > 3 else "")
+    moves = f"at +{percent(change)} we move {percent(float(drop[w]))} of {wid} to {where}"
+    said = (
+        f"{company} can raise all its prices by {percent(change - STEP)} before we move any traffic; {moves}"
+        if change > STEP
+        else f"{company}: any rise of all its prices moves traffic (an alternative costs the same today); {moves}"
+    )
+    return CompanyBreakEven(
+        company=company,
+        spend=spend,
+        price_change=change,
+        plan_cost=float(point.cost),
+        workload=wid,
+        moved_share=float(drop[w]),
+        moves_to=names,
+        text=said,
+    )
