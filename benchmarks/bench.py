@@ -12,8 +12,9 @@ For each size it writes a catalog and a workloads file under benchmarks/out/ and
   (default: auto, as the command);
 - `planner solve` end to end as a command (wall time of the subprocess, and its peak memory);
 - beside it, the same full LP (every eligible pair, no pruning) built straight from the pair
-  arrays with scipy.sparse and solved once by scipy.optimize.linprog(method="highs"): the
-  optimum must agree to 1e-6;
+  arrays with scipy.sparse and solved once by scipy.optimize.linprog(method="highs") (HiGHS's
+  default presolve), and once by highspy with presolve off and one thread: the optima must agree
+  to 1e-6;
 - with --sweeps (default), on the first size: a 30-point frontier (portfolio and one workload)
   and a 20-scenario what-if batch in process (two workers and one; plan files written as
   `planner whatif` writes them), each against one solve of the instance in process measured just
@@ -270,6 +271,7 @@ def direct_scipy(ws_path: Path) -> dict:
     t0 = time.perf_counter()
     res = linprog(spend, A_ub=A_ub, b_ub=np.array(b_ub), A_eq=A_eq, b_eq=b_eq, bounds=(0, 1), method="highs")
     t_solve = time.perf_counter() - t0
+    t_highspy, highspy_cost = direct_highspy(spend, sp.vstack([A_eq, A_ub]).tocsc(), np.array(b_ub), W)
     return {
         "build": t_build,
         "solve": t_solve,
@@ -277,7 +279,33 @@ def direct_scipy(ws_path: Path) -> dict:
         "total_cost": float(res.fun),
         "variables": n,
         "rows": r + W,
+        "highspy_solve": t_highspy,
+        "highspy_cost": highspy_cost,
     }
+
+
+def direct_highspy(cost, A, b_ub, n_eq: int) -> tuple[float, float]:
+    """The same full LP passed to highspy as arrays and solved once with presolve off and one thread (issue
+    29's reference: the planner's own solver settings, without its pruning or its passes). Returns (seconds
+    of passModel + run, optimum)."""
+    import highspy
+
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = A.shape[1], A.shape[0]
+    lp.col_cost_ = cost
+    lp.col_lower_, lp.col_upper_ = np.zeros(A.shape[1]), np.ones(A.shape[1])
+    lp.row_lower_ = np.concatenate([np.ones(n_eq), np.full(len(b_ub), -highspy.kHighsInf)])
+    lp.row_upper_ = np.concatenate([np.ones(n_eq), b_ub])
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
+    h = highspy.Highs()
+    for option, value in (("output_flag", False), ("presolve", "off"), ("threads", 1)):
+        h.setOptionValue(option, value)
+    t0 = time.perf_counter()
+    h.passModel(lp)
+    h.run()
+    seconds = time.perf_counter() - t0
+    return seconds, float(h.getInfo().objective_function_value)
 
 
 SCENARIOS = 20
@@ -453,6 +481,11 @@ def main() -> None:
         print(
             f"  ratio planner command / direct solve: {c['wall'] / d['solve']:.2f}; optimum agrees to 1e-6: {agree} "
             f"(planner {c['total_cost']:.6f}, scipy {d['total_cost']:.6f})"
+        )
+        agree = abs(c["total_cost"] - d["highspy_cost"]) <= 1e-6 * max(1.0, abs(d["highspy_cost"]))
+        print(
+            f"  direct highspy full LP, presolve off, one thread: solve {d['highspy_solve']:.3f} s; ratio planner "
+            f"command / it: {c['wall'] / d['highspy_solve']:.2f}; optimum agrees to 1e-6: {agree}"
         )
         if k == 0 and not args.no_sweeps:
             s = sweeps(ws_path, args.solver)

@@ -156,7 +156,7 @@ COMMANDS: list[tuple[str, list[str], str | None]] = [
 
 _WRITES = {"solve", "whatif", "frontier", "compare"}  # commands that take --out
 _SECONDS = [
-    (re.compile(r'("seconds": )[0-9.e+-]+'), r"\g<1>0"),  # plan files
+    (re.compile(r'("seconds": ?)[0-9.e+-]+'), r"\g<1>0"),  # plan files (compact JSON since issue 29)
     (re.compile(r"(constraints, )[0-9.]+( s\.)"), r"\g<1>0.00\g<2>"),  # plan report
     (re.compile(r"(routing changes\. Solved in )[0-9.]+( s\.)"), r"\g<1>0.00\g<2>"),  # frontier report
 ]

@@ -177,12 +177,27 @@ def solve(
         "is written with its gap, as 'feasible' unless proven optimal.",
     ),
     deployable_on: Gateway | None = typer.Option(None, "--deployable-on", help=DEPLOYABLE_HELP),
+    full: bool = typer.Option(
+        False,
+        "--full",
+        help="Write every rejected option and break-even price of each workload into the plan file (by default "
+        "it keeps the 3 cheapest rejected options and 3 runner-ups, and counts the rest).",
+    ),
 ) -> None:
     """Solve for the cheapest routing; write the plan file and the HTML report."""
 
     _guard(
         lambda: commands().solve(
-            workloads, catalog, out, solver.value, fmt.value, previous, switch_cost, time_limit, _gateway(deployable_on)
+            workloads,
+            catalog,
+            out,
+            solver.value,
+            fmt.value,
+            previous,
+            switch_cost,
+            time_limit,
+            _gateway(deployable_on),
+            full=full,
         )
     )
 
@@ -222,7 +237,8 @@ def whatif(
     full: bool = typer.Option(
         False,
         "--full",
-        help="Also compute each scenario's break-even prices and baselines (as planner solve does); slower.",
+        help="Also compute each scenario's break-even prices and baselines (as planner solve does), and write "
+        "them whole into its plan file (as planner solve --full does); slower.",
     ),
     jobs: int | None = typer.Option(
         None, "--jobs", min=1, help="Scenarios solved at once (default: the number of cores)."

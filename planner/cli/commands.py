@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from planner.cli import exits
+from planner.cli.checks import check_switching
 from planner.core.errors import ExportError, InputError
 from planner.core.files import Outputs, check_targets, file_stem, write_all
 from planner.core.fmt import json_text, ordinal, visible
@@ -24,12 +25,13 @@ def solve(
     switch_cost: float | None = None,
     time_limit: float | None = None,
     deployable_on: str | None = None,
+    full: bool = False,
 ) -> int:
     from planner.outputs.report import render_plan_report
     from planner.outputs.terminal import print_plan
     from planner.pipeline.solve import solve_inputs
 
-    _check_switching(previous, switch_cost, time_limit)
+    check_switching(previous, switch_cost, time_limit)
     with deadline(time_limit):  # --time-limit bounds the command: its clock starts now
         with timed("load"):
             inputs = with_gateway(load_inputs(workloads, catalog), deployable_on)
@@ -42,7 +44,7 @@ def solve(
         plan = solve_inputs(inputs, solver, time_limit=time_limit)
     _out_folder(out)
     with timed("write"):
-        write_all({paths["plan"]: plan.to_json(), paths["report"]: render_plan_report(plan)})
+        write_all({paths["plan"]: plan.to_json(full=full), paths["report"]: render_plan_report(plan)})
     print_plan(plan, fmt, paths)
     return exits.INFEASIBLE if plan.status == "infeasible" else exits.OK
 
@@ -65,16 +67,6 @@ def _plan_stem(inputs, workloads: Path) -> str:
                 "plan; expected 1 to 200 letters, digits and . _ - @ / : (or set name: in the file)",
             ) from None
     return file_stem(inputs.name, str(workloads))
-
-
-def _check_switching(previous: Path | None, switch_cost: float | None, time_limit: float | None) -> None:
-    if switch_cost is not None:
-        if previous is None:
-            raise InputError.single("--switch-cost", "", "needs --from PLAN: the plan whose routes a switch leaves")
-        if not (0 <= switch_cost <= 1e15) or switch_cost != switch_cost:
-            raise InputError.single("--switch-cost", "", f"{switch_cost:g}: expected a cost from 0 to 1e15")
-    if time_limit is not None and not (0 < time_limit <= 1e6):
-        raise InputError.single("--time-limit", "", f"{time_limit:g}: expected seconds above 0, up to 1e6")
 
 
 def with_gateway(inputs, gateway: str | None):

@@ -15,6 +15,7 @@ from planner.core.errors import InputError, Setting
 MAX_MB_DEFAULT = 64  # input files larger than this are refused; PLANNER_MAX_FILE_MB raises the limit
 STEM_MAX_BYTES = 200  # a name in an output file name: with its suffixes, under the usual 255-byte limit
 MAX_MB_MOST = 1_000_000  # the largest limit PLANNER_MAX_FILE_MB may set (a terabyte)
+PLAN_LIMIT_FACTOR = 32  # plan files may be this many times the input limit: a plan outgrows its inputs (issue 29)
 
 
 def max_input_bytes() -> int:
@@ -33,6 +34,26 @@ def max_input_bytes() -> int:
     return max(1, int(mb * 1024 * 1024))
 
 
+def max_plan_bytes() -> int:
+    """The largest plan file read back: PLAN_LIMIT_FACTOR times the input limit (2 GB by default). The planner
+    writes no plan larger (plan_text), so every plan it writes it can read back."""
+    return max_input_bytes() * PLAN_LIMIT_FACTOR
+
+
+def plan_text(text: str, name: str) -> str:
+    """A plan file's text, refused when it is over the limit plan files are read back with."""
+    limit = max_plan_bytes()
+    if len(text) * 4 > limit and len(text.encode("utf-8")) > limit:  # (UTF-8: at most 4 bytes a character)
+        raise InputError.single(
+            name,
+            "",
+            f"the plan file would be {len(text.encode('utf-8')) / 2**20:.1f} MB, over the {limit / 2**20:g} MB limit "
+            f"for plan files ({PLAN_LIMIT_FACTOR} x PLANNER_MAX_FILE_MB), so it could not be read back; set "
+            "PLANNER_MAX_FILE_MB to raise it",
+        )
+    return text
+
+
 def regular_file(path: str | Path, what: str = "a file") -> os.stat_result:
     """The file's stat when it is a regular file (never a directory, FIFO or device, which could block
     or never end); else the input error that says what it is."""
@@ -49,15 +70,17 @@ def regular_file(path: str | Path, what: str = "a file") -> os.stat_result:
     return st
 
 
-def read_input(path: str | Path, what: str = "a file") -> str:
-    """An input file's text, read only when it is a regular file within the size limit and UTF-8."""
+def read_input(path: str | Path, what: str = "a file", *, plan: bool = False) -> str:
+    """An input file's text, read only when it is a regular file within the size limit and UTF-8; a plan
+    file (`plan`) within the plan files' limit (max_plan_bytes)."""
     path = Path(path)
     st = regular_file(path, what)
-    limit = max_input_bytes()
+    limit = max_plan_bytes() if plan else max_input_bytes()
+    kinds = f"plan files ({PLAN_LIMIT_FACTOR} x PLANNER_MAX_FILE_MB; " if plan else "input files ("
     too_big = InputError.single(
         str(path),
         "",
-        f"is larger than the {limit / 2**20:g} MB limit for input files (set PLANNER_MAX_FILE_MB to raise it)",
+        f"is larger than the {limit / 2**20:g} MB limit for {kinds}set PLANNER_MAX_FILE_MB to raise it)",
     )
     if st.st_size > limit:
         raise too_big

@@ -77,14 +77,19 @@ _STR_TAG = "tag:yaml.org,2002:str"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
-def _construct(loader: _Loader, root: yaml.Node) -> Any:
+def _construct(loader: _Loader, root: yaml.Node, file: str) -> Any:
     """The document as Python data. Strings, lists and mappings (the bulk of a large file) are built
     here, faster than by PyYAML's generic constructor; every other scalar, and any
     mapping with a merge key or a non-scalar key, goes through PyYAML's own constructors. Duplicate
-    keys are refused as _Loader refuses them."""
+    keys are refused as _Loader refuses them, and a document past MAX_NODES values as _check_expansion
+    refuses it (which a document without aliases skips)."""
     memo: dict[int, Any] = {}  # aliases: one object per node, as PyYAML does
+    count = [0]
 
     def build(node: yaml.Node) -> Any:
+        count[0] += 1
+        if count[0] > MAX_NODES:
+            raise _too_many(node, file)
         if isinstance(node, yaml.ScalarNode):
             return node.value if node.tag == _STR_TAG else loader.construct_object(node, deep=True)
         got = memo.get(id(node))
@@ -157,9 +162,9 @@ def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
-        if node is not None:
+        if node is not None and _aliased(text):
             _check_expansion(node, file)
-        data = _construct(loader, node) if node is not None else None
+        data = _construct(loader, node, file) if node is not None else None
     except _DuplicateKey as dup:
         raise InputError.single(
             file, "", f"duplicate key '{dup.key}' (first on line {dup.first})", dup.line, dup.column
@@ -186,6 +191,26 @@ def parse_value(text: str, source: str) -> Any:
     return parse_yaml(text, source)[0]
 
 
+def _aliased(text: str) -> bool:
+    """Whether the document has an alias, read on libyaml's event stream (no node graph walked in Python);
+    a text without a '*' has none. Without one, the document's values are its nodes, counted as they are
+    built (_construct)."""
+    if "*" not in text:
+        return False
+    return any(isinstance(event, yaml.AliasEvent) for event in yaml.parse(text, Loader=_Loader))
+
+
+def _too_many(node: yaml.Node, file: str) -> InputError:
+    mark = node.start_mark
+    return InputError.single(
+        file,
+        "",
+        f"aliases expand this document past {MAX_NODES:,} values (a YAML alias bomb?)",
+        mark.line + 1,
+        mark.column + 1,
+    )
+
+
 def _check_expansion(root: yaml.Node, file: str) -> None:
     """Count the values the document expands to, on the node graph (an alias is a shared node), in time
     proportional to the file; refuse a recursive alias or an expansion past MAX_NODES."""
@@ -200,14 +225,7 @@ def _check_expansion(root: yaml.Node, file: str) -> None:
             children = _children(node)
             total = 1 + sum(size[id(c)] for c in children)
             if total > MAX_NODES:
-                mark = node.start_mark
-                raise InputError.single(
-                    file,
-                    "",
-                    f"aliases expand this document past {MAX_NODES:,} values (a YAML alias bomb?)",
-                    mark.line + 1,
-                    mark.column + 1,
-                )
+                raise _too_many(node, file)
             size[key] = total
             continue
         if key in size:

@@ -75,7 +75,7 @@ class Batch:
         plan = solve_inputs(
             inputs, self.solver, scenario=scenario.name, start=self.start, review=self.review, resilience=False
         )
-        text, staged = plan.to_json(), None
+        text, staged = plan.to_json(full=self.review), None
         if self.paths is not None:
             staged, text = stage(self.paths[i], text, self.tag), ""
         try:

@@ -21,7 +21,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from planner.core.errors import InputError
-from planner.core.files import read_input
+from planner.core.files import plan_text, read_input
 from planner.model.schema import Name, OfferingId, Period, _check_unique
 
 PLAN_VERSION = 1
@@ -54,6 +54,10 @@ class PlanModel(BaseModel):
 
 def _absent(value: Any) -> bool:
     return value is None
+
+
+def _zero(value: Any) -> bool:
+    return value == 0
 
 
 def optional(**kwargs: Any) -> Any:
@@ -339,6 +343,9 @@ class WorkloadPlan(PlanModel):
     diagnosis: Diagnosis | None = None
     distribution: DistributionInfo | None = optional()  # the sample tasks its budget was judged on
     percentile: PercentileInfo | None = optional()  # the speeds' percentile its options were judged at
+    # Left out of the plan file's `rejected` and `break_even` (written only when not 0; SPEC v1.9 "Plan size"):
+    rejected_omitted: Whole = Field(0, exclude_if=_zero)
+    break_even_omitted: Whole = Field(0, exclude_if=_zero)
 
     @field_validator("allocations")
     @classmethod
@@ -631,10 +638,14 @@ class Plan(PlanModel):
         _check_unique([o.id for o in offerings], "offering id")
         return offerings
 
-    def to_json(self) -> str:
-        """The plan file's text: pydantic's serializer (Rust), 2-space indent, stable field order (without
-        its type checks: every field was validated or computed when the plan was built)."""
-        return self.model_dump_json(indent=2, warnings=False) + "\n"
+    def to_json(self, *, full: bool = False) -> str:
+        """The plan file's text: pydantic's serializer (Rust), compact, stable field order (without its type
+        checks: every field was validated or computed when the plan was built). Unless `full`, each workload's
+        `rejected` and `break_even` are trimmed to what a reader uses (plan.trim, SPEC v1.9 "Plan size")."""
+        from planner.plan.trim import trimmed
+
+        plan = self if full else trimmed(self)
+        return plan_text(plan.model_dump_json(warnings=False) + "\n", self.name)
 
     def workload(self, wid: str) -> WorkloadPlan:
         return next(w for w in self.workloads if w.id == wid)
@@ -644,7 +655,7 @@ def read_plan(path: str | Path) -> Plan:
     """A plan file read back: JSON without repeated keys, then the Plan's rules (the module's doc).
     Any problem is an input error naming the file and the field path (`workloads[3].allocations[0].share`)."""
     path = Path(path)
-    text = read_input(path, "a plan file")
+    text = read_input(path, "a plan file", plan=True)
     try:
         data = json.loads(text, object_pairs_hook=_no_repeated_keys)
     except json.JSONDecodeError as exc:

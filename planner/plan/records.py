@@ -276,6 +276,8 @@ def _record(pairs: Pairs, w: int, wl, allocs: list[Allocation], sums: dict[str, 
         if distribution is None
         else trusted(DistributionInfo, {"file": distribution.file, "samples": len(distribution)}),
         "percentile": None,
+        "rejected_omitted": 0,
+        "break_even_omitted": 0,
     }
 
 

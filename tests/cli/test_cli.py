@@ -340,3 +340,18 @@ def test_unwritable_output_is_an_input_error(tiny):
     blocker.write_text("x")
     result = run("solve", tiny / "tiny-workloads.yaml", "--out", blocker / "sub")
     assert result.exit_code == 2 and "cannot be written" in result.stderr
+
+
+def test_help_imports_no_solver_and_no_numpy():
+    """`planner --help` stays quick (issue 29): the heavy modules load inside commands, not on the CLI's path."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from planner.cli import main; sys.argv = ['planner', '--help']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "heavy = [m for m in ('numpy', 'highspy', 'scipy', 'jinja2', 'pulp', 'duckdb') if m in sys.modules]\n"
+        "print('HEAVY', heavy)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().endswith("HEAVY []"), out[-300:]

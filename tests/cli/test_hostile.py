@@ -286,3 +286,17 @@ def test_an_alias_bomb_stays_small_in_a_process_of_its_own(tiny):
     peak_mb = int(peak_kb) / 1024
     assert code == "2" and "alias" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert float(seconds) < 2.0 and peak_mb < 500, (seconds, peak_mb)
+
+
+def test_a_document_without_aliases_is_held_to_the_same_count_of_values(monkeypatch):
+    """Without an alias (read on the event stream) the node graph is not walked; the values are counted as
+    they are built, with the alias bomb's message, and a '*' inside a string is no alias."""
+    from planner.core.errors import InputError
+    from planner.model import load
+
+    monkeypatch.setattr(load, "MAX_NODES", 50)
+    assert load.parse_yaml("a: '*not an alias*'\nb: [1, 2]\n", "x.yaml")[0] == {"a": "*not an alias*", "b": [1, 2]}
+    with pytest.raises(InputError, match="past 50 values"):
+        load.parse_yaml("".join(f"k{i}: {i}\n" for i in range(40)), "x.yaml")
+    with pytest.raises(InputError, match="past 50 values"):  # aliased: the graph's count, before building
+        load.parse_yaml("a: &a [1, 2, 3, 4, 5, 6, 7, 8]\n" + "".join(f"k{i}: *a\n" for i in range(8)), "x.yaml")
