@@ -125,8 +125,8 @@ class Prices:
         self.objective[changed] = lp.objective[changed] + lp.spend[changed] / lp.scale * (factor[changed] - 1.0)
         self.factor = factor.copy()
         row_of, cols, coefs = self.entries()
-        pick = np.zeros(len(factor), dtype=bool)
-        pick[changed] = True
+        pick = np.zeros(max(len(factor), int(cols.max()) + 1 if len(cols) else 0), dtype=bool)
+        pick[changed] = True  # share columns only: an extra (units, contracts) has no price to scale
         at = np.flatnonzero(pick[cols])
         rows = [
             (int(r), cols[at[row_of[at] == r]], coefs[at[row_of[at] == r]] * factor[cols[at[row_of[at] == r]]])
@@ -145,23 +145,32 @@ class Moved:
         self.row_lower: dict[int, float] = {}
 
     def set_coefs(self, row: int, cols: np.ndarray, values: np.ndarray) -> list[tuple[int, float]]:
-        """Record the row's new coefficients; the (column, value) pairs that changed."""
+        """Record the row's new coefficients on the columns given (any of the row's columns, extras
+        included, a different set from call to call); the (column, value) pairs that changed."""
         if row not in self.coefs:
             row_of, all_cols, coefs = self.lp.matrix
-            built = np.zeros(self.lp.var_w.shape[0])
+            size = max(self.lp.n, int(all_cols.max()) + 1 if len(all_cols) else 0)
+            built = np.zeros(size)
             at = row_of == row
             built[all_cols[at]] = coefs[at]
-            self.coefs[row] = (cols, built[cols], built[cols].copy())
-        cols, built, now = self.coefs[row]
-        values = np.asarray(values, dtype=float)
-        changed = np.flatnonzero(values != now)
-        now[changed] = values[changed]
+            self.coefs[row] = (np.zeros(0, dtype=int), built, built.copy())
+        touched, built, now = self.coefs[row]
+        cols, values = np.asarray(cols, dtype=int), np.asarray(values, dtype=float)
+        changed = np.flatnonzero(values != now[cols])
+        now[cols[changed]] = values[changed]
+        self.coefs[row] = (np.union1d(touched, cols), built, now)
         return list(zip(cols[changed].tolist(), values[changed].tolist()))
+
+    def rows(self):
+        """Per moved row: (row, the columns it moved, their coefficients as built, as they now stand)."""
+        for row, (cols, built, now) in self.coefs.items():
+            yield row, cols, built[cols], now[cols]
 
     def correct(self, dj: np.ndarray, duals: np.ndarray) -> None:
         """Reduced costs priced with the built rows, corrected to the moved ones (in place)."""
-        for row, (cols, built, now) in self.coefs.items():
-            dj[cols] -= (now - built) * duals[row]
+        for row, cols, built, now in self.rows():
+            on = cols < len(dj)  # the share columns priced (extras are always in the model)
+            dj[cols[on]] -= (now[on] - built[on]) * duals[row]
 
 
 SIFT_ROUNDS = 30  # a sifted solve that has not settled by then is solved whole
@@ -223,6 +232,7 @@ class SiftedResolver(Resolver):
         self._whole = None
         self._where = np.full(self.n, -1, dtype=np.int64)  # each LP column's place in the small model
         self.moved = Moved(lp)
+        self.row_bounds: dict[int, tuple[float, float]] = {}  # rows whose bounds an outage moved
         self.prices = Prices(lp)
 
     def set_prices(self, factor: np.ndarray) -> None:
@@ -248,8 +258,13 @@ class SiftedResolver(Resolver):
             self._whole.set_coefs(row, cols, values)
 
     def set_row_bounds(self, row: int, lower: float, upper: float) -> None:
-        """A row's bounds (an outage frees a workload left with no option from its cover row)."""
-        self.h.changeRowBounds(row, lower, upper)
+        """A row's bounds (an outage frees a workload left with no option from its cover row): in the
+        small model when it is made, and kept for the whole LP's should a point need it."""
+        self.row_bounds[row] = (lower, upper)
+        if self._model is not None:
+            self._model.changeRowBounds(row, lower, upper)
+        if self._whole is not None:
+            self._whole.set_row_bounds(row, lower, upper)
 
     def set_row_lower(self, row: int, lower: float) -> None:
         self.moved.row_lower[row] = lower
@@ -271,13 +286,17 @@ class SiftedResolver(Resolver):
         self._idx, self._pos = np.r_[self._idx, new], np.r_[self._pos, pos]
         self._in[new] = True
         self._where[new] = pos
-        for row, (cols, built, now) in self.moved.coefs.items():  # the new columns as the rows now stand
+        for row, cols, built, now in self.moved.rows():  # the new columns as the rows now stand
+            share = cols < len(self._in)
+            cols, built, now = cols[share], built[share], now[share]
             fresh = self._in[cols] & (now != built) & np.isin(cols, new)
             for j, v in zip(cols[fresh].tolist(), now[fresh].tolist()):
                 self._model.changeCoeff(row, int(self._where[j]), v)
         if len(new) == len(self._idx):  # the model was just made: the moved bounds too
             for row, lower in self.moved.row_lower.items():
                 self._model.changeRowBounds(row, lower, _inf())
+            for row, (lower, upper) in self.row_bounds.items():
+                self._model.changeRowBounds(row, lower, upper)
 
     def run(self) -> Point:
         lp = self.lp
@@ -307,10 +326,12 @@ class SiftedResolver(Resolver):
         log.debug("re-solve: point solved over the whole LP")
         if self._whole is None:
             self._whole = Resolver(self.lp)
-            for row, (cols, _, now) in self.moved.coefs.items():
+            for row, cols, _, now in self.moved.rows():
                 self._whole.set_coefs(row, cols, now)
             for row, lower in self.moved.row_lower.items():
                 self._whole.set_row_lower(row, lower)
+            for row, (lower, upper) in self.row_bounds.items():
+                self._whole.set_row_bounds(row, lower, upper)
             self._whole.set_prices(self.prices.factor)
         self._whole.set_upper(self.upper)
         point = self._whole.run()

@@ -301,6 +301,8 @@ def report_stem(old: Plan, new: Plan, files: tuple[Path, Path], given: list[str]
     (this quarter's plan against last quarter's), the workloads file, the plan file."""
     if given:
         return file_stem(f"{given[0]}-vs-{given[1]}", "--label", "name")
+    for plan, file in ((old, files[0]), (new, files[1])):
+        file_stem(plan.name, str(file))  # each side's name must be able to name a file on its own
 
     def side(p: Plan, file: Path, detail: int) -> str:
         told = ("", p.inputs.catalog, Path(p.inputs.workloads_file).stem, plan_stem(file))[detail]

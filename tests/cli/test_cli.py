@@ -313,6 +313,7 @@ def test_verbose_prints_each_stage_time_on_stderr_and_changes_nothing_else(tiny,
         "stage baselines",
         "stage plan",
         "stage outages",
+        "stage company break-evens",
         "stage write",
     ]
     assert loud.stdout == quiet.stdout

@@ -157,7 +157,7 @@ def test_a_review_cut_short_by_the_time_limit_says_so_and_the_command_stays_with
     assert plan["total_cost"] == pytest.approx(full.total_cost)
     assert plan["resilience"] is None or plan["resilience"] == []
     (cut,) = [a for a in plan["assumptions"] if a.startswith("the time limit (1 s) was reached during the review")]
-    assert "the outage table not computed" in cut
+    assert "the outage table" in cut and "not computed" in cut
     assert took < 1.5 + 1.0, took  # the slowed stage's sleep, then no solve
 
 

@@ -58,6 +58,7 @@ def test_each_stage_is_timed_at_info_level(caplog, tiny_workloads, tiny_catalog)
         "stage baselines",
         "stage plan",
         "stage outages",
+        "stage company break-evens",
     ]
     assert all(m.endswith(" s") and float(m.split(": ")[1][:-2]) >= 0 for m in caplog.messages)
 
