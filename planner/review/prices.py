@@ -190,7 +190,11 @@ def _row(rep: Repricing, j: int, *, used: bool) -> dict:
     cols = rep.priced_together(j)
     sign = 1.0 if used else -1.0
     before = rep.base[j]
-    moved = (lambda p: p.share[j] < before - MOVES) if used else (lambda p: p.share[j] > MOVES)
+    # an unused option takes traffic when its offering at that price (any of its modes, cut together)
+    # carries more of the workload than before: at a deep cut a sibling mode may take it instead
+    mine = cols[rep.full.var_w[cols] == rep.full.var_w[j]]
+    held = rep.base[mine].sum()
+    moved = (lambda p: p.share[j] < before - MOVES) if used else (lambda p: p.share[mine].sum() > held + MOVES)
     k, point = first_move(lambda k: rep.run(cols, sign * k * STEP), moved)
     opts, w, o = rep.pairs.options, int(rep.full.var_w[j]), int(rep.full.var_o[j])
     cpt = float(rep.pairs.cost_per_task[w, o])
