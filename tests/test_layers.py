@@ -146,11 +146,12 @@ def test_the_contract_sees_imports():
 
 def test_the_tests_mirror_the_packages():
     """tests/<package>/ holds the tests of planner/<package>/; the cross-cutting ones (the layers, golden
-    corpus, fuzzing, properties, the wheel, the benchmark scripts) stay at the top."""
+    corpus, fuzzing, properties, the wheel, the benchmark scripts, the README's figures) stay at the top."""
     tests = PACKAGE.parent / "tests"
     folders = {p.parent.name for p in tests.glob("*/test_*.py")}
     assert folders <= set(LAYERS), sorted(folders - set(LAYERS))
     top = {"test_benchmarks", "test_fuzz", "test_golden", "test_layers", "test_packaging", "test_property"}
+    top |= {"test_readme"}
     assert {p.stem for p in tests.glob("test_*.py")} == top
 
 

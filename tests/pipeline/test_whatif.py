@@ -221,11 +221,18 @@ def test_whatif_plans_leave_out_review_figures_unless_full(tmp_path):
     assert b["baselines"] and any(w["break_even"] for w in b["workloads"])
     a["solver"]["seconds"] = b["solver"]["seconds"] = 0
     assert a["offering_info"].items() <= b["offering_info"].items()  # b also names break-even options
+    assert a["company_break_even"] == [] and b["company_break_even"]
+    # the lean file is trimmed (SPEC "Plan size"): its rejections are the first of the full file's
+    for wa, wb in zip(a["workloads"], b["workloads"]):
+        assert wb["rejected"][: len(wa["rejected"])] == wa["rejected"]
+        assert len(wa["rejected"]) + wa.get("rejected_omitted", 0) == len(wb["rejected"])
+    assert [x for x in a["assumptions"] if not x.startswith("plan file trimmed")] == b["assumptions"]
     for plan in (a, b):  # the plan itself is the same
-        plan.pop("offering_info")
-        plan.pop("baselines")
+        for key in ("offering_info", "baselines", "company_break_even", "assumptions"):
+            plan.pop(key)
         for w in plan["workloads"]:
-            w.pop("break_even")
+            for key in ("break_even", "rejected", "rejected_omitted"):
+                w.pop(key, None)
     assert a == b
 
 
