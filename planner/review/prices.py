@@ -38,15 +38,32 @@ SIFTED_ABOVE = 5000  # ... and an LP of more columns than this is re-solved by s
 LARGE_ROUTES, LARGE_UNUSED = 5, 1  # the 5 largest routes, one unused option each, the 5 largest companies
 
 
-def first_move(run: Callable[[int], Point], moved: Callable[[Point], bool]) -> tuple[int | None, Point | None]:
+def first_move(
+    run: Callable[[int], Point], moved: Callable[[Point], bool], guess: int | None = None
+) -> tuple[int | None, Point | None]:
     """The smallest step k in 1..STEPS at which `moved` holds of the point `run(k)` solves, by bisection:
     at k - 1 a solve did not move (at 0, the plan's own solve, whose exact tie-break the re-solves'
     tolerances need not repeat) and at k one did. (None, None) when nothing moves at STEPS. A point with
-    no plan counts as not moved."""
-    far = run(STEPS)
-    if not (far.ok and moved(far)):
-        return None, None
-    lo, hi, found = 0, STEPS, far
+    no plan counts as not moved. `guess` (the step the solve's reduced costs point to) is tried first:
+    when it moves and the step before it does not, both solved, it is the answer in two solves."""
+    lo, hi, found = 0, STEPS, None
+    if guess is not None and 1 <= guess < STEPS:
+        at = run(guess)
+        if at.ok and moved(at):
+            hi, found = guess, at
+            if guess == 1:
+                return hi, found
+            before = run(guess - 1)
+            if not (before.ok and moved(before)):
+                return hi, found
+            hi, found = guess - 1, before
+        else:
+            lo = guess
+    if found is None:
+        far = run(STEPS)
+        if not (far.ok and moved(far)):
+            return None, None
+        found = far
     while hi - lo > 1:
         mid = (lo + hi) // 2
         p = run(mid)
@@ -65,6 +82,7 @@ class Repricing:
     full: LinearProgram
     resolver: backends.Resolver | Rebuilt
     base: np.ndarray  # the plan's share per column of `full`
+    reduced: tuple[np.ndarray, np.ndarray] | None = None  # (reduced cost, its slope in price) per column
 
     def run(self, cols: np.ndarray, change: float) -> Point:
         """The optimum with the prices of `cols` times (1 + change); its cost at those prices."""
@@ -75,6 +93,26 @@ class Repricing:
         if point.ok:
             point.cost = point.cost + dot(self.full.spend * (factor - 1.0), point.share)
         return point
+
+    def guess(self, j: int, *, used: bool) -> int | None:
+        """The step at which column j's traffic should move by the solve's reduced costs (exact where no
+        shared limit binds): for an option in use, the rise that makes its nearest unused alternative in
+        the workload as cheap; for one not in use, the cut that brings its reduced cost to zero. None
+        without duals."""
+        if self.reduced is None:
+            return None
+        d, slope = self.reduced
+        if slope[j] <= 0:
+            return None
+        if used:
+            w = self.full.var_w[j]
+            alt = d[(self.full.var_w == w) & (self.base <= 0)]
+            if not len(alt):
+                return STEPS
+            x = max(float(alt.min()), 0.0) / slope[j]
+        else:
+            x = max(float(d[j]), 0.0) / slope[j]
+        return int(min(STEPS, max(1, np.ceil(x / STEP - 1e-9))))
 
     def priced_together(self, j: int) -> np.ndarray:
         """The columns whose prices move with column j's: the same offering at the same price tier and
@@ -179,6 +217,7 @@ def _nearness(rep: Repricing, lp: LinearProgram, result: SolveResult) -> np.ndar
         return -full.spend
     duals = {lp.rows[i].name: y for i, y in result.pi.items()}
     d, slope = reduced_costs(full, lp, duals)
+    rep.reduced = (d, slope)
     with np.errstate(divide="ignore", invalid="ignore"):
         cut = np.where(slope > 0, -np.maximum(d, 0.0) / slope, -9.0)
     return np.where(np.isfinite(cut), cut, -9.0)
@@ -195,7 +234,7 @@ def _row(rep: Repricing, j: int, *, used: bool) -> dict:
     mine = cols[rep.full.var_w[cols] == rep.full.var_w[j]]
     held = rep.base[mine].sum()
     moved = (lambda p: p.share[j] < before - MOVES) if used else (lambda p: p.share[mine].sum() > held + MOVES)
-    k, point = first_move(lambda k: rep.run(cols, sign * k * STEP), moved)
+    k, point = first_move(lambda k: rep.run(cols, sign * k * STEP), moved, rep.guess(j, used=used))
     opts, w, o = rep.pairs.options, int(rep.full.var_w[j]), int(rep.full.var_o[j])
     cpt = float(rep.pairs.cost_per_task[w, o])
     change = None if k is None else round(sign * k * STEP, 6) + 0.0
