@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -155,10 +156,28 @@ def read_yaml(path: str | Path) -> tuple[Any, Positions]:
     return parse_yaml(read_input(path, "a YAML file"), str(path))
 
 
+PARSED_KEPT = 8  # documents whose parse a process keeps, by their text (a catalog read again: serve, what-ifs)
+_parsed: dict[tuple[str, str], tuple[bytes, Positions]] = {}
+
+
 def parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
     """Parse one YAML document safely; return the data and the positions of its fields. The node graph
     is checked before any Python object is made: a recursive alias, or aliases that would expand the
-    document past MAX_NODES values (a "billion laughs" file), is an input error."""
+    document past MAX_NODES values (a "billion laughs" file), is an input error. A document parsed
+    before in this process, the same text under the same name, is not parsed again: its data comes back
+    as a fresh copy (keyed on the text, never on a file's identity)."""
+    key = (file, text)
+    if key in _parsed:
+        blob, positions = _parsed[key]
+        return pickle.loads(blob), positions
+    data, positions = _parse_yaml(text, file)
+    while len(_parsed) >= PARSED_KEPT:
+        _parsed.pop(next(iter(_parsed)))
+    _parsed[key] = (pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL), positions)
+    return data, positions
+
+
+def _parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
