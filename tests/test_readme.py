@@ -4,6 +4,7 @@ part from the commands' plan files and output, and this test fails when one is s
 import importlib.util
 import re
 
+import pytest
 from conftest import ROOT
 
 
@@ -14,6 +15,7 @@ def _figures():
     return module
 
 
+@pytest.mark.deep  # about 10 s of solves and a replay: in make test-deep, which CI runs
 def test_every_generated_part_of_the_readme_is_current(capsys):
     assert _figures().main(["--check"]) == 0, capsys.readouterr().err
 

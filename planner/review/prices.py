@@ -191,7 +191,13 @@ def _rows(rep: Repricing, lp: LinearProgram, result: SolveResult, workloads: np.
     pos = np.arange(full.n)
     used = np.flatnonzero((base > 0) & wanted[fw])
     said = []
-    top_n, per_w = (LARGE_ROUTES, LARGE_UNUSED) if full.n > SIFTED_ABOVE else (TOP_ROUTES, UNUSED_PER_WORKLOAD)
+    cold = isinstance(rep.resolver, Rebuilt)  # each point a solve from scratch (CBC): the large caps
+    top_n, per_w = (LARGE_ROUTES, LARGE_UNUSED) if full.n > SIFTED_ABOVE or cold else (TOP_ROUTES, UNUSED_PER_WORKLOAD)
+    if cold and (len(used) > top_n or per_w < UNUSED_PER_WORKLOAD):
+        said.append(
+            f"with a solver that cannot re-solve warm, break-even prices were re-solved for at most {top_n} "
+            f"routes (the largest spends) and {per_w} nearest unused option per workload, and {LARGE_ROUTES} companies"
+        )
     if len(used) > top_n:
         top = used[np.lexsort((used, -(full.spend[used] * base[used])))[:top_n]]
         said.append(
@@ -299,7 +305,8 @@ def company_break_even(rep: Repricing | None, companies: list[tuple[str, float]]
     full, pairs = rep.full, rep.pairs
     opts, W = pairs.options, pairs.shape[0]
     out = []
-    for company, spend in companies[: LARGE_ROUTES if full.n > SIFTED_ABOVE else TOP_ROUTES]:
+    large = full.n > SIFTED_ABOVE or isinstance(rep.resolver, Rebuilt)
+    for company, spend in companies[: LARGE_ROUTES if large else TOP_ROUTES]:
         on = opts.involving(company)[full.var_o]
         cols = np.flatnonzero(on)
         before = np.bincount(full.var_w, rep.base * on, minlength=W)
