@@ -36,6 +36,7 @@ UNUSED_PER_WORKLOAD = 5  # break-even rows for eligible but unused options, per 
 TOP_ROUTES = 20  # above this many routes in use, only the largest by spend are re-solved ...
 SIFTED_ABOVE = 5000  # ... and an LP of more columns than this is re-solved by sifting, for fewer rows:
 LARGE_ROUTES, LARGE_UNUSED = 5, 1  # the 5 largest routes, one unused option each, the 5 largest companies
+COMPANIES_UP_TO = 100_000  # LP columns above which no company row is re-solved (a rise moves too many prices)
 
 
 def first_move(
@@ -94,11 +95,11 @@ class Repricing:
             point.cost = point.cost + dot(self.full.spend * (factor - 1.0), point.share)
         return point
 
-    def guess(self, j: int, *, used: bool) -> int | None:
+    def guess(self, j: int, *, used: bool, raised: np.ndarray | None = None) -> int | None:
         """The step at which column j's traffic should move by the solve's reduced costs (exact where no
         shared limit binds): for an option in use, the rise that makes its nearest unused alternative in
-        the workload as cheap; for one not in use, the cut that brings its reduced cost to zero. None
-        without duals."""
+        the workload (one whose price is not `raised` with it) as cheap; for one not in use, the cut that
+        brings its reduced cost to zero. None without duals."""
         if self.reduced is None:
             return None
         d, slope = self.reduced
@@ -106,7 +107,8 @@ class Repricing:
             return None
         if used:
             w = self.full.var_w[j]
-            alt = d[(self.full.var_w == w) & (self.base <= 0)]
+            alt = (self.full.var_w == w) & (self.base <= 0)
+            alt = d[alt if raised is None else alt & ~raised]
             if not len(alt):
                 return STEPS
             x = max(float(alt.min()), 0.0) / slope[j]
@@ -172,6 +174,11 @@ def plan_break_even(
     company rows use it too) and what the plan must say about them (assumptions)."""
     rep = repricing(pairs, full(), lp, share, solver)
     used, unused, said = _rows(rep, lp, result, workloads)
+    if rep.full.n > COMPANIES_UP_TO:
+        said.append(
+            f"companies' break-even prices not computed: the LP has {rep.full.n:,} columns (above "
+            f"{COMPANIES_UP_TO:,}); `planner whatif --set 'offerings[ID].price.input=*1.1' ...` prices a rise"
+        )
     out: dict[int, list[dict]] = {int(w): [] for w in workloads}
     for is_used, cols in ((True, used), (False, unused)):
         for j in cols.tolist():
@@ -300,7 +307,7 @@ def company_break_even(rep: Repricing | None, companies: list[tuple[str, float]]
     """Per company the plan spends with ((company, spend), by spend), the smallest uniform rise of the
     prices of everything it bills or serves at which some workload moves traffic off it, and where
     that workload's traffic goes. Empty without a re-solver (rep None)."""
-    if rep is None:
+    if rep is None or rep.full.n > COMPANIES_UP_TO:
         return []
     full, pairs = rep.full, rep.pairs
     opts, W = pairs.options, pairs.shape[0]
@@ -314,7 +321,11 @@ def company_break_even(rep: Repricing | None, companies: list[tuple[str, float]]
         def drop(p: Point, on=on, before=before) -> np.ndarray:
             return before - np.bincount(full.var_w, p.share * on, minlength=W)
 
-        k, point = first_move(lambda k, cols=cols: rep.run(cols, k * STEP), lambda p: drop(p).max() > MOVES)
+        routes = np.flatnonzero(on & (rep.base > 0))  # the first of its routes to move, by reduced costs
+        guesses = [g for g in (rep.guess(int(j), used=True, raised=on) for j in routes) if g is not None]
+        k, point = first_move(
+            lambda k, cols=cols: rep.run(cols, k * STEP), lambda p: drop(p).max() > MOVES, min(guesses, default=None)
+        )
         out.append(_company_row(rep, company, spend, k, point, None if point is None else drop(point)))
     rep.resolver.set_prices(np.ones(full.n))
     return out
