@@ -95,6 +95,12 @@ class Repricing:
             point.cost = point.cost + dot(self.full.spend * (factor - 1.0), point.share)
         return point
 
+    @property
+    def capped(self) -> bool:
+        """Whether the review takes the large-portfolio caps: an LP re-solved by sifting, or a solver whose
+        every point is a solve from scratch (Rebuilt)."""
+        return self.full.n > SIFTED_ABOVE or isinstance(self.resolver, Rebuilt)
+
     def guess(self, j: int, *, used: bool, raised: np.ndarray | None = None) -> int | None:
         """The step at which column j's traffic should move by the solve's reduced costs (exact where no
         shared limit binds): for an option in use, the rise that makes its nearest unused alternative in
@@ -147,18 +153,24 @@ class Rebuilt:
         return Point(True, share, self.lp.money(share, extra, total_only=True))
 
 
-def repricing(pairs: Pairs, full: LinearProgram, lp: LinearProgram, share: np.ndarray, solver: str) -> Repricing:
+def repricing(
+    pairs: Pairs, full: LinearProgram, lp: LinearProgram, share: np.ndarray, result: SolveResult, solver: str
+) -> Repricing:
     """The full LP held for re-solves at scaled prices: warm in the solver's backend where it can (by
-    sifting when large), else solved afresh each time (Rebuilt)."""
+    sifting when large), else solved afresh each time (Rebuilt); with the reduced costs of its columns
+    from the solve's duals, when it has them (an LP)."""
     where = np.full(pairs.shape, -1, dtype=np.int64)
     where[full.var_w, full.var_o] = np.arange(full.n)
     base = np.zeros(full.n)
     base[where[lp.var_w, lp.var_o]] = share
+    reduced = None
+    if result.pi and not lp.integer:
+        reduced = reduced_costs(full, lp, {lp.rows[i].name: y for i, y in result.pi.items()})
     if not can(solver, RESOLVE):
-        return Repricing(pairs, full, Rebuilt(full, solver), base)
+        return Repricing(pairs, full, Rebuilt(full, solver), base, reduced)
     sifted = full.n > SIFTED_ABOVE and not full.integer
     resolver = backends.resolver(solver, full, why="break-even prices", sifted=sifted)
-    return Repricing(pairs, full, resolver, base)
+    return Repricing(pairs, full, resolver, base, reduced)
 
 
 def plan_break_even(
@@ -172,8 +184,8 @@ def plan_break_even(
 ) -> tuple[dict[int, list[dict]], Repricing | None, list[str]]:
     """Break-even prices of the workloads in `workloads` (SPEC v1.9), the re-solver that found them (the
     company rows use it too) and what the plan must say about them (assumptions)."""
-    rep = repricing(pairs, full(), lp, share, solver)
-    used, unused, said = _rows(rep, lp, result, workloads)
+    rep = repricing(pairs, full(), lp, share, result, solver)
+    used, unused, said = _rows(rep, workloads)
     if rep.full.n > COMPANIES_UP_TO:
         said.append(
             f"companies' break-even prices not computed: the LP has {rep.full.n:,} columns (above "
@@ -187,7 +199,7 @@ def plan_break_even(
     return out, rep, said
 
 
-def _rows(rep: Repricing, lp: LinearProgram, result: SolveResult, workloads: np.ndarray):
+def _rows(rep: Repricing, workloads: np.ndarray):
     """The columns re-solved: the routes in use (largest share first per workload; above TOP_ROUTES, the
     largest spends only), then per workload up to UNUSED_PER_WORKLOAD unused options, nearest first
     (by reduced cost where the solve has duals, else by cost)."""
@@ -198,9 +210,8 @@ def _rows(rep: Repricing, lp: LinearProgram, result: SolveResult, workloads: np.
     pos = np.arange(full.n)
     used = np.flatnonzero((base > 0) & wanted[fw])
     said = []
-    cold = isinstance(rep.resolver, Rebuilt)  # each point a solve from scratch (CBC): the large caps
-    top_n, per_w = (LARGE_ROUTES, LARGE_UNUSED) if full.n > SIFTED_ABOVE or cold else (TOP_ROUTES, UNUSED_PER_WORKLOAD)
-    if cold and (len(used) > top_n or per_w < UNUSED_PER_WORKLOAD):
+    top_n, per_w = (LARGE_ROUTES, LARGE_UNUSED) if rep.capped else (TOP_ROUTES, UNUSED_PER_WORKLOAD)
+    if isinstance(rep.resolver, Rebuilt):
         said.append(
             f"with a solver that cannot re-solve warm, break-even prices were re-solved for at most {top_n} "
             f"routes (the largest spends) and {per_w} nearest unused option per workload, and {LARGE_ROUTES} companies"
@@ -216,21 +227,18 @@ def _rows(rep: Repricing, lp: LinearProgram, result: SolveResult, workloads: np.
         wanted[fw[top]] = True
         used = np.sort(top)
     used = used[np.lexsort((pos[used], -base[used], fw[used]))]
-    near = _nearness(rep, lp, result)
+    near = _nearness(rep)
     unused = np.flatnonzero((base <= 0) & wanted[fw])
     unused = unused[_top_per_group(fw[unused], near[unused], per_w)]
     return used, unused, said
 
 
-def _nearness(rep: Repricing, lp: LinearProgram, result: SolveResult) -> np.ndarray:
+def _nearness(rep: Repricing) -> np.ndarray:
     """Per column, how near it is to taking traffic (higher: nearer): minus the price cut its reduced cost
     asks for when the solve has duals, else minus its spend."""
-    full = rep.full
-    if not result.pi or lp.integer:
-        return -full.spend
-    duals = {lp.rows[i].name: y for i, y in result.pi.items()}
-    d, slope = reduced_costs(full, lp, duals)
-    rep.reduced = (d, slope)
+    if rep.reduced is None:
+        return -rep.full.spend
+    d, slope = rep.reduced
     with np.errstate(divide="ignore", invalid="ignore"):
         cut = np.where(slope > 0, -np.maximum(d, 0.0) / slope, -9.0)
     return np.where(np.isfinite(cut), cut, -9.0)
@@ -258,21 +266,11 @@ def _row(rep: Repricing, j: int, *, used: bool) -> dict:
         cost_per_task=cpt,
         break_even_cost_per_task=None if change is None else cpt * (1 + change),
         price_change=change,
-        **sold(opts, o),
+        **opts.sold(o),
     )
     if point is not None:
         row["plan_cost"] = float(point.cost)
     return row
-
-
-def sold(opts, o: int) -> dict:
-    """A break-even row's price tier and reservation, when it has them (absent otherwise)."""
-    out = {}
-    if opts.sale[o] != "list":
-        out["price_tier"] = opts.sale[o]
-    if opts.reserved[o] is not None:
-        out["reserved"] = opts.reserved[o]
-    return out
 
 
 def _top_per_group(group: np.ndarray, key: np.ndarray, k: int) -> np.ndarray:
@@ -312,8 +310,7 @@ def company_break_even(rep: Repricing | None, companies: list[tuple[str, float]]
     full, pairs = rep.full, rep.pairs
     opts, W = pairs.options, pairs.shape[0]
     out = []
-    large = full.n > SIFTED_ABOVE or isinstance(rep.resolver, Rebuilt)
-    for company, spend in companies[: LARGE_ROUTES if large else TOP_ROUTES]:
+    for company, spend in companies[: LARGE_ROUTES if rep.capped else TOP_ROUTES]:
         on = opts.involving(company)[full.var_o]
         cols = np.flatnonzero(on)
         before = np.bincount(full.var_w, rep.base * on, minlength=W)
