@@ -231,6 +231,9 @@ class SiftedResolver(Resolver):
         self._model = None
         self._whole = None
         self._where = np.full(self.n, -1, dtype=np.int64)  # each LP column's place in the small model
+        self._sorted = (np.zeros(0, dtype=int), np.zeros(0, dtype=np.int32))  # (_idx, _pos) by column number
+        self._bounds_stale = True  # the small model's bounds are not yet `upper`'s
+        self._covered: np.ndarray | None = None  # per column: its workload has an allowed column (for `upper`)
         self.moved = Moved(lp)
         self.row_bounds: dict[int, tuple[float, float]] = {}  # rows whose bounds an outage moved
         self.prices = Prices(lp)
@@ -248,7 +251,10 @@ class SiftedResolver(Resolver):
             self._whole.set_prices(self.prices.factor)
 
     def set_upper(self, upper: np.ndarray) -> None:
-        self.upper = np.asarray(upper, dtype=float).copy()
+        upper = np.asarray(upper, dtype=float)
+        if not np.array_equal(upper, self.upper):
+            self.upper = upper.copy()
+            self._bounds_stale, self._covered = True, None
 
     def set_coefs(self, row: int, cols: np.ndarray, values: np.ndarray) -> None:
         for j, v in self.moved.set_coefs(row, cols, values):
@@ -284,6 +290,9 @@ class SiftedResolver(Resolver):
             pos = np.arange(len(new), dtype=np.int32) + self._model.getNumCol()
             add_columns(self._model, self.lp, new, self.prices.objective[new], self.upper[new])
         self._idx, self._pos = np.r_[self._idx, new], np.r_[self._pos, pos]
+        order = np.argsort(self._idx, kind="stable")
+        self._sorted = (self._idx[order], self._pos[order])
+        self._bounds_stale |= len(new) == len(self._idx)  # a model just made has its columns at [0, 1]
         self._in[new] = True
         self._where[new] = pos
         for row, cols, built, now in self.moved.rows():  # the new columns as the rows now stand
@@ -301,14 +310,18 @@ class SiftedResolver(Resolver):
     def run(self) -> Point:
         lp = self.lp
         allowed = self.upper > 0
-        if not self.n or not per_workload(np.maximum, allowed, lp.var_w).all():  # a workload with every option off
+        if self._covered is None:
+            self._covered = per_workload(np.maximum, allowed, lp.var_w) if self.n else np.zeros(0, dtype=bool)
+        if not self.n or not self._covered.all():  # a workload with every option off
             return Point(False, np.zeros(self.n), float("nan"))
         price = np.where(allowed, self.prices.objective, np.inf)
         fresh = np.flatnonzero(allowed & (price <= per_workload(np.minimum, price, lp.var_w)) & ~self._in)
         if len(fresh):
             self._add(fresh)
         h = self._model
-        h.changeColsBounds(len(self._pos), self._pos, np.zeros(len(self._pos)), self.upper[self._idx])
+        if self._bounds_stale:  # only a change of `upper` (or a new model) moves the bounds
+            h.changeColsBounds(len(self._pos), self._pos, np.zeros(len(self._pos)), self.upper[self._idx])
+            self._bounds_stale = False
         settled = sift(h, lp, self.prices.objective, allowed & ~self._in, self._add, self.moved)
         if settled is None:
             return self._solve_whole()
@@ -316,9 +329,8 @@ class SiftedResolver(Resolver):
         values = np.array(sol.col_value)
         if len(self._slacks) and values[self._slacks].max() > 1e-9:  # short of some row: no plan, or a dearer one
             return self._solve_whole()
-        x = np.zeros(self.n)
-        x[self._idx] = values[self._pos]
-        share = clean_shares(lp, x)
+        cols, pos = self._sorted
+        share = clean_shares(lp, values[pos], cols)
         return Point(True, share, dot(lp.spend, share))
 
     def _solve_whole(self) -> Point:

@@ -14,14 +14,23 @@ MIP_GAP = 1e-9  # the relative gap an integer plan is proven optimal to
 CONTRACT_GAP = 1e-6  # ... and one with commitments or switches (SPEC v1.6)
 
 
-def clean_shares(lp: LinearProgram, share: np.ndarray) -> np.ndarray:
-    """Drop dust, renormalise each workload to exactly one, round away solver noise."""
+def clean_shares(lp: LinearProgram, share: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
+    """Drop dust, renormalise each workload to exactly one, round away solver noise.
+
+    cols: the share columns `share` holds values of (ascending), every other column zero: only those
+    are cleaned, and the shares of every column come back (the same figures, as zeros add nothing)."""
+    var_w = lp.var_w if cols is None else lp.var_w[cols]
     share = np.clip(share, 0.0, 1.0)
     share[share < SHARE_EPS] = 0.0
-    totals = np.bincount(lp.var_w, share, minlength=int(lp.var_w.max()) + 1) if len(lp.var_w) else np.zeros(0)
+    size = int(lp.var_w.max()) + 1 if len(lp.var_w) else 0
+    totals = np.bincount(var_w, share, minlength=size) if len(var_w) else np.zeros(size)
     with np.errstate(invalid="ignore", divide="ignore"):
-        share = np.where(totals[lp.var_w] > 0, share / totals[lp.var_w], 0.0)
-    return np.round(share, 12)
+        share = np.round(np.where(totals[var_w] > 0, share / totals[var_w], 0.0), 12)
+    if cols is None:
+        return share
+    out = np.zeros(len(lp.var_w))
+    out[cols] = share
+    return out
 
 
 def check_rows(
