@@ -34,6 +34,26 @@ def max_input_bytes() -> int:
     return max(1, int(mb * 1024 * 1024))
 
 
+def cache_dir(name: str) -> Path | None:
+    """A folder of this user's own for what the planner keeps between runs (compiled report templates):
+    PLANNER_CACHE_DIR, else $XDG_CACHE_HOME/planner, else ~/.cache/planner, with `name` inside it. None (run
+    without a cache) when PLANNER_CACHE_DIR is "off", the folder cannot be made, or it is not a folder only
+    this user owns and writes (what is read back from it is code)."""
+    raw = os.environ.get("PLANNER_CACHE_DIR", "")
+    if raw.strip().lower() == "off":
+        return None
+    home = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(raw) if raw.strip() else Path(home) / "planner" if home.strip() else Path.home() / ".cache" / "planner"
+    folder = base / name
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = folder.lstat()
+    except (OSError, RuntimeError):  # RuntimeError: no home directory to expand
+        return None
+    private = stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o022
+    return folder if private else None
+
+
 def max_plan_bytes() -> int:
     """The largest plan file read back: PLAN_LIMIT_FACTOR times the input limit (2 GB by default). The planner
     writes no plan larger (plan_text), so every plan it writes it can read back."""

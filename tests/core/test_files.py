@@ -160,3 +160,21 @@ def test_a_folder_the_user_had_is_never_removed(tmp_path):
         outputs.folder(tmp_path / "new" / ".." / "existing")
         raise KeyboardInterrupt
     assert sorted(p.name for p in tmp_path.iterdir()) == ["existing"]
+
+
+def test_the_cache_folder_is_the_users_own_or_none(tmp_path, monkeypatch):
+    from planner.core.files import cache_dir
+
+    monkeypatch.setenv("PLANNER_CACHE_DIR", str(tmp_path / "c"))
+    folder = cache_dir("templates")
+    assert folder == tmp_path / "c" / "templates" and stat.S_IMODE(folder.stat().st_mode) == 0o700
+    folder.chmod(0o777)  # a folder others may write into: what is read back from it would be theirs
+    assert cache_dir("templates") is None
+    monkeypatch.setenv("PLANNER_CACHE_DIR", "off")
+    assert cache_dir("templates") is None
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("PLANNER_CACHE_DIR", str(tmp_path / "file"))  # cannot be made: no cache, no error
+    assert cache_dir("templates") is None
+    monkeypatch.delenv("PLANNER_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_dir("t") == tmp_path / "xdg" / "planner" / "t"

@@ -14,6 +14,7 @@ import yaml
 from conftest import ROOT
 from typer.testing import CliRunner
 
+import planner
 from planner.cli.app import app
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -321,3 +322,38 @@ def test_reserved_routes_show_their_fee_beside_them_and_tiers_are_named(tmp_path
     tiers = [(r.get("price_tier", "list"), r.get("reserved")) for r in voice["rejected"] if r["offering"] == "luna-std"]
     assert len(tiers) == len(set(tiers))
     assert "luna-std (flex)" in text and "Runner-up: luna-std (priority) at" in text  # live-chat, on luna-std
+
+
+def test_compiled_templates_are_kept_between_runs_and_render_the_same(tmp_path, monkeypatch):
+    """The plan report's template compiled once per user (jinja2's bytecode cache): a run that loads it
+    renders what a run that compiles it renders; a cache that cannot be written only costs the compile."""
+    import tempfile
+
+    import jinja2
+
+    from planner.outputs.report import render
+
+    plan = planner.solve(planner.load_inputs(ROOT / "workloads" / "support.yaml"))
+    base = render._env()
+
+    def page(cache, *, compiles=True):
+        env = base.overlay(bytecode_cache=cache)  # the same loader, filters and globals; nothing compiled yet
+        env.cache = None
+        if not compiles:
+            monkeypatch.setattr(env, "compile", lambda *a, **k: pytest.fail("compiled, not loaded"))
+        monkeypatch.setattr(render, "_env", lambda: env)
+        return render.render_plan_report(plan)
+
+    monkeypatch.setenv("PLANNER_CACHE_DIR", str(tmp_path / "cache"))
+    kept = render._compiled(jinja2)
+    compiled = page(kept)
+    assert sorted((tmp_path / "cache").rglob("*.cache")), "the compiled templates were not kept"
+    assert page(kept, compiles=False) == compiled == page(None)
+
+    def full_disk(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setenv("PLANNER_CACHE_DIR", str(tmp_path / "other"))
+    monkeypatch.setattr(tempfile, "NamedTemporaryFile", full_disk)
+    assert page(render._compiled(jinja2)) == compiled
+    assert not list((tmp_path / "other").rglob("*.cache"))
