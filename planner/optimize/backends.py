@@ -161,10 +161,13 @@ def needing(solver: str, capability: str, why: str) -> Backend:
     return found
 
 
-def resolver(solver: str, lp: LinearProgram, *, why: str, sifted: bool = False) -> Resolver:
+def resolver(
+    solver: str, lp: LinearProgram, *, why: str, sifted: bool = False, start: np.ndarray | None = None
+) -> Resolver:
     """The LP held in the solver's backend for warm re-solves (RESOLVE), refused as `needing` says when the
-    backend cannot. sifted: each point solved by sifting (an LP without integer columns), not whole."""
-    return needing(solver, RESOLVE, why).resolver(lp, sifted=sifted)
+    backend cannot. sifted: each point solved by sifting (an LP without integer columns), not whole, from
+    a first model holding the columns of `start` (a known optimum's, bool per column) when given."""
+    return needing(solver, RESOLVE, why).resolver(lp, sifted=sifted, start=start)
 
 
 def pick_solver(name: str = "auto") -> str:

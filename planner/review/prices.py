@@ -169,7 +169,7 @@ def repricing(
     if not can(solver, RESOLVE):
         return Repricing(pairs, full, Rebuilt(full, solver), base, reduced)
     sifted = full.n > SIFTED_ABOVE and not full.integer
-    resolver = backends.resolver(solver, full, why="break-even prices", sifted=sifted)
+    resolver = backends.resolver(solver, full, why="break-even prices", sifted=sifted, start=base > 0)
     return Repricing(pairs, full, resolver, base, reduced)
 
 

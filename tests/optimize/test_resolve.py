@@ -14,7 +14,7 @@ from strategies import EXPLORE, examples, portfolios, with_fallback
 
 from planner.optimize.lp import build_problem, clean_shares
 from planner.optimize.pairs import build_pairs
-from planner.optimize.resolve import Resolver, SiftedResolver
+from planner.optimize.resolve import Resolver, SiftedResolver, _most_negative
 from planner.optimize.solver import solve_lp, solve_warm
 
 FELL_BACK = "re-solve: point solved over the whole LP"
@@ -87,7 +87,8 @@ def test_points_solved_by_sifting_match_whole_solves(portfolio, seed, p_on):
     if lp.integer or not len(lp.var_w):
         return
     rng = np.random.default_rng(seed)
-    sifted, whole = SiftedResolver(lp), Resolver(lp)
+    start = rng.random(len(lp.var_w)) < 0.3 if seed % 2 else None  # a first model seeded, or not
+    sifted, whole = SiftedResolver(lp, start), Resolver(lp)
     with planner_log() as messages:
         for _ in range(6):
             upper = (rng.random(len(lp.var_w)) < p_on).astype(float)
@@ -100,6 +101,42 @@ def test_points_solved_by_sifting_match_whole_solves(portfolio, seed, p_on):
                 assert np.all(a.share[upper == 0] == 0)
     fell_back = messages.count(FELL_BACK)
     event(f"points solved whole: {min(fell_back, 2)}{'+' if fell_back > 2 else ''}")
+
+
+def test_a_round_with_more_entering_columns_than_rows_adds_each_workloads_most_negative():
+    """More columns priced negative than a basis holds (a first round priced with slacks in use): each
+    workload's most negative one enters, the first on a tie; the rounds go on until none is left."""
+    cols = np.array([0, 1, 2, 5, 6, 9])
+    dj = np.array([-1.0, -3.0, -3.0, -0.5, -2.0, -1e-3])
+    var_w = np.array([0, 0, 0, 1, 1, 2])
+    assert _most_negative(cols, dj, var_w).tolist() == [1, 6, 9]
+
+
+def test_many_options_a_workload_sift_to_the_whole_lps_optimum_at_any_prices():
+    """Thirty offerings, two workloads and a vendor cap: nearly every column prices negative in a first
+    round (more than the rows), so columns enter a workload at a time; each repriced point costs what
+    the whole LP re-solved costs."""
+    cat = catalog_of(
+        *(
+            offering(f"o{i}", vendor="ab"[i % 2], price_in=1 + i / 7, price_out=1 + (i * 3 % 11) / 5, tps=40 + 30 * i)
+            for i in range(30)
+        )
+    )
+    ws = workloads_of(
+        workload("chat", tasks=2e5, latency={"budget_s": 30.0, "within_budget_share": 0.8}),
+        workload("agent", tasks=5e4, turns=4),
+        policy={"vendor_share": {"a": 0.6}},
+    )
+    lp = lp_of(ws, cat)
+    assert len(lp.var_w) > 2 * len(lp.rows)
+    rng = np.random.default_rng(29)
+    sifted, whole = SiftedResolver(lp), Resolver(lp)
+    for _ in range(8):
+        factor = rng.choice([0.5, 1.0, 1.5, 3.0], len(lp.var_w))
+        sifted.set_prices(factor)
+        whole.set_prices(factor)
+        a, b = sifted.run(), whole.run()
+        assert a.ok and b.ok and a.cost == pytest.approx(b.cost, rel=1e-7)
 
 
 # ----------------------------------------------------------------------------- sifting from a guess (solve_sifted)
