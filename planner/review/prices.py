@@ -92,7 +92,7 @@ class Repricing:
         self.resolver.set_prices(factor)
         point = self.resolver.run()
         if point.ok:
-            point.cost = point.cost + dot(self.full.spend * (factor - 1.0), point.share)
+            point.cost = point.cost + dot(self.full.spend[cols] * change, point.share[cols])
         return point
 
     @property

@@ -14,7 +14,7 @@ from strategies import EXPLORE, examples, portfolios, with_fallback
 
 from planner.optimize.lp import build_problem, clean_shares
 from planner.optimize.pairs import build_pairs
-from planner.optimize.resolve import Resolver, SiftedResolver, _most_negative
+from planner.optimize.resolve import Pricing, Resolver, SiftedResolver, _most_negative
 from planner.optimize.solver import solve_lp, solve_warm
 
 FELL_BACK = "re-solve: point solved over the whole LP"
@@ -137,6 +137,28 @@ def test_many_options_a_workload_sift_to_the_whole_lps_optimum_at_any_prices():
         whole.set_prices(factor)
         a, b = sifted.run(), whole.run()
         assert a.ok and b.ok and a.cost == pytest.approx(b.cost, rel=1e-7)
+
+
+def test_pricing_kept_between_points_is_pricing_from_scratch():
+    """A Pricing updated for the few duals and costs that changed gives what pricing every column from
+    scratch gives, over a run of changes small and large (a large one prices afresh)."""
+    cat = catalog_of(*(offering(f"o{i}", vendor="ab"[i % 2], price_in=1 + i, capacity=None) for i in range(12)))
+    lp = lp_of(
+        workloads_of(*(workload(f"w{i}", tasks=1000 * (i + 1)) for i in range(6)), policy={"vendor_share": {"a": 0.7}}),
+        cat,
+    )
+    rng = np.random.default_rng(7)
+    pricing, cost, y = Pricing(lp), lp.objective.copy(), rng.normal(size=len(lp.rows))
+    for step in range(40):
+        rows = rng.choice(len(lp.rows), size=len(lp.rows) if step % 9 == 8 else 2, replace=False)
+        y = y.copy()
+        y[rows] = rng.normal(size=len(rows))
+        cols = rng.choice(lp.n, size=3, replace=False)
+        new = cost.copy()
+        new[cols] = rng.random(3)
+        pricing.costs(cols, cost[cols], new[cols])
+        cost = new
+        assert np.allclose(pricing(cost, y), lp.reduced_costs(cost, y), rtol=0, atol=1e-12)
 
 
 # ----------------------------------------------------------------------------- sifting from a guess (solve_sifted)
