@@ -291,8 +291,10 @@ class SiftedResolver(Resolver):
         self._whole = None
         self._where = np.full(self.n, -1, dtype=np.int64)  # each LP column's place in the small model
         self._sorted = (np.zeros(0, dtype=int), np.zeros(0, dtype=np.int32))  # (_idx, _pos) by column number
-        self._bounds_stale = True  # the small model's bounds are not yet `upper`'s
-        self._covered: np.ndarray | None = None  # per column: its workload has an allowed column (for `upper`)
+        self._stale = np.zeros(0, dtype=int)  # columns whose upper bound the small model does not have yet
+        size = int(lp.var_w.max()) + 1 if self.n else 0
+        self._allowed = np.bincount(lp.var_w, minlength=size)  # per workload: its columns allowed (upper > 0) ...
+        self._allowed_in = np.zeros(size, dtype=int)  # ... and of those, the ones in the small model
         self._pricing = Pricing(lp)
         self.moved = Moved(lp)
         self.row_bounds: dict[int, tuple[float, float]] = {}  # rows whose bounds an outage moved
@@ -314,9 +316,17 @@ class SiftedResolver(Resolver):
 
     def set_upper(self, upper: np.ndarray) -> None:
         upper = np.asarray(upper, dtype=float)
-        if not np.array_equal(upper, self.upper):
-            self.upper = upper.copy()
-            self._bounds_stale, self._covered = True, None
+        changed = np.flatnonzero(upper != self.upper)
+        if not len(changed):
+            return
+        was, now = self.upper[changed] > 0, upper[changed] > 0
+        step = now.astype(int) - was.astype(int)
+        w = self.lp.var_w[changed]
+        np.add.at(self._allowed, w, step)
+        inside = self._in[changed]
+        np.add.at(self._allowed_in, w[inside], step[inside])
+        self.upper = upper.copy()
+        self._stale = np.union1d(self._stale, changed[inside])
 
     def set_coefs(self, row: int, cols: np.ndarray, values: np.ndarray) -> None:
         for j, v in self.moved.set_coefs(row, cols, values):
@@ -354,7 +364,9 @@ class SiftedResolver(Resolver):
         self._idx, self._pos = np.r_[self._idx, new], np.r_[self._pos, pos]
         order = np.argsort(self._idx, kind="stable")
         self._sorted = (self._idx[order], self._pos[order])
-        self._bounds_stale |= len(new) == len(self._idx)  # a model just made has its columns at [0, 1]
+        if len(new) == len(self._idx):  # a model just made has its columns at [0, 1]
+            self._stale = np.union1d(self._stale, new)
+        np.add.at(self._allowed_in, self.lp.var_w[new], (self.upper[new] > 0).astype(int))
         self._in[new] = True
         self._where[new] = pos
         for row, cols, built, now in self.moved.rows():  # the new columns as the rows now stand
@@ -371,23 +383,23 @@ class SiftedResolver(Resolver):
 
     def run(self) -> Point:
         lp = self.lp
-        allowed = self.upper > 0
-        if self._covered is None:
-            self._covered = per_workload(np.maximum, allowed, lp.var_w) if self.n else np.zeros(0, dtype=bool)
-        if not self.n or not self._covered.all():  # a workload with every option off
+        if not self.n or not self._allowed.all():  # a workload with every option off
             return Point(False, np.zeros(self.n), float("nan"))
-        if self._model is None or self._bounds_stale:  # each workload's cheapest allowed column is in the model
-            price = np.where(allowed, self.prices.objective, np.inf)
-            fresh = allowed & (price <= per_workload(np.minimum, price, lp.var_w)) & ~self._in
+        allowed = self.upper > 0
+        if self._model is None or not self._allowed_in.all():  # each workload with an allowed column in the model
+            lacking = self._allowed_in[lp.var_w] == 0
+            price = np.where(allowed & lacking, self.prices.objective, np.inf)
+            fresh = allowed & lacking & (price <= per_workload(np.minimum, price, lp.var_w)) & ~self._in
             if self._model is None and self._start is not None:  # the known optimum's basis is a few pivots away
                 fresh |= allowed & self._start
             fresh = np.flatnonzero(fresh)
             if len(fresh):
                 self._add(fresh)
         h = self._model
-        if self._bounds_stale:  # only a change of `upper` (or a new model) moves the bounds
-            h.changeColsBounds(len(self._pos), self._pos, np.zeros(len(self._pos)), self.upper[self._idx])
-            self._bounds_stale = False
+        if len(self._stale):  # the bounds `upper` changed since the model last had them
+            pos = self._where[self._stale].astype(np.int32)
+            h.changeColsBounds(len(pos), pos, np.zeros(len(pos)), self.upper[self._stale])
+            self._stale = np.zeros(0, dtype=int)
         settled = sift(h, lp, self.prices.objective, allowed & ~self._in, self._add, self.moved, self._pricing)
         if settled is None:
             return self._solve_whole()

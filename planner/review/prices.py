@@ -22,7 +22,7 @@ from planner.core.arrays import dot
 from planner.core.fmt import percent
 from planner.optimize import backends
 from planner.optimize.backends import RESOLVE, can
-from planner.optimize.lp import PRICED_FAMILIES, LinearProgram, repriced
+from planner.optimize.lp import PRICED_FAMILIES, LinearProgram, check_rows, repriced
 from planner.optimize.pairs import Pairs
 from planner.optimize.resolve import Point
 from planner.optimize.solver import SolveResult, settled, solve_lp
@@ -36,13 +36,14 @@ UNUSED_PER_WORKLOAD = 5  # break-even rows for eligible but unused options, per 
 TOP_ROUTES = 20  # above this many routes in use, only the largest by spend are re-solved ...
 SIFTED_ABOVE = 5000  # ... and an LP of more columns than this is re-solved by sifting, for fewer rows:
 LARGE_ROUTES, LARGE_UNUSED = 5, 1  # the 5 largest routes, one unused option each, the 5 largest companies
+TIE = 1e-9  # a re-solve costing within this fraction of the plan's own routing repriced is a tie
 COMPANIES_UP_TO = 100_000  # LP columns above which no company row is re-solved (a rise moves too many prices)
 
 
 def first_move(
-    run: Callable[[int], Point], moved: Callable[[Point], bool], guess: int | None = None
+    run: Callable[[int], Point], moved: Callable[[Point, int], bool], guess: int | None = None
 ) -> tuple[int | None, Point | None]:
-    """The smallest step k in 1..STEPS at which `moved` holds of the point `run(k)` solves, by bisection:
+    """The smallest step k in 1..STEPS at which `moved(point, k)` holds of the point `run(k)` solves, by bisection:
     at k - 1 a solve did not move (at 0, the plan's own solve, whose exact tie-break the re-solves'
     tolerances need not repeat) and at k one did. (None, None) when nothing moves at STEPS. A point with
     no plan counts as not moved. `guess` (the step the solve's reduced costs point to) is tried first:
@@ -50,25 +51,25 @@ def first_move(
     lo, hi, found = 0, STEPS, None
     if guess is not None and 1 <= guess < STEPS:
         at = run(guess)
-        if at.ok and moved(at):
+        if at.ok and moved(at, guess):
             hi, found = guess, at
             if guess == 1:
                 return hi, found
             before = run(guess - 1)
-            if not (before.ok and moved(before)):
+            if not (before.ok and moved(before, guess - 1)):
                 return hi, found
             hi, found = guess - 1, before
         else:
             lo = guess
     if found is None:
         far = run(STEPS)
-        if not (far.ok and moved(far)):
+        if not (far.ok and moved(far, STEPS)):
             return None, None
         found = far
     while hi - lo > 1:
         mid = (lo + hi) // 2
         p = run(mid)
-        if p.ok and moved(p):
+        if p.ok and moved(p, mid):
             hi, found = mid, p
         else:
             lo = mid
@@ -84,16 +85,54 @@ class Repricing:
     resolver: backends.Resolver | Rebuilt
     base: np.ndarray  # the plan's share per column of `full`
     reduced: tuple[np.ndarray, np.ndarray] | None = None  # (reduced cost, its slope in price) per column
+    _rows: tuple | None = None  # the plan's row activities, the money entries and its cost (for _kept)
 
     def run(self, cols: np.ndarray, change: float) -> Point:
-        """The optimum with the prices of `cols` times (1 + change); its cost at those prices."""
+        """The optimum with the prices of `cols` times (1 + change); its cost at those prices. When the plan's
+        own routing still meets every row at those prices and costs no more than the optimum found, it is the
+        point: at a tie nothing has to move, and the planner would not move it (a re-solve may land on any
+        of the tied routings, and a break-even must not report a move no price forces)."""
         factor = np.ones(self.full.n)
         factor[cols] = 1.0 + change
         self.resolver.set_prices(factor)
         point = self.resolver.run()
-        if point.ok:
-            point.cost = point.cost + dot(self.full.spend[cols] * change, point.share[cols])
+        if not point.ok:
+            return point
+        point.cost = point.cost + dot(self.full.spend[cols] * change, point.share[cols])
+        kept = self._kept(cols, change)
+        if kept is not None and kept <= point.cost + TIE * max(1.0, abs(point.cost)):
+            return Point(True, self.base, kept)
         return point
+
+    def forced(self, point: Point, cols: np.ndarray, change: float, others: np.ndarray) -> bool:
+        """Whether the move `point` shows is forced: with the columns of `others` (bool per column) held to at
+        most the plan's shares, which keeps at least the plan's share on the rest of their workloads (each
+        workload's shares sum to one), the optimum at the same prices costs more. A tie (it costs the same)
+        is an optimum that moves nothing; it does not count."""
+        self.resolver.set_upper(np.where(others, self.base, 1.0))
+        try:
+            held = self.run(cols, change)
+        finally:
+            self.resolver.set_upper(np.ones(self.full.n))
+        return not held.ok or held.cost > point.cost + TIE * max(1.0, abs(point.cost))
+
+    def _kept(self, cols: np.ndarray, change: float) -> float | None:
+        """The cost of the plan's routing with the prices of `cols` times (1 + change), None when it breaks a
+        row there (a budget or a spend cap: the money rows move with the prices) or the LP has columns
+        beside the shares (commitments), whose values the routing does not give."""
+        full = self.full
+        if len(full.extras):
+            return None
+        if self._rows is None:
+            row_of, c, a = full.matrix
+            money = np.isin(np.array(full.families, dtype=object), PRICED_FAMILIES)[row_of] if len(row_of) else []
+            self._rows = (full.activities(self.base), (row_of[money], c[money], a[money]), dot(full.spend, self.base))
+        (acts, gross), (row_of, c, a), cost = self._rows
+        on = np.isin(c, cols[self.base[cols] > 0])
+        delta = np.bincount(row_of[on], a[on] * change * self.base[c[on]], minlength=len(acts))
+        if check_rows(full, self.base, activities=(acts + delta, gross + np.abs(delta))):
+            return None
+        return cost + dot(full.spend[cols] * change, self.base[cols])
 
     @property
     def capped(self) -> bool:
@@ -138,15 +177,18 @@ class Rebuilt:
 
     def __init__(self, lp: LinearProgram, solver: str):
         self.lp, self.solver = lp, solver
-        self.factor = np.ones(lp.n)
+        self.factor, self.upper = np.ones(lp.n), np.ones(lp.n)
         self.priced = np.isin(np.array(lp.families, dtype=object), PRICED_FAMILIES)
 
     def set_prices(self, factor: np.ndarray) -> None:
         self.factor = np.asarray(factor, dtype=float).copy()
 
+    def set_upper(self, upper: np.ndarray) -> None:
+        self.upper = np.asarray(upper, dtype=float).copy()
+
     def run(self) -> Point:
         lp = repriced(self.lp, self.factor, self.priced)
-        result = solve_lp(lp, self.solver)
+        result = solve_lp(lp, self.solver, upper=None if (self.upper >= 1).all() else self.upper)
         if not result.ok:
             return Point(False, np.zeros(self.lp.n), float("nan"))
         share, extra = settled(lp, result)
@@ -254,7 +296,17 @@ def _row(rep: Repricing, j: int, *, used: bool) -> dict:
     # carries more of the workload than before: at a deep cut a sibling mode may take it instead
     mine = cols[rep.full.var_w[cols] == rep.full.var_w[j]]
     held = rep.base[mine].sum()
-    moved = (lambda p: p.share[j] < before - MOVES) if used else (lambda p: p.share[mine].sum() > held + MOVES)
+    # held for the forced check: used, the rest of its workload (so j keeps its share); unused, its own modes
+    others = rep.full.var_w == rep.full.var_w[j]
+    others[j] = False
+    if not used:
+        others = np.zeros(rep.full.n, dtype=bool)
+        others[mine] = True
+    shows = (lambda p: p.share[j] < before - MOVES) if used else (lambda p: p.share[mine].sum() > held + MOVES)
+
+    def moved(p: Point, k: int) -> bool:
+        return shows(p) and rep.forced(p, cols, sign * k * STEP, others)
+
     k, point = first_move(lambda k: rep.run(cols, sign * k * STEP), moved, rep.guess(j, used=used))
     opts, w, o = rep.pairs.options, int(rep.full.var_w[j]), int(rep.full.var_o[j])
     cpt = float(rep.pairs.cost_per_task[w, o])
@@ -320,9 +372,11 @@ def company_break_even(rep: Repricing | None, companies: list[tuple[str, float]]
 
         routes = np.flatnonzero(on & (rep.base > 0))  # the first of its routes to move, by reduced costs
         guesses = [g for g in (rep.guess(int(j), used=True, raised=on) for j in routes) if g is not None]
-        k, point = first_move(
-            lambda k, cols=cols: rep.run(cols, k * STEP), lambda p: drop(p).max() > MOVES, min(guesses, default=None)
-        )
+
+        def moved(p: Point, k: int, cols=cols, on=on, drop=drop) -> bool:  # forced: the rest held, a tie moves none
+            return drop(p).max() > MOVES and rep.forced(p, cols, k * STEP, ~on)
+
+        k, point = first_move(lambda k, cols=cols: rep.run(cols, k * STEP), moved, min(guesses, default=None))
         out.append(_company_row(rep, company, spend, k, point, None if point is None else drop(point)))
     rep.resolver.set_prices(np.ones(full.n))
     return out
