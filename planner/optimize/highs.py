@@ -324,6 +324,19 @@ class HighsModel:
     def limit_time(self, seconds: float) -> None:
         self.time_limit = seconds
 
+    def start_from(self, values: np.ndarray) -> None:
+        """The plan as HiGHS's first incumbent (after the costs are set: changing them drops it). With it in
+        hand the search runs none of the heuristics that look for better incumbents (sub-MIPs, feasibility
+        jump) and goes on to prove the bound; should the plan be refused, it runs unstarted."""
+        solution = self._hs.HighsSolution()
+        col = np.zeros(self.h.getNumCol())
+        col[: len(values)] = values
+        solution.col_value = col
+        solution.value_valid = True
+        self.h.setSolution(solution)
+        for heuristic in ("rins", "rens", "root_reduced_cost", "feasibility_jump"):
+            self.h.setOptionValue(f"mip_heuristic_run_{heuristic}", False)
+
     def gap(self) -> float | None:
         """The relative gap of an integer plan: 0 when proven optimal; None for an LP."""
         if not self.is_mip:
