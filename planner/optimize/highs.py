@@ -194,8 +194,7 @@ def _highs(model, lp: LinearProgram, columns: _Columns):
     h.setOptionValue("mip_rel_gap", CONTRACT_GAP if contract else MIP_GAP)
     if contract:
         # a restart (presolve again once reduced costs fix a fifth of the integers) repeats the root's cut
-        # rounds, which is where the time goes: without, the commitments MIP of contracts_bench.py took half
-        # the time at 1000 x 200 and 2000 x 300 (benchmarks/RESULTS.md, issue 29)
+        # rounds, which is where the time goes (benchmarks/RESULTS.md, issue 29)
         h.setOptionValue("mip_allow_restart", False)
     if not columns.mip:
         # a pruned assignment-shaped LP has little for presolve to remove, and presolve cost more than the

@@ -1,13 +1,13 @@
 """A first plan for an integer program with switches (solve --from), handed to the integer search as its
 starting incumbent (a backend that can take one: MIP_START).
 
-The integer search's time goes into proving its bound (the root's cut rounds); with a plan within the gap
-in hand from the start it skips its own improvement heuristics, and the search at 2000 x 300 took a fifth
-of the time (benchmarks/RESULTS.md, issue 29). The plan comes from a smaller integer program: the LP
-relaxation is solved, and only the workloads it moves, and as many again of those nearest to moving (the
-least reduced cost of the switch and a new route together), may switch; every other workload keeps its
-routes. That program is a restriction of the whole one, so its plan is feasible for it; the whole program
-is then solved as before, so the plan returned is optimal to the same gap whatever the start was.
+The integer search's time goes into proving its bound (the root's cut rounds) and into heuristics that look
+for better plans; with a plan within the gap in hand from the start it skips the heuristics
+(benchmarks/RESULTS.md, issue 29). The plan comes from a smaller integer program: the LP relaxation is
+solved, and only the workloads it moves and the NEAREST others nearest to moving (the least reduced cost of
+the switch and a new route together) may switch; every other workload keeps its routes. That program is a
+restriction of the whole one, so its plan is feasible for it; the whole program is then solved as before,
+nothing in it fixed, so the plan returned is optimal to the same gap whatever the start was.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import time
 
 import numpy as np
 
+from planner.core.timing import log
 from planner.optimize.backends import MIP_START, can, make_model
 from planner.optimize.lp import LinearProgram
 
@@ -52,9 +53,15 @@ def first_plan(
     model.set_costs(lp.cost)
     if time_limit is not None:
         model.limit_time(max(time_limit - (time.perf_counter() - started), 1e-3))
-    if not model.run():  # (a restriction with no plan: a budget the rounded-up fees break, or out of time)
-        return None
-    return np.r_[model.shares(), model.extras()]
+    found = model.run()  # (a restriction can have no plan: a budget that rounded-up fees break; or no time)
+    log.debug(
+        "solve: a first plan from %d of %d workloads free to switch: %s, %.2f s",
+        len(switches) - len(kept),
+        len(switches),
+        model.status,
+        time.perf_counter() - started,
+    )
+    return np.r_[model.shares(), model.extras()] if found else None
 
 
 def switch_routes(lp: LinearProgram) -> dict[int, np.ndarray]:

@@ -61,8 +61,10 @@ def solve_lp(
     start = None
     if not lp.max_options:  # commitments and switches: a first plan from the workloads nearest to moving
         start = first_plan(lp, solver, *_bounds(lp, lower, upper), time_limit=time_limit)
-    rest = None if time_limit is None else max(time_limit - (time.perf_counter() - started), 1e-3)
+    spent = time.perf_counter() - started
+    rest = None if time_limit is None else max(time_limit - spent, 1e-3)
     first = _cost_pass(lp, solver, lower, upper, time_limit=rest, start=start)
+    first.seconds += spent
     if not first.ok:
         return first
     chosen = _fix_choice(lp, solver, first, lower, upper)
