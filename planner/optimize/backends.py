@@ -6,9 +6,10 @@ integer program, and one slack column per relaxable row when elastic. The passes
 (cost, smallest relaxation, latency tie-break, the max_options integer pass) are written once
 over this interface; a backend only builds, bounds, prices, runs and reads a model. A backend that
 can re-solve warm (RESOLVE) also holds an LP as a `Resolver` (resolve.py) for outages and frontiers,
-and one that can start warm (WARM_START) solves an LP by sifting from a guess of its columns. Work that
-needs a capability gets it here (`resolver`, `needing`), and a backend without it is refused in one
-sentence.
+and one that can start warm (WARM_START) solves an LP by sifting from a guess of its columns. One that
+can start an integer search from a plan (MIP_START) is given a first plan for commitments and switches
+(incumbent.py); without it the search runs unstarted. Work that needs a capability gets it here
+(`resolver`, `needing`), and a backend without it is refused in one sentence.
 """
 
 from __future__ import annotations
@@ -29,7 +30,13 @@ from planner.optimize.resolve import Point, Sifted, resolver_of, solve_sifted
 INTEGER = "integer"  # integer columns (max_options, commitments, switches)
 RESOLVE = "resolve"  # keep the model and re-solve it warm after changing bounds and rows (outages, frontiers)
 WARM_START = "warm start"  # start from another model's routing (a what-if scenario, by sifting)
-ABLE = {INTEGER: "integer columns", RESOLVE: "re-solving one model warm", WARM_START: "a warm start"}
+MIP_START = "integer start"  # start an integer search from a known plan (SolverModel.start_from)
+ABLE = {
+    INTEGER: "integer columns",
+    RESOLVE: "re-solving one model warm",
+    WARM_START: "a warm start",
+    MIP_START: "an integer search started from a plan",
+}
 
 
 class SolverModel(Protocol):
@@ -64,6 +71,10 @@ class SolverModel(Protocol):
 
     def limit_time(self, seconds: float) -> None:
         """Stop an integer solve after this long with the best plan found."""
+
+    def start_from(self, values: np.ndarray) -> None:
+        """Start the integer search from a feasible plan (a value per column: shares, then extras); only a
+        backend that can (MIP_START)."""
 
     def gap(self) -> float | None:
         """An integer plan's relative gap (0: proven optimal; None: an LP, or not reported)."""
@@ -130,7 +141,7 @@ def _pulp(lp: LinearProgram, *, integer: bool, elastic: bool, presolve: bool) ->
 
 
 REGISTRY: dict[str, Backend] = {
-    "highs": Backend("HiGHS", _highs, frozenset({INTEGER, RESOLVE, WARM_START}), resolver_of, solve_sifted),
+    "highs": Backend("HiGHS", _highs, frozenset({INTEGER, RESOLVE, WARM_START, MIP_START}), resolver_of, solve_sifted),
     "cbc": Backend("CBC", _pulp, frozenset({INTEGER})),
 }
 SOLVERS = ("auto", *sorted(REGISTRY))

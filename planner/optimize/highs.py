@@ -190,7 +190,12 @@ def _highs(model, lp: LinearProgram, columns: _Columns):
     h.setOptionValue("threads", 1)
     # integer plans are optimal, not within HiGHS's default gap: max_options to 1e-9; with commitments and
     # switches (hundreds of integers over the routing) to CONTRACT_GAP
-    h.setOptionValue("mip_rel_gap", MIP_GAP if lp.max_options or not columns.n_e else CONTRACT_GAP)
+    contract = bool(columns.mip and columns.n_e and not lp.max_options)
+    h.setOptionValue("mip_rel_gap", CONTRACT_GAP if contract else MIP_GAP)
+    if contract:
+        # a restart (presolve again once reduced costs fix a fifth of the integers) repeats the root's cut
+        # rounds, which is where the time goes (benchmarks/RESULTS.md, issue 29)
+        h.setOptionValue("mip_allow_restart", False)
     if not columns.mip:
         # a pruned assignment-shaped LP has little for presolve to remove, and presolve cost more than the
         # simplex itself on the benchmark instances (benchmarks/RESULTS.md)
@@ -317,6 +322,19 @@ class HighsModel:
 
     def limit_time(self, seconds: float) -> None:
         self.time_limit = seconds
+
+    def start_from(self, values: np.ndarray) -> None:
+        """The plan as HiGHS's first incumbent (after the costs are set: changing them drops it). With it in
+        hand the search runs none of the heuristics that look for better incumbents (sub-MIPs, feasibility
+        jump) and goes on to prove the bound; should the plan be refused, it runs unstarted."""
+        solution = self._hs.HighsSolution()
+        col = np.zeros(self.h.getNumCol())
+        col[: len(values)] = values
+        solution.col_value = col
+        solution.value_valid = True
+        self.h.setSolution(solution)
+        for heuristic in ("rins", "rens", "root_reduced_cost", "feasibility_jump"):
+            self.h.setOptionValue(f"mip_heuristic_run_{heuristic}", False)
 
     def gap(self) -> float | None:
         """The relative gap of an integer plan: 0 when proven optimal; None for an LP."""

@@ -21,6 +21,7 @@ import numpy as np
 from planner.core.arrays import dot, per_workload
 from planner.core.errors import SolverError
 from planner.optimize.backends import WARM_START, make_model, needing
+from planner.optimize.incumbent import first_plan
 from planner.optimize.lp import FEAS_TOL, SHARE_EPS, TIED_DJ, LinearProgram, check_rows, clean_shares
 
 TIE_COST_TOL = 1e-7  # costs this close (relative) are tied: the solvers' tolerances, not money
@@ -57,7 +58,13 @@ def solve_lp(
     if not lp.integer:
         return _cost_pass(lp, solver, lower, upper)
     started = time.perf_counter()
-    first = _cost_pass(lp, solver, lower, upper, time_limit=time_limit)
+    start = None
+    if not lp.max_options:  # commitments and switches: a first plan from the workloads nearest to moving
+        start = first_plan(lp, solver, *_bounds(lp, lower, upper), time_limit=time_limit)
+    spent = time.perf_counter() - started
+    rest = None if time_limit is None else max(time_limit - spent, 1e-3)
+    first = _cost_pass(lp, solver, lower, upper, time_limit=rest, start=start)
+    first.seconds += spent
     if not first.ok:
         return first
     chosen = _fix_choice(lp, solver, first, lower, upper)
@@ -126,9 +133,10 @@ def _cost_pass(
     integer: bool = True,
     latency_cap: float | None = None,
     time_limit: float | None = None,
+    start: np.ndarray | None = None,
 ) -> SolveResult:
     """One solve for the least cost (or, under latency_cap on the scaled cost, the least latency);
-    an LP's answer then goes through the tie-break pass."""
+    an LP's answer then goes through the tie-break pass. start: a feasible integer plan to search from."""
     model = make_model(solver, lp, integer=integer)
     if lower is not None or upper is not None:
         model.bound_shares(*_bounds(lp, lower, upper))
@@ -139,6 +147,8 @@ def _cost_pass(
         model.set_costs(lp.full_latency)
     else:
         model.set_costs(lp.cost)
+    if start is not None:  # (after the costs: HiGHS drops a plan it was given when they change)
+        model.start_from(start)
     result = _result(lp, model, ok=model.run())
     if result.ok and latency_cap is None and not model.is_mip:
         started = time.perf_counter()
