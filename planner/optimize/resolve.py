@@ -174,6 +174,7 @@ class Moved:
 
 
 SIFT_ROUNDS = 30  # a sifted solve that has not settled by then is solved whole
+ENTERING_AT_MOST = 50_000  # columns a sifting round adds, when that is also more than the LP's rows
 
 
 def sift(
@@ -206,7 +207,7 @@ def sift(
         entering = np.flatnonzero(outside & (dj < -TIED_DJ))
         if not len(entering):
             return sol, y, dj
-        if len(entering) > len(lp.rows):  # more than a basis holds: each workload's most negative
+        if len(entering) > max(len(lp.rows), ENTERING_AT_MOST):  # far more than a basis: each workload's best
             entering = _most_negative(entering, dj[entering], lp.var_w[entering])
         outside[entering] = False
         add(entering)
@@ -292,6 +293,7 @@ class SiftedResolver(Resolver):
         self._where = np.full(self.n, -1, dtype=np.int64)  # each LP column's place in the small model
         self._sorted = (np.zeros(0, dtype=int), np.zeros(0, dtype=np.int32))  # (_idx, _pos) by column number
         self._stale = np.zeros(0, dtype=int)  # columns whose upper bound the small model does not have yet
+        self._reshaped = True  # bounds or coefficients moved since the last point (not prices alone)
         size = int(lp.var_w.max()) + 1 if self.n else 0
         self._allowed = np.bincount(lp.var_w, minlength=size)  # per workload: its columns allowed (upper > 0) ...
         self._allowed_in = np.zeros(size, dtype=int)  # ... and of those, the ones in the small model
@@ -327,8 +329,10 @@ class SiftedResolver(Resolver):
         np.add.at(self._allowed_in, w[inside], step[inside])
         self.upper = upper.copy()
         self._stale = np.union1d(self._stale, changed[inside])
+        self._reshaped = True
 
     def set_coefs(self, row: int, cols: np.ndarray, values: np.ndarray) -> None:
+        self._reshaped = True
         for j, v in self.moved.set_coefs(row, cols, values):
             if self._model is not None and self._where[j] >= 0:
                 self._model.changeCoeff(row, int(self._where[j]), v)
@@ -339,6 +343,7 @@ class SiftedResolver(Resolver):
         """A row's bounds (an outage frees a workload left with no option from its cover row): in the
         small model when it is made, and kept for the whole LP's should a point need it."""
         self.row_bounds[row] = (lower, upper)
+        self._reshaped = True
         if self._model is not None:
             self._model.changeRowBounds(row, lower, upper)
         if self._whole is not None:
@@ -346,6 +351,7 @@ class SiftedResolver(Resolver):
 
     def set_row_lower(self, row: int, lower: float) -> None:
         self.moved.row_lower[row] = lower
+        self._reshaped = True
         if self._model is not None:
             self._model.changeRowBounds(row, lower, _inf())
         if self._whole is not None:
@@ -386,8 +392,10 @@ class SiftedResolver(Resolver):
         if not self.n or not self._allowed.all():  # a workload with every option off
             return Point(False, np.zeros(self.n), float("nan"))
         allowed = self.upper > 0
-        if self._model is None or not self._allowed_in.all():  # each workload with an allowed column in the model
-            lacking = self._allowed_in[lp.var_w] == 0
+        if self._model is None or self._reshaped or not self._allowed_in.all():
+            # each workload's cheapest allowed column joins the model (after a change of prices alone, only
+            # where the model has none of its columns allowed: the rest are priced in by sifting)
+            lacking = self._allowed_in[lp.var_w] == 0 if not self._reshaped else np.ones(self.n, dtype=bool)
             price = np.where(allowed & lacking, self.prices.objective, np.inf)
             fresh = allowed & lacking & (price <= per_workload(np.minimum, price, lp.var_w)) & ~self._in
             if self._model is None and self._start is not None:  # the known optimum's basis is a few pivots away
@@ -395,6 +403,7 @@ class SiftedResolver(Resolver):
             fresh = np.flatnonzero(fresh)
             if len(fresh):
                 self._add(fresh)
+            self._reshaped = False
         h = self._model
         if len(self._stale):  # the bounds `upper` changed since the model last had them
             pos = self._where[self._stale].astype(np.int32)
