@@ -27,6 +27,7 @@ from planner.optimize.pairs import Pairs
 from planner.optimize.resolve import Point
 from planner.optimize.solver import SolveResult, settled, solve_lp
 from planner.plan.model import CompanyBreakEven
+from planner.review.contracts import REVIEW_WORK
 from planner.review.insight import reduced_costs
 
 STEP = 0.005  # the bisection's grain: half a point of price
@@ -37,6 +38,7 @@ TOP_ROUTES = 20  # above this many routes in use, only the largest by spend are 
 SIFTED_ABOVE = 5000  # ... and an LP of more columns than this is re-solved by sifting, for fewer rows:
 LARGE_ROUTES, LARGE_UNUSED = 5, 1  # the 5 largest routes, one unused option each, the 5 largest companies
 TIE = 1e-9  # a re-solve costing within this fraction of the plan's own routing repriced is a tie
+SOLVES_PER_ROW = 6  # re-solves one break-even takes, about (the guess, the step before it, a forced check, ...)
 COMPANIES_UP_TO = 100_000  # LP columns above which no company row is re-solved (a rise moves too many prices)
 
 
@@ -85,6 +87,7 @@ class Repricing:
     resolver: backends.Resolver | Rebuilt
     base: np.ndarray  # the plan's share per column of `full`
     reduced: tuple[np.ndarray, np.ndarray] | None = None  # (reduced cost, its slope in price) per column
+    rows_left: int | None = None  # break-even rows the review's work still allows (integer plans), None: any
     _rows: tuple | None = None  # the plan's row activities, the money entries and its cost (for _kept)
 
     def run(self, cols: np.ndarray, change: float) -> Point:
@@ -228,6 +231,23 @@ def plan_break_even(
     company rows use it too) and what the plan must say about them (assumptions)."""
     rep = repricing(pairs, full(), lp, share, result, solver)
     used, unused, said = _rows(rep, workloads)
+    if rep.full.integer:  # each re-solve an integer program: as many rows as the review's work allows
+        rep.rows_left = REVIEW_WORK // (rep.full.n * SOLVES_PER_ROW)
+        if len(used) + len(unused) > rep.rows_left:
+            said.append(
+                f"break-even prices of an integer plan ({rep.full.n:,} columns, each price about "
+                f"{SOLVES_PER_ROW} re-solves of it) computed for {min(rep.rows_left, len(used))} of {len(used):,} "
+                f"routes (the largest spends) and no unused option, within the {REVIEW_WORK:,} column-solves the "
+                "review allows"
+            )
+            top = used[np.lexsort((used, -(rep.full.spend[used] * rep.base[used])))[: rep.rows_left]]
+            used, unused = used[np.isin(used, top)], unused[:0]
+        rep.rows_left -= len(used) + len(unused)
+        if rep.rows_left < (LARGE_ROUTES if rep.capped else TOP_ROUTES):
+            said.append(
+                f"companies' break-even prices of this integer plan computed for at most {rep.rows_left} companies "
+                f"(the largest spends), within the {REVIEW_WORK:,} column-solves the review allows"
+            )
     if rep.full.n > COMPANIES_UP_TO:
         said.append(
             f"companies' break-even prices not computed: the LP has {rep.full.n:,} columns (above "
@@ -362,7 +382,8 @@ def company_break_even(rep: Repricing | None, companies: list[tuple[str, float]]
     full, pairs = rep.full, rep.pairs
     opts, W = pairs.options, pairs.shape[0]
     out = []
-    for company, spend in companies[: LARGE_ROUTES if rep.capped else TOP_ROUTES]:
+    count = LARGE_ROUTES if rep.capped else TOP_ROUTES
+    for company, spend in companies[: count if rep.rows_left is None else min(count, rep.rows_left)]:
         on = opts.involving(company)[full.var_o]
         cols = np.flatnonzero(on)
         before = np.bincount(full.var_w, rep.base * on, minlength=W)

@@ -152,3 +152,24 @@ def test_the_concentration_action_prices_a_cap_that_binds(case):
     else:
         share = next(v for v in capped.vendors if v.vendor == top.vendor).traffic_share
         assert share <= cap + 1e-6
+
+
+def test_an_integer_plans_break_evens_stay_within_the_reviews_work(monkeypatch):
+    """Each re-solve of an integer plan (commitments) is an integer program: the break-even rows are cut to
+    what REVIEW_WORK (column-solves) allows, the largest routes first, and the plan says so; with no work
+    left none is computed, companies included."""
+    from planner.review import prices
+
+    inputs = load_inputs("workloads/support-contracts.yaml")
+    plan = solve_inputs(inputs, "highs")
+    assert any(w.break_even for w in plan.workloads)
+    monkeypatch.setattr(prices, "REVIEW_WORK", 0)
+    starved = solve_inputs(inputs, "highs")
+    assert starved.total_cost == plan.total_cost
+    assert not any(w.break_even for w in starved.workloads) and not starved.company_break_even
+    said = [a for a in starved.assumptions if a.startswith("break-even prices of an integer plan")]
+    assert len(said) == 1 and "computed for 0 of" in said[0], starved.assumptions
+    assert any(
+        a.startswith("companies' break-even prices of this integer plan computed for at most 0")
+        for a in starved.assumptions
+    )
