@@ -228,18 +228,16 @@ def plan_break_even(
     workloads: np.ndarray,
 ) -> tuple[dict[int, list[dict]], Repricing | None, list[str]]:
     """Break-even prices of the workloads in `workloads` (SPEC v1.9), the re-solver that found them (the
-    company rows use it too) and what the plan must say about them (assumptions)."""
-    rep = repricing(pairs, full(), lp, share, result, solver)
+    company rows use it too; None when there will be none) and what the plan must say about them (assumptions)."""
+    full_lp = full()
+    if full_lp.integer and REVIEW_WORK < full_lp.n * SOLVES_PER_ROW:  # not one row: no re-solver built either
+        return {int(w): [] for w in workloads}, None, [_integer_note(full_lp.n, 0, None)]
+    rep = repricing(pairs, full_lp, lp, share, result, solver)
     used, unused, said = _rows(rep, workloads)
     if rep.full.integer:  # each re-solve an integer program: as many rows as the review's work allows
         rep.rows_left = REVIEW_WORK // (rep.full.n * SOLVES_PER_ROW)
         if len(used) + len(unused) > rep.rows_left:
-            said.append(
-                f"break-even prices of an integer plan ({rep.full.n:,} columns, each price about "
-                f"{SOLVES_PER_ROW} re-solves of it) computed for {min(rep.rows_left, len(used))} of {len(used):,} "
-                f"routes (the largest spends) and no unused option, within the {REVIEW_WORK:,} column-solves the "
-                "review allows"
-            )
+            said.append(_integer_note(rep.full.n, rep.rows_left, len(used)))
             top = used[np.lexsort((used, -(rep.full.spend[used] * rep.base[used])))[: rep.rows_left]]
             used, unused = used[np.isin(used, top)], unused[:0]
         rep.rows_left -= len(used) + len(unused)
@@ -258,7 +256,19 @@ def plan_break_even(
         for j in cols.tolist():
             out.setdefault(int(rep.full.var_w[j]), []).append(_row(rep, j, used=is_used))
     rep.resolver.set_prices(np.ones(rep.full.n))
-    return out, rep, said
+    # no company row will use it: the unpruned LP and its solver model go now, not after the plan is built
+    return out, None if rep.full.n > COMPANIES_UP_TO else rep, said
+
+
+def _integer_note(n: int, rows: int, routes: int | None) -> str:
+    """What the plan says of break-even rows an integer plan's re-solves could not afford (routes None: none)."""
+    work = f"each price about {SOLVES_PER_ROW} re-solves of its {n:,} columns, within the {REVIEW_WORK:,} column-solves"
+    if routes is None:
+        return f"break-even prices of this integer plan not computed, companies' included: {work} the review allows"
+    return (
+        f"break-even prices of this integer plan computed for {min(rows, routes)} of {routes:,} routes (the largest "
+        f"spends) and no unused option: {work} the review allows"
+    )
 
 
 def _rows(rep: Repricing, workloads: np.ndarray):

@@ -167,9 +167,11 @@ def test_an_integer_plans_break_evens_stay_within_the_reviews_work(monkeypatch):
     starved = solve_inputs(inputs, "highs")
     assert starved.total_cost == plan.total_cost
     assert not any(w.break_even for w in starved.workloads) and not starved.company_break_even
-    said = [a for a in starved.assumptions if a.startswith("break-even prices of an integer plan")]
-    assert len(said) == 1 and "computed for 0 of" in said[0], starved.assumptions
-    assert any(
-        a.startswith("companies' break-even prices of this integer plan computed for at most 0")
-        for a in starved.assumptions
-    )
+    said = [a for a in starved.assumptions if a.startswith("break-even prices of this integer plan")]
+    assert len(said) == 1 and "not computed, companies' included" in said[0], starved.assumptions
+    full_n = int(said[0].split("re-solves of its ")[1].split(" columns")[0].replace(",", ""))
+    monkeypatch.setattr(prices, "REVIEW_WORK", full_n * prices.SOLVES_PER_ROW)  # one row: the largest route
+    one = solve_inputs(inputs, "highs")
+    rows = [b for w in one.workloads for b in w.break_even]
+    assert len(rows) == 1 and rows[0].used and not one.company_break_even
+    assert any(" computed for 1 of " in a for a in one.assumptions), one.assumptions
