@@ -16,7 +16,7 @@ import numpy as np
 from planner.core.arrays import dot, per_workload
 from planner.core.timing import log
 from planner.optimize.highs import add_columns, highs_model, run_settled
-from planner.optimize.lp import PRICED_FAMILIES, TIED_DJ, LinearProgram, clean_shares
+from planner.optimize.lp import TIED_DJ, LinearProgram, clean_shares
 
 
 @dataclass
@@ -103,16 +103,6 @@ class Prices:
         self.lp = lp
         self.factor = np.ones(len(lp.var_w))
         self.objective = lp.objective.copy()
-        self._entries: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-
-    def entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(row, column, built coefficient) of every money entry on a share column, row by row."""
-        if self._entries is None:
-            row_of, cols, coefs = self.lp.matrix
-            priced = np.isin(np.array(self.lp.families, dtype=object), PRICED_FAMILIES)
-            on = (cols < len(self.lp.var_w)) & priced[row_of] if len(row_of) else np.zeros(0, dtype=bool)
-            self._entries = (row_of[on], cols[on], coefs[on])
-        return self._entries
 
     def set(self, factor: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[tuple[int, np.ndarray, np.ndarray]]]:
         """Record the new factors: the columns whose factor changed, their new costs, and per money row
@@ -124,7 +114,7 @@ class Prices:
         lp = self.lp
         self.objective[changed] = lp.objective[changed] + lp.spend[changed] / lp.scale * (factor[changed] - 1.0)
         self.factor = factor.copy()
-        row_of, cols, coefs = self.entries()
+        row_of, cols, coefs = self.lp.priced_entries
         pick = np.zeros(max(len(factor), int(cols.max()) + 1 if len(cols) else 0), dtype=bool)
         pick[changed] = True  # share columns only: an extra (units, contracts) has no price to scale
         at = np.flatnonzero(pick[cols])

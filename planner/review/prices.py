@@ -88,7 +88,7 @@ class Repricing:
     base: np.ndarray  # the plan's share per column of `full`
     reduced: tuple[np.ndarray, np.ndarray] | None = None  # (reduced cost, its slope in price) per column
     rows_left: int | None = None  # break-even rows the review's work still allows (integer plans), None: any
-    _rows: tuple | None = None  # the plan's row activities, the money entries and its cost (for _kept)
+    _rows: tuple | None = None  # the plan's row activities and its cost (for _kept)
 
     def run(self, cols: np.ndarray, change: float) -> Point:
         """The optimum with the prices of `cols` times (1 + change); its cost at those prices. When the plan's
@@ -127,10 +127,9 @@ class Repricing:
         if len(full.extras):
             return None
         if self._rows is None:
-            row_of, c, a = full.matrix
-            money = np.isin(np.array(full.families, dtype=object), PRICED_FAMILIES)[row_of] if len(row_of) else []
-            self._rows = (full.activities(self.base), (row_of[money], c[money], a[money]), dot(full.spend, self.base))
-        (acts, gross), (row_of, c, a), cost = self._rows
+            self._rows = (full.activities(self.base), dot(full.spend, self.base))
+        (acts, gross), cost = self._rows
+        row_of, c, a = full.priced_entries
         on = np.isin(c, cols[self.base[cols] > 0])
         delta = np.bincount(row_of[on], a[on] * change * self.base[c[on]], minlength=len(acts))
         if check_rows(full, self.base, activities=(acts + delta, gross + np.abs(delta))):

@@ -16,8 +16,6 @@ from planner.optimize.lp.contracts import Extras, Switching, switching_of
 from planner.optimize.lp.families import (
     CONSTRAINT_FAMILIES,
     CONTRACT_FAMILIES,
-    MONEY_FAMILIES,
-    PRICED_FAMILIES,
     SHARE_UNIT,
     Context,
     company_columns,
@@ -35,7 +33,16 @@ from planner.optimize.lp.families import (
     define_workload_vendor_share,
     traffic,
 )
-from planner.optimize.lp.problem import SENSE_CODE, LinearProgram, Row, RowBlock, Rows, repriced
+from planner.optimize.lp.problem import (
+    MONEY_FAMILIES,
+    PRICED_FAMILIES,
+    SENSE_CODE,
+    LinearProgram,
+    Row,
+    RowBlock,
+    Rows,
+    repriced,
+)
 
 __all__ = [
     "CONSTRAINT_FAMILIES",

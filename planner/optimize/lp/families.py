@@ -173,8 +173,6 @@ def define_requests_per_minute(ctx: Context) -> Iterable[Row]:
     return _capacity(ctx, "requests_per_minute", ctx.pairs.peak_rpm)
 
 
-MONEY_FAMILIES = ("vendor_spend_share", "vendor_spend", "budget")  # rows whose coefficients are spend
-PRICED_FAMILIES = (*MONEY_FAMILIES, "committed_spend")  # rows whose share coefficients scale with a price
 CONTRACT_FAMILIES = ("reserved", "committed_spend", "switch")  # rows tying shares to the extra columns
 SHARE_UNIT = {"tokens": "share of tokens", "tasks": "share of tasks", "spend": "share of spend"}
 

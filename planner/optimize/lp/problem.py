@@ -17,6 +17,9 @@ import numpy as np
 from planner.core.arrays import dot
 from planner.optimize.lp.contracts import Extras
 
+MONEY_FAMILIES = ("vendor_spend_share", "vendor_spend", "budget")  # rows whose coefficients are spend
+PRICED_FAMILIES = (*MONEY_FAMILIES, "committed_spend")  # rows whose share coefficients scale with a price
+
 SENSE_CODE = {"<=": 0, ">=": 1, "==": 2}
 
 
@@ -225,6 +228,17 @@ class LinearProgram:
     def families(self) -> list[str]:
         """Each row's family, without making the rows."""
         return self.rows.families() if isinstance(self.rows, Rows) else [r.family for r in self.rows]
+
+    @cached_property
+    def priced_entries(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(row, column, coefficient) of every entry on a share column in a row whose coefficients scale with
+        a price (PRICED_FAMILIES), row by row: what a change of prices moves."""
+        row_of, cols, coefs = self.matrix
+        if not len(row_of):
+            return row_of, cols, coefs
+        priced = np.isin(np.array(self.families, dtype=object), PRICED_FAMILIES)
+        on = (cols < len(self.var_w)) & priced[row_of]
+        return row_of[on], cols[on], coefs[on]
 
     def activities(self, share: np.ndarray, extra: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Every row's activity and gross activity (sum of |coefficient x value|) at once."""
