@@ -228,10 +228,10 @@ def plan_break_even(
 ) -> tuple[dict[int, list[dict]], Repricing | None, list[str]]:
     """Break-even prices of the workloads in `workloads` (SPEC v1.9), the re-solver that found them (the
     company rows use it too; None when there will be none) and what the plan must say about them (assumptions)."""
-    full_lp = full()
-    if full_lp.integer and REVIEW_WORK < full_lp.n * SOLVES_PER_ROW:  # not one row: no re-solver built either
-        return {int(w): [] for w in workloads}, None, [_integer_note(full_lp.n, 0, None)]
-    rep = repricing(pairs, full_lp, lp, share, result, solver)
+    columns = int(pairs.eligible.sum())  # the unpruned LP's share columns, known before it is built
+    if lp.integer and REVIEW_WORK < columns * SOLVES_PER_ROW:  # not one row: neither LP nor re-solver built
+        return {int(w): [] for w in workloads}, None, [_integer_note(columns, 0, None)]
+    rep = repricing(pairs, full(), lp, share, result, solver)
     used, unused, said = _rows(rep, workloads)
     if rep.full.integer:  # each re-solve an integer program: as many rows as the review's work allows
         rep.rows_left = REVIEW_WORK // (rep.full.n * SOLVES_PER_ROW)
