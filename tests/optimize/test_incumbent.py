@@ -73,7 +73,7 @@ def second_quarter(tmp_path_factory, portfolio, data):
 
 
 @settings(
-    max_examples=examples(80), derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(60), derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 @given(portfolios(), st.data())
 def test_a_started_search_matches_brute_force_and_the_unstarted_one(tmp_path_factory, portfolio, data):
