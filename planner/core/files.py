@@ -43,15 +43,27 @@ def cache_dir(name: str) -> Path | None:
     if raw.strip().lower() == "off":
         return None
     home = os.environ.get("XDG_CACHE_HOME", "")
-    base = Path(raw) if raw.strip() else Path(home) / "planner" if home.strip() else Path.home() / ".cache" / "planner"
-    folder = base / name
     try:
+        base = (
+            Path(raw) if raw.strip() else Path(home) / "planner" if home.strip() else Path.home() / ".cache" / "planner"
+        )
+        folder = (base / name).absolute()
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         st = folder.lstat()
+        private = stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o022
+        return folder if private and all(_kept_by_owner(p) for p in folder.parents) else None
     except (OSError, RuntimeError):  # RuntimeError: no home directory to expand
         return None
-    private = stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o022
-    return folder if private else None
+
+
+def _kept_by_owner(folder: Path) -> bool:
+    """Whether only this user or root can rename what is in `folder`: owned by one of them, and writable by
+    no one else unless sticky (as /tmp is, where only an entry's owner may rename it)."""
+    st = folder.lstat()
+    if stat.S_ISLNK(st.st_mode):
+        st = folder.stat()
+    shared = st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX
+    return st.st_uid in (0, os.getuid()) and not shared
 
 
 def max_plan_bytes() -> int:

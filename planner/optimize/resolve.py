@@ -287,6 +287,8 @@ class SiftedResolver(Resolver):
         size = int(lp.var_w.max()) + 1 if self.n else 0
         self._allowed = np.bincount(lp.var_w, minlength=size)  # per workload: its columns allowed (upper > 0) ...
         self._allowed_in = np.zeros(size, dtype=int)  # ... and of those, the ones in the small model
+        absent = self._allowed == 0  # workload numbers with no column (no eligible option): never short of one
+        self._allowed[absent], self._allowed_in[absent] = 1, 1
         self._pricing = Pricing(lp)
         self.moved = Moved(lp)
         self.row_bounds: dict[int, tuple[float, float]] = {}  # rows whose bounds an outage moved

@@ -60,7 +60,8 @@ def solve_lp(
     started = time.perf_counter()
     start = None
     if not lp.max_options:  # commitments and switches: a first plan from the workloads nearest to moving
-        start = first_plan(lp, solver, *_bounds(lp, lower, upper), time_limit=time_limit)
+        half = None if time_limit is None else time_limit / 2  # the whole search keeps at least half the time
+        start = first_plan(lp, solver, *_bounds(lp, lower, upper), time_limit=half)
     spent = time.perf_counter() - started
     rest = None if time_limit is None else max(time_limit - spent, 1e-3)
     first = _cost_pass(lp, solver, lower, upper, time_limit=rest, start=start)

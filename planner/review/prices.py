@@ -37,7 +37,7 @@ UNUSED_PER_WORKLOAD = 5  # break-even rows for eligible but unused options, per 
 TOP_ROUTES = 20  # above this many routes in use, only the largest by spend are re-solved ...
 SIFTED_ABOVE = 5000  # ... and an LP of more columns than this is re-solved by sifting, for fewer rows:
 LARGE_ROUTES, LARGE_UNUSED = 5, 1  # the 5 largest routes, one unused option each, the 5 largest companies
-TIE = 1e-9  # a re-solve costing within this fraction of the plan's own routing repriced is a tie
+TIE = 2e-7  # costs within this fraction are a tie: a re-solve may pay up to TIE_BREAK (1e-7) of it for latency
 SOLVES_PER_ROW = 6  # re-solves one break-even takes, about (the guess, the step before it, a forced check, ...)
 COMPANIES_UP_TO = 100_000  # LP columns above which no company row is re-solved (a rise moves too many prices)
 
@@ -236,7 +236,9 @@ def plan_break_even(
     if rep.full.integer:  # each re-solve an integer program: as many rows as the review's work allows
         rep.rows_left = REVIEW_WORK // (rep.full.n * SOLVES_PER_ROW)
         if len(used) + len(unused) > rep.rows_left:
-            said.append(_integer_note(rep.full.n, rep.rows_left, len(used)))
+            routes = int(np.isin(rep.full.var_w[rep.base > 0], workloads).sum())  # (before _rows' own cut)
+            said = [s for s in said if not s.startswith("break-even prices were re-solved for the ")]
+            said.append(_integer_note(rep.full.n, rep.rows_left, routes))
             top = used[np.lexsort((used, -(rep.full.spend[used] * rep.base[used])))[: rep.rows_left]]
             used, unused = used[np.isin(used, top)], unused[:0]
         rep.rows_left -= len(used) + len(unused)

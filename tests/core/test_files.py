@@ -175,6 +175,14 @@ def test_the_cache_folder_is_the_users_own_or_none(tmp_path, monkeypatch):
     (tmp_path / "file").write_text("")
     monkeypatch.setenv("PLANNER_CACHE_DIR", str(tmp_path / "file"))  # cannot be made: no cache, no error
     assert cache_dir("templates") is None
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)  # (not sticky) anyone may rename the folders in it: a cache below it is not kept
+    monkeypatch.setenv("PLANNER_CACHE_DIR", str(shared / "mine"))
+    assert cache_dir("templates") is None
     monkeypatch.delenv("PLANNER_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert cache_dir("t") == tmp_path / "xdg" / "planner" / "t"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setattr("pathlib.Path.home", lambda: (_ for _ in ()).throw(RuntimeError("no home directory")))
+    assert cache_dir("t") is None  # (a uid with no home: no cache, and no error)

@@ -104,6 +104,28 @@ def test_points_solved_by_sifting_match_whole_solves(portfolio, seed, p_on):
     event(f"points solved whole: {min(fell_back, 2)}{'+' if fell_back > 2 else ''}")
 
 
+def test_a_workload_with_no_option_leaves_the_others_re_solved_by_sifting():
+    """A workload no offering serves is not in the LP (its number is missing from var_w): the sifted
+    re-solver plans the others, as the whole LP does, at any prices and with options switched off."""
+    cat = catalog_of(
+        offering("a", vendor="a", regions=["us"]), offering("b", vendor="b", price_in=2, price_out=2, regions=["us"])
+    )
+    nowhere = workload("w0")
+    nowhere["regions"] = ["eu"]
+    lp = lp_of(workloads_of(nowhere, workload("w1"), workload("w2", tasks=3000)), cat)
+    assert sorted(set(lp.var_w.tolist())) == [1, 2]
+    sifted, whole = SiftedResolver(lp), Resolver(lp)
+    for factor, upper in ((None, None), ([3.0, 1, 1, 1], None), (None, [0.0, 1, 1, 1]), (None, [0.0, 0, 1, 1])):
+        for r in (sifted, whole):
+            if factor is not None:
+                r.set_prices(np.array(factor))
+            if upper is not None:
+                r.set_upper(np.array(upper))
+        a, b = sifted.run(), whole.run()
+        assert a.ok == b.ok and (not a.ok or a.cost == pytest.approx(b.cost))
+    assert not sifted.run().ok  # w1 with every option off
+
+
 def test_a_round_with_more_entering_columns_than_rows_adds_each_workloads_most_negative():
     """More columns priced negative than a basis holds (a first round priced with slacks in use): each
     workload's most negative one enters, the first on a tie; the rounds go on until none is left."""

@@ -12,17 +12,28 @@ from planner.plan.model import Plan, estimated_fields, estimated_figures, overla
 def _compiled(jinja2):
     """Templates compiled once per user, not once per run (the plan report's takes 0.14 s to compile):
     jinja2's bytecode cache in files.cache_dir, its entries checked against each template's source and
-    the Python version, the folder named for the jinja2 version. None when there is no cache folder; a
-    cache that cannot be written is skipped."""
+    the Python version, the folder named for this module's text (the environment's options) and jinja2's
+    version. None when there is no cache folder; an entry that cannot be read is compiled again,
+    one that cannot be written is skipped."""
+    import hashlib
+    from pathlib import Path
+
     import jinja2.bccache
 
     from planner.core.files import cache_dir
 
-    folder = cache_dir(f"templates-jinja2-{jinja2.__version__}")
+    this = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:12]  # _env's options are in this file
+    folder = cache_dir(f"templates-{this}-jinja2-{jinja2.__version__}")
     if folder is None:
         return None
 
     class Kept(jinja2.bccache.FileSystemBytecodeCache):
+        def load_bytecode(self, bucket) -> None:
+            try:
+                super().load_bytecode(bucket)
+            except Exception:  # a damaged entry (a crash mid-write): compiled again, and written anew
+                bucket.reset()
+
         def dump_bytecode(self, bucket) -> None:
             try:
                 super().dump_bytecode(bucket)
