@@ -43,35 +43,54 @@ COMPANIES_UP_TO = 100_000  # LP columns above which no company row is re-solved 
 
 
 def first_move(
-    run: Callable[[int], Point], moved: Callable[[Point, int], bool], guess: int | None = None
+    run: Callable[[int], Point],
+    moved: Callable[[Point], bool],
+    guess: int | None = None,
+    forced: Callable[[Point, int], bool] | None = None,
 ) -> tuple[int | None, Point | None]:
-    """The smallest step k in 1..STEPS at which `moved(point, k)` holds of the point `run(k)` solves, by bisection:
-    at k - 1 a solve did not move (at 0, the plan's own solve, whose exact tie-break the re-solves'
-    tolerances need not repeat) and at k one did. (None, None) when nothing moves at STEPS. A point with
-    no plan counts as not moved. `guess` (the step the solve's reduced costs point to) is tried first:
-    when it moves and the step before it does not, both solved, it is the answer in two solves."""
-    lo, hi, found = 0, STEPS, None
-    if guess is not None and 1 <= guess < STEPS:
+    """The smallest step k in 1..STEPS at which `moved` holds of the point `run(k)` solves and `forced(point,
+    k)` confirms it (not a tie), by bisection: at k - 1 a solve did not move (at 0, the plan's own solve,
+    whose exact tie-break the re-solves' tolerances need not repeat) and at k one did. (None, None) when
+    nothing moves at STEPS. A point with no plan counts as not moved. `guess` (the step the solve's reduced
+    costs point to) is tried first: when it moves and the step before it does not, both solved, it is the
+    answer in two solves. The step found is then confirmed; a tie there counts as not moved, and the search
+    goes on above it (each round starts higher, so it ends)."""
+    lo = 0
+    while True:
+        k, point = _first_shown(run, moved, guess, lo)
+        if k is None or forced is None or forced(point, k):
+            return k, point
+        lo, guess = k, None
+
+
+def _first_shown(
+    run: Callable[[int], Point], moved: Callable[[Point], bool], guess: int | None, lo: int
+) -> tuple[int | None, Point | None]:
+    """first_move's bisection over lo + 1..STEPS, `moved` alone (lo: a step known not to move)."""
+    hi, found = STEPS, None
+    if guess is not None and lo < guess < STEPS:
         at = run(guess)
-        if at.ok and moved(at, guess):
+        if at.ok and moved(at):
             hi, found = guess, at
-            if guess == 1:
+            if guess == lo + 1:
                 return hi, found
             before = run(guess - 1)
-            if not (before.ok and moved(before, guess - 1)):
+            if not (before.ok and moved(before)):
                 return hi, found
             hi, found = guess - 1, before
         else:
             lo = guess
     if found is None:
+        if lo >= STEPS:
+            return None, None
         far = run(STEPS)
-        if not (far.ok and moved(far, STEPS)):
+        if not (far.ok and moved(far)):
             return None, None
         found = far
     while hi - lo > 1:
         mid = (lo + hi) // 2
         p = run(mid)
-        if p.ok and moved(p, mid):
+        if p.ok and moved(p):
             hi, found = mid, p
         else:
             lo = mid
@@ -334,11 +353,12 @@ def _row(rep: Repricing, j: int, *, used: bool) -> dict:
         others = np.zeros(rep.full.n, dtype=bool)
         others[mine] = True
     shows = (lambda p: p.share[j] < before - MOVES) if used else (lambda p: p.share[mine].sum() > held + MOVES)
-
-    def moved(p: Point, k: int) -> bool:
-        return shows(p) and rep.forced(p, cols, sign * k * STEP, others)
-
-    k, point = first_move(lambda k: rep.run(cols, sign * k * STEP), moved, rep.guess(j, used=used))
+    k, point = first_move(
+        lambda k: rep.run(cols, sign * k * STEP),
+        shows,
+        rep.guess(j, used=used),
+        lambda p, k: rep.forced(p, cols, sign * k * STEP, others),
+    )
     opts, w, o = rep.pairs.options, int(rep.full.var_w[j]), int(rep.full.var_o[j])
     cpt = float(rep.pairs.cost_per_task[w, o])
     change = None if k is None else round(sign * k * STEP, 6) + 0.0
@@ -405,10 +425,12 @@ def company_break_even(rep: Repricing | None, companies: list[tuple[str, float]]
         routes = np.flatnonzero(on & (rep.base > 0))  # the first of its routes to move, by reduced costs
         guesses = [g for g in (rep.guess(int(j), used=True, raised=on) for j in routes) if g is not None]
 
-        def moved(p: Point, k: int, cols=cols, on=on, drop=drop) -> bool:  # forced: the rest held, a tie moves none
-            return drop(p).max() > MOVES and rep.forced(p, cols, k * STEP, ~on)
-
-        k, point = first_move(lambda k, cols=cols: rep.run(cols, k * STEP), moved, min(guesses, default=None))
+        k, point = first_move(
+            lambda k, cols=cols: rep.run(cols, k * STEP),
+            lambda p, drop=drop: drop(p).max() > MOVES,
+            min(guesses, default=None),
+            lambda p, k, cols=cols, on=on: rep.forced(p, cols, k * STEP, ~on),  # the rest held: a tie moves none
+        )
         out.append(_company_row(rep, company, spend, k, point, None if point is None else drop(point)))
     rep.resolver.set_prices(np.ones(full.n))
     return out
