@@ -20,6 +20,7 @@ import numpy as np
 
 from planner.core.arrays import dot, per_workload
 from planner.core.errors import SolverError
+from planner.optimize import incumbent
 from planner.optimize.backends import WARM_START, make_model, needing
 from planner.optimize.incumbent import first_plan
 from planner.optimize.lp import FEAS_TOL, SHARE_EPS, TIED_DJ, LinearProgram, check_rows, clean_shares
@@ -59,7 +60,7 @@ def solve_lp(
         return _cost_pass(lp, solver, lower, upper)
     started = time.perf_counter()
     start = None
-    if not lp.max_options:  # commitments and switches: a first plan from the workloads nearest to moving
+    if not lp.max_options and lp.n >= incumbent.STARTED_FROM:  # commitments, switches: a first plan
         half = None if time_limit is None else time_limit / 2  # the whole search keeps at least half the time
         start = first_plan(lp, solver, *_bounds(lp, lower, upper), time_limit=half)
     spent = time.perf_counter() - started

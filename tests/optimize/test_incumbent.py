@@ -28,13 +28,13 @@ from planner.pipeline.solve import protected
 @contextlib.contextmanager
 def nearest(k: int):
     """The smaller program frees only the relaxation's movers and the k nearest others (0: the tightest
-    restriction, so that small portfolios exercise it)."""
-    saved = incumbent.NEAREST
-    incumbent.NEAREST = k
+    restriction, so that small portfolios exercise it), at any size of program."""
+    saved = incumbent.NEAREST, incumbent.STARTED_FROM
+    incumbent.NEAREST, incumbent.STARTED_FROM = k, 0  # (any size: small portfolios start from a first plan too)
     try:
         yield
     finally:
-        incumbent.NEAREST = saved
+        incumbent.NEAREST, incumbent.STARTED_FROM = saved
 
 
 @contextlib.contextmanager
