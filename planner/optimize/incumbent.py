@@ -23,7 +23,7 @@ from planner.optimize.lp import LinearProgram
 MOVING = 1e-9  # a switch above this in the relaxation is taken as moving
 NEAREST = 50  # workloads nearest to moving set free beside those the relaxation moves
 STARTED_FROM = 100_000  # share columns from which the search starts from a first plan (below, it does not pay:
-# 74,169 columns at 1000 x 200 took 8.0 s unstarted, 8.4 s started; 137,732 at 2000 x 300, 26.8 s and 9 s)
+# benchmarks/RESULTS.md, "Issue 29: the commitments MIP")
 
 
 def first_plan(

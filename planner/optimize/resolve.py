@@ -208,7 +208,7 @@ def _most_negative(cols: np.ndarray, dj: np.ndarray, var_w: np.ndarray) -> np.nd
     """Of the columns `cols` (ascending, so grouped by workload), each workload's one with the most
     negative reduced cost (the first on a tie). A first round priced with the duals of a model short of
     some limit (its slacks in use, at SLACK_COST) finds nearly every column negative: adding them all
-    makes the small model the whole LP (3.2 million columns at 10,000 x 500) and HiGHS stalls on it."""
+    makes the small model the whole LP, and HiGHS stalls on it (benchmarks/RESULTS.md, issue 29)."""
     starts = np.flatnonzero(np.r_[True, var_w[1:] != var_w[:-1]])
     least = np.repeat(np.minimum.reduceat(dj, starts), np.diff(np.r_[starts, len(cols)]))
     first = np.minimum.reduceat(np.where(dj == least, np.arange(len(cols)), len(cols)), starts)
@@ -218,8 +218,8 @@ def _most_negative(cols: np.ndarray, dj: np.ndarray, var_w: np.ndarray) -> np.nd
 class Pricing:
     """lp.reduced_costs (cost - A'y for every column) kept from one call to the next and updated for what
     changed: the duals of a few rows (their entries only) and the costs of a few columns. Between two
-    points of a break-even search most duals stay as they were (at 3000 x 300, often under a hundred of
-    822,162 entries move), so a point is priced in a fraction of a full pass; when more than a quarter
+    points of a break-even search most duals stay as they were (benchmarks/RESULTS.md, issue 29), so a
+    point is priced in a fraction of a full pass; when more than a quarter
     of the entries move, or every REFRESH updates (rounding kept from piling up), it prices from scratch.
     A sifted re-solve uses it only to choose the columns that enter: the optimum it settles on is the
     small model's, and the columns left out are priced within far less than TIED_DJ."""

@@ -10,7 +10,7 @@ from planner.plan.model import Plan, estimated_fields, estimated_figures, overla
 
 
 def _compiled(jinja2):
-    """Templates compiled once per user, not once per run (the plan report's takes 0.14 s to compile):
+    """Templates compiled once per user, not once per run (what it saves: benchmarks/RESULTS.md, issue 29):
     jinja2's bytecode cache in files.cache_dir, its entries checked against each template's source and
     the Python version, the folder named for this module's text (the environment's options) and jinja2's
     version. None when there is no cache folder; an entry that cannot be read is compiled again,
