@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from planner.core.arrays import dot, per_workload
+from planner.core.arrays import dot, per_workload, workload_starts
 from planner.core.timing import log
 from planner.optimize.highs import add_columns, highs_model, run_settled
 from planner.optimize.lp import TIED_DJ, LinearProgram, clean_shares
@@ -43,7 +43,7 @@ class Resolver:
     def set_prices(self, factor: np.ndarray) -> None:
         """The options' prices scaled: per share column a factor on its spend (1: as built), in the
         objective and in every row whose coefficients are its money (budget, spend caps, commitments)."""
-        changed, cost, rows = self.prices.set(factor)
+        changed, _, cost, rows = self.prices.set(factor)
         if len(changed):
             self.h.changeColsCost(len(changed), changed.astype(np.int32), cost)
         for row, cols, values in rows:
@@ -104,14 +104,17 @@ class Prices:
         self.factor = np.ones(len(lp.var_w))
         self.objective = lp.objective.copy()
 
-    def set(self, factor: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[tuple[int, np.ndarray, np.ndarray]]]:
-        """Record the new factors: the columns whose factor changed, their new costs, and per money row
-        (row, columns, coefficients) for those columns."""
+    def set(
+        self, factor: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple[int, np.ndarray, np.ndarray]]]:
+        """Record the new factors: the columns whose factor changed, their costs before and after, and per
+        money row (row, columns, coefficients) for those columns."""
         factor = np.asarray(factor, dtype=float)
         changed = np.flatnonzero(factor != self.factor)
         if not len(changed):
-            return changed, np.zeros(0), []
+            return changed, np.zeros(0), np.zeros(0), []
         lp = self.lp
+        before = self.objective[changed]
         self.objective[changed] = lp.objective[changed] + lp.spend[changed] / lp.scale * (factor[changed] - 1.0)
         self.factor = factor.copy()
         row_of, cols, coefs = self.lp.priced_entries
@@ -122,7 +125,7 @@ class Prices:
             (int(r), cols[at[row_of[at] == r]], coefs[at[row_of[at] == r]] * factor[cols[at[row_of[at] == r]]])
             for r in np.unique(row_of[at]).tolist()
         ]
-        return changed, self.objective[changed], rows
+        return changed, before, self.objective[changed], rows
 
 
 class Moved:
@@ -209,9 +212,8 @@ def _most_negative(cols: np.ndarray, dj: np.ndarray, var_w: np.ndarray) -> np.nd
     negative reduced cost (the first on a tie). A first round priced with the duals of a model short of
     some limit (its slacks in use, at SLACK_COST) finds nearly every column negative: adding them all
     makes the small model the whole LP, and HiGHS stalls on it (benchmarks/RESULTS.md, issue 29)."""
-    starts = np.flatnonzero(np.r_[True, var_w[1:] != var_w[:-1]])
-    least = np.repeat(np.minimum.reduceat(dj, starts), np.diff(np.r_[starts, len(cols)]))
-    first = np.minimum.reduceat(np.where(dj == least, np.arange(len(cols)), len(cols)), starts)
+    least = per_workload(np.minimum, dj, var_w)
+    first = np.minimum.reduceat(np.where(dj == least, np.arange(len(cols)), len(cols)), workload_starts(var_w))
     return cols[first]
 
 
@@ -219,8 +221,8 @@ class Pricing:
     """lp.reduced_costs (cost - A'y for every column) kept from one call to the next and updated for what
     changed: the duals of a few rows (their entries only) and the costs of a few columns. Between two
     points of a break-even search most duals stay as they were (benchmarks/RESULTS.md, issue 29), so a
-    point is priced in a fraction of a full pass; when more than a quarter
-    of the entries move, or every REFRESH updates (rounding kept from piling up), it prices from scratch.
+    point is priced in a fraction of a full pass; when more than a quarter of the entries move, or every
+    REFRESH updates (rounding kept from piling up), it prices from scratch.
     A sifted re-solve uses it only to choose the columns that enter: the optimum it settles on is the
     small model's, and the columns left out are priced within far less than TIED_DJ."""
 
@@ -228,8 +230,8 @@ class Pricing:
 
     def __init__(self, lp: LinearProgram):
         self.lp = lp
-        row_of, self.cols, self.coefs = lp.matrix
-        self.row_of = row_of
+        self.row_of, self.cols, self.coefs = lp.matrix
+        row_of = self.row_of
         self.bounds = np.searchsorted(row_of, np.arange(len(lp.rows) + 1)) if len(row_of) else np.zeros(1, dtype=int)
         self.sorted = bool(np.all(row_of[1:] >= row_of[:-1])) if len(row_of) else True
         self.y: np.ndarray | None = None
@@ -285,10 +287,8 @@ class SiftedResolver(Resolver):
         self._stale = np.zeros(0, dtype=int)  # columns whose upper bound the small model does not have yet
         self._reshaped = True  # bounds or coefficients moved since the last point (not prices alone)
         size = int(lp.var_w.max()) + 1 if self.n else 0
-        self._allowed = np.bincount(lp.var_w, minlength=size)  # per workload: its columns allowed (upper > 0) ...
-        self._allowed_in = np.zeros(size, dtype=int)  # ... and of those, the ones in the small model
-        absent = self._allowed == 0  # workload numbers with no column (no eligible option): never short of one
-        self._allowed[absent], self._allowed_in[absent] = 1, 1
+        self._allowed = np.bincount(lp.var_w, minlength=size)  # per workload: its columns allowed (upper > 0)
+        self._allowed[self._allowed == 0] = 1  # workload numbers with no column (no eligible option): not short
         self._pricing = Pricing(lp)
         self.moved = Moved(lp)
         self.row_bounds: dict[int, tuple[float, float]] = {}  # rows whose bounds an outage moved
@@ -297,8 +297,7 @@ class SiftedResolver(Resolver):
     def set_prices(self, factor: np.ndarray) -> None:
         """As Resolver.set_prices: the columns in the small model get their new costs; the rest are priced
         with them when the next point runs."""
-        before = self.prices.objective[np.asarray(factor) != self.prices.factor]
-        changed, cost, rows = self.prices.set(factor)
+        changed, before, cost, rows = self.prices.set(factor)
         self._pricing.costs(changed, before, cost)
         if self._model is not None and len(changed):
             inside = self._where[changed] >= 0
@@ -317,10 +316,8 @@ class SiftedResolver(Resolver):
         step = now.astype(int) - was.astype(int)
         w = self.lp.var_w[changed]
         np.add.at(self._allowed, w, step)
-        inside = self._in[changed]
-        np.add.at(self._allowed_in, w[inside], step[inside])
         self.upper = upper.copy()
-        self._stale = np.union1d(self._stale, changed[inside])
+        self._stale = np.union1d(self._stale, changed[self._in[changed]])
         self._reshaped = True
 
     def set_coefs(self, row: int, cols: np.ndarray, values: np.ndarray) -> None:
@@ -364,7 +361,6 @@ class SiftedResolver(Resolver):
         self._sorted = (self._idx[order], self._pos[order])
         if len(new) == len(self._idx):  # a model just made has its columns at [0, 1]
             self._stale = np.union1d(self._stale, new)
-        np.add.at(self._allowed_in, self.lp.var_w[new], (self.upper[new] > 0).astype(int))
         self._in[new] = True
         self._where[new] = pos
         for row, cols, built, now in self.moved.rows():  # the new columns as the rows now stand
@@ -384,12 +380,11 @@ class SiftedResolver(Resolver):
         if not self.n or not self._allowed.all():  # a workload with every option off
             return Point(False, np.zeros(self.n), float("nan"))
         allowed = self.upper > 0
-        if self._model is None or self._reshaped or not self._allowed_in.all():
-            # each workload's cheapest allowed column joins the model (after a change of prices alone, only
-            # where the model has none of its columns allowed: the rest are priced in by sifting)
-            lacking = self._allowed_in[lp.var_w] == 0 if not self._reshaped else np.ones(self.n, dtype=bool)
-            price = np.where(allowed & lacking, self.prices.objective, np.inf)
-            fresh = allowed & lacking & (price <= per_workload(np.minimum, price, lp.var_w)) & ~self._in
+        if self._model is None or self._reshaped:
+            # each workload's cheapest allowed column joins the model; after a change of prices alone every
+            # workload still has its columns there (the model only grows), and sifting prices in the rest
+            price = np.where(allowed, self.prices.objective, np.inf)
+            fresh = allowed & (price <= per_workload(np.minimum, price, lp.var_w)) & ~self._in
             if self._model is None and self._start is not None:  # the known optimum's basis is a few pivots away
                 fresh |= allowed & self._start
             fresh = np.flatnonzero(fresh)
