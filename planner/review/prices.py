@@ -107,7 +107,7 @@ class Repricing:
     base: np.ndarray  # the plan's share per column of `full`
     reduced: tuple[np.ndarray, np.ndarray] | None = None  # (reduced cost, its slope in price) per column
     rows_left: int | None = None  # break-even rows the review's work still allows (integer plans), None: any
-    _rows: tuple | None = None  # the plan's row activities and its cost (for _kept)
+    _routing: tuple | None = None  # the plan's row activities and its cost (for _kept)
 
     def run(self, cols: np.ndarray, change: float) -> Point:
         """The optimum with the prices of `cols` times (1 + change); its cost at those prices. When the plan's
@@ -145,9 +145,9 @@ class Repricing:
         full = self.full
         if len(full.extras):
             return None
-        if self._rows is None:
-            self._rows = (full.activities(self.base), dot(full.spend, self.base))
-        (acts, gross), cost = self._rows
+        if self._routing is None:
+            self._routing = (full.activities(self.base), dot(full.spend, self.base))
+        (acts, gross), cost = self._routing
         row_of, c, a = full.priced_entries
         on = np.isin(c, cols[self.base[cols] > 0])
         delta = np.bincount(row_of[on], a[on] * change * self.base[c[on]], minlength=len(acts))
@@ -251,15 +251,10 @@ def plan_break_even(
     if lp.integer and REVIEW_WORK < columns * SOLVES_PER_ROW:  # not one row: neither LP nor re-solver built
         return {int(w): [] for w in workloads}, None, [_integer_note(columns, 0, None)]
     rep = repricing(pairs, full(), lp, share, result, solver)
-    used, unused, said = _rows(rep, workloads)
     if rep.full.integer:  # each re-solve an integer program: as many rows as the review's work allows
         rep.rows_left = REVIEW_WORK // (rep.full.n * SOLVES_PER_ROW)
-        if len(used) + len(unused) > rep.rows_left:
-            routes = int(np.isin(rep.full.var_w[rep.base > 0], workloads).sum())  # (before _rows' own cut)
-            said = [s for s in said if not s.startswith("break-even prices were re-solved for the ")]
-            said.append(_integer_note(rep.full.n, rep.rows_left, routes))
-            top = used[np.lexsort((used, -(rep.full.spend[used] * rep.base[used])))[: rep.rows_left]]
-            used, unused = used[np.isin(used, top)], unused[:0]
+    used, unused, said = _rows(rep, workloads)
+    if rep.rows_left is not None:
         rep.rows_left -= len(used) + len(unused)
         if rep.rows_left < (LARGE_ROUTES if rep.capped else TOP_ROUTES):
             said.append(
@@ -308,13 +303,9 @@ def _rows(rep: Repricing, workloads: np.ndarray):
             f"with a solver that cannot re-solve warm, break-even prices were re-solved for at most {top_n} "
             f"routes (the largest spends) and {per_w} nearest unused option per workload, and {LARGE_ROUTES} companies"
         )
-    if len(used) > top_n:
-        top = used[np.lexsort((used, -(full.spend[used] * base[used])))[:top_n]]
-        said.append(
-            f"break-even prices were re-solved for the {top_n} routes with the largest spend (of "
-            f"{len(used):,}) and their workloads' {per_w} nearest unused option{'s' if per_w > 1 else ''}; the "
-            f"other workloads' are not computed{'' if top_n == TOP_ROUTES else ', nor companies past the 5 largest'}"
-        )
+    routes = len(used)
+    if routes > top_n:
+        top = _largest(rep, used, top_n)
         wanted[:] = False
         wanted[fw[top]] = True
         used = np.sort(top)
@@ -322,7 +313,21 @@ def _rows(rep: Repricing, workloads: np.ndarray):
     near = _nearness(rep)
     unused = np.flatnonzero((base <= 0) & wanted[fw])
     unused = unused[_top_per_group(fw[unused], near[unused], per_w)]
+    if rep.rows_left is not None and len(used) + len(unused) > rep.rows_left:  # an integer plan's work
+        used, unused = used[np.isin(used, _largest(rep, used, rep.rows_left))], unused[:0]
+        said.append(_integer_note(full.n, rep.rows_left, routes))
+    elif routes > top_n:
+        said.append(
+            f"break-even prices were re-solved for the {top_n} routes with the largest spend (of "
+            f"{routes:,}) and their workloads' {per_w} nearest unused option{'s' if per_w > 1 else ''}; the "
+            f"other workloads' are not computed{'' if top_n == TOP_ROUTES else ', nor companies past the 5 largest'}"
+        )
     return used, unused, said
+
+
+def _largest(rep: Repricing, cols: np.ndarray, k: int) -> np.ndarray:
+    """The k of the columns `cols` with the largest spend in the plan (ties: the first column)."""
+    return cols[np.lexsort((cols, -(rep.full.spend[cols] * rep.base[cols])))[:k]]
 
 
 def _nearness(rep: Repricing) -> np.ndarray:
@@ -407,8 +412,9 @@ def _top_per_group(group: np.ndarray, key: np.ndarray, k: int) -> np.ndarray:
 def company_break_even(rep: Repricing | None, companies: list[tuple[str, float]]) -> list[CompanyBreakEven]:
     """Per company the plan spends with ((company, spend), by spend), the smallest uniform rise of the
     prices of everything it bills or serves at which some workload moves traffic off it, and where
-    that workload's traffic goes. Empty without a re-solver (rep None)."""
-    if rep is None or rep.full.n > COMPANIES_UP_TO:
+    that workload's traffic goes. Empty without a re-solver (rep None: none was built, or above COMPANIES_UP_TO
+    columns plan_break_even let it go)."""
+    if rep is None:
         return []
     full, pairs = rep.full, rep.pairs
     opts, W = pairs.options, pairs.shape[0]
