@@ -22,7 +22,6 @@ from planner.core.arrays import dot, per_workload
 from planner.core.errors import SolverError
 from planner.optimize import incumbent
 from planner.optimize.backends import WARM_START, make_model, needing
-from planner.optimize.incumbent import first_plan
 from planner.optimize.lp import FEAS_TOL, SHARE_EPS, TIED_DJ, LinearProgram, check_rows, clean_shares
 
 TIE_COST_TOL = 1e-7  # costs this close (relative) are tied: the solvers' tolerances, not money
@@ -62,7 +61,7 @@ def solve_lp(
     start = None
     if not lp.max_options and lp.n >= incumbent.STARTED_FROM:  # commitments, switches: a first plan
         half = None if time_limit is None else time_limit / 2  # the whole search keeps at least half the time
-        start = first_plan(lp, solver, *_bounds(lp, lower, upper), time_limit=half)
+        start = incumbent.first_plan(lp, solver, *_bounds(lp, lower, upper), time_limit=half)
     spent = time.perf_counter() - started
     rest = None if time_limit is None else max(time_limit - spent, 1e-3)
     first = _cost_pass(lp, solver, lower, upper, time_limit=rest, start=start)

@@ -40,12 +40,12 @@ def nearest(k: int):
 @contextlib.contextmanager
 def unstarted():
     """The integer search without a first plan (as before issue 29)."""
-    saved = solver.first_plan
-    solver.first_plan = lambda *a, **k: None
+    saved = incumbent.first_plan
+    incumbent.first_plan = lambda *a, **k: None
     try:
         yield
     finally:
-        solver.first_plan = saved
+        incumbent.first_plan = saved
 
 
 def contract_lp(ws: dict, cat: dict, previous_file, switch_cost):
