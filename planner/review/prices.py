@@ -54,13 +54,29 @@ def first_move(
     nothing moves at STEPS. A point with no plan counts as not moved. `guess` (the step the solve's reduced
     costs point to) is tried first: when it moves and the step before it does not, both solved, it is the
     answer in two solves. The step found is then confirmed; a tie there counts as not moved, and the search
-    goes on above it (each round starts higher, so it ends)."""
-    lo = 0
-    while True:
-        k, point = _first_shown(run, moved, guess, lo)
-        if k is None or forced is None or forced(point, k):
-            return k, point
-        lo, guess = k, None
+    goes on above it by bisection on confirmed moves: a rise forces a move from the first step it does to
+    the last (the cost of keeping the option's share grows at least as fast as the optimum's), so when
+    +100% forces none, none is reported. (Where a price moves no cost, a reservation's zero token price,
+    every step is a tie: two confirmations settle it, not a new search per step.)"""
+    k, point = _first_shown(run, moved, guess, 0)
+    if k is None or forced is None or forced(point, k):
+        return k, point
+
+    def confirmed(step: int) -> Point | None:
+        p = run(step)
+        return p if p.ok and moved(p) and forced(p, step) else None
+
+    lo, hi, found = k, STEPS, confirmed(STEPS)
+    if found is None:
+        return None, None
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        p = confirmed(mid)
+        if p is not None:
+            hi, found = mid, p
+        else:
+            lo = mid
+    return hi, found
 
 
 def _first_shown(

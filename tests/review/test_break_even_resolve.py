@@ -175,3 +175,28 @@ def test_an_integer_plans_break_evens_stay_within_the_reviews_work(monkeypatch):
     rows = [b for w in one.workloads for b in w.break_even]
     assert len(rows) == 1 and rows[0].used and not one.company_break_even
     assert any(" computed for 1 of " in a for a in one.assumptions), one.assumptions
+
+
+def test_a_tie_at_every_step_is_settled_in_a_few_solves_not_a_search_per_step():
+    """first_move on re-solves that show a move at every step (an option whose price moves no cost: a tie
+    everywhere): the first step it shows is a tie, +100% is a tie, so nothing is reported after one search
+    and one confirmation (not a new search from each step).
+    Where rises force a move from step 37 on, 37 is found by bisection on confirmed moves."""
+    import numpy as np
+
+    from planner.optimize.resolve import Point
+    from planner.review.prices import STEPS, first_move
+
+    solved = []
+
+    def run(k):
+        solved.append(k)
+        return Point(True, np.zeros(1), float(k))
+
+    assert first_move(run, lambda p: True, None, lambda p, k: False) == (None, None)
+    search = 2 + int(np.ceil(np.log2(STEPS)))  # the guess, the step before it, a bisection
+    assert len(solved) <= search + 1, solved
+    solved.clear()
+    k, point = first_move(run, lambda p: True, 5, lambda p, k: k >= 37)
+    assert k == 37 and point.cost == 37.0
+    assert len(solved) <= 2 * search, solved
