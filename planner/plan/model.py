@@ -282,6 +282,7 @@ class Baseline(PlanModel):
     total_cost: float
     misses: int  # workloads whose budget, floor or other rule the rule breaks
     choices: list[BaselineChoice]
+    choices_omitted: Whole = Field(0, exclude_if=_zero)  # left out of the plan file (SPEC v1.10 "Plan size")
 
 
 class VendorOutage(PlanModel):
@@ -622,6 +623,7 @@ class Plan(PlanModel):
     risks: list[Risk] = []  # ranked, most serious first (insight.risks)
     catalog_index: dict[OfferingId, CatalogEntry] = {}  # every offering of the catalog, by id
     overlays: list[OverlayInfo] = []  # the contract overlays applied to the catalog, in order
+    compounding_omitted: Whole = Field(0, exclude_if=_zero)  # curves left out of the plan file (SPEC v1.10)
     commitments: list[CommitmentUse] | None = optional()  # the catalog's commitments (SPEC v1.6)
     switching: SwitchInfo | None = optional()  # with solve --from
     deployability: Deployability | None = optional()  # with policy.deployable_on (--deployable-on)
@@ -640,8 +642,8 @@ class Plan(PlanModel):
 
     def to_json(self, *, full: bool = False) -> str:
         """The plan file's text: pydantic's serializer (Rust), compact, stable field order (without its type
-        checks: every field was validated or computed when the plan was built). Unless `full`, each workload's
-        `rejected` and `break_even` are trimmed to what a reader uses (plan.trim, SPEC v1.9 "Plan size")."""
+        checks: every field was validated or computed when the plan was built). Unless `full`, the lists a large
+        portfolio's file is mostly made of are trimmed to what a reader uses (plan.trim, SPEC "Plan size")."""
         from planner.plan.trim import trimmed
 
         plan = self if full else trimmed(self)

@@ -7,6 +7,7 @@ from functools import lru_cache
 
 from planner.core import fmt
 from planner.plan.model import Plan, estimated_fields, estimated_figures, overlaid_figures
+from planner.plan.trim import charted
 
 
 def _compiled(jinja2):
@@ -83,7 +84,6 @@ CAPS = ("vendor_share", "vendor_spend_share", "vendor_spend")  # a company's bin
 OVERLAY_ROWS = 40  # changes listed per overlay in the report; the plan file has all
 CARDS = 60  # workload cards (and their break-even rows) in one report; a table lists every workload
 BASELINE_MISSES = 12  # per baseline rule, the workloads listed where it breaks something
-COMPOUNDING_CHARTS = 6  # the multi-turn workloads with the largest spend get a chart
 LOG_MIN, LOG_MAX = 0.1, 1000.0  # seconds, the span of the latency strips
 
 
@@ -112,8 +112,7 @@ def render_plan_report(plan: Plan) -> str:
     from planner.outputs.report import charts
 
     charts.reset_ids()
-    looped = sorted((w for w in plan.workloads if w.compounding), key=lambda w: (-w.cost, w.id))[:COMPOUNDING_CHARTS]
-    compounding = {w.id: charts.compounding_chart(plan, w) for w in looped}
+    compounding = {w.id: charts.compounding_chart(plan, w) for w in charted(plan.workloads)}
     cards = plan.workloads
     if len(cards) > CARDS:  # large portfolios: cards for the largest spends and every infeasible workload
         keep = {w.id for w in sorted(cards, key=lambda w: (w.status == "ok", -w.cost, w.id))[:CARDS]}
