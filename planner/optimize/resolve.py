@@ -286,8 +286,8 @@ class SiftedResolver(Resolver):
         self._sorted = (np.zeros(0, dtype=int), np.zeros(0, dtype=np.int32))  # (_idx, _pos) by column number
         self._stale = np.zeros(0, dtype=int)  # columns whose upper bound the small model does not have yet
         self._reshaped = True  # bounds or coefficients moved since the last point (not prices alone)
-        size = int(lp.var_w.max()) + 1 if self.n else 0
-        self._allowed = np.bincount(lp.var_w, minlength=size)  # per workload: its columns allowed (upper > 0)
+        self._allowed = np.bincount(lp.var_w, minlength=lp.workload_count)  # per workload: its columns allowed
+        self._present = self._allowed > 0  # per workload number: it has columns
         self._allowed[self._allowed == 0] = 1  # workload numbers with no column (no eligible option): not short
         self._pricing = Pricing(lp)
         self.moved = Moved(lp)
@@ -381,13 +381,7 @@ class SiftedResolver(Resolver):
             return Point(False, np.zeros(self.n), float("nan"))
         allowed = self.upper > 0
         if self._model is None or self._reshaped:
-            # each workload's cheapest allowed column joins the model; after a change of prices alone every
-            # workload still has its columns there (the model only grows), and sifting prices in the rest
-            price = np.where(allowed, self.prices.objective, np.inf)
-            fresh = allowed & (price <= per_workload(np.minimum, price, lp.var_w)) & ~self._in
-            if self._model is None and self._start is not None:  # the known optimum's basis is a few pivots away
-                fresh |= allowed & self._start
-            fresh = np.flatnonzero(fresh)
+            fresh = self._first_columns(allowed) if self._model is None else self._columns_for_the_short(allowed)
             if len(fresh):
                 self._add(fresh)
             self._reshaped = False
@@ -406,6 +400,29 @@ class SiftedResolver(Resolver):
         cols, pos = self._sorted
         share = clean_shares(lp, values[pos], cols)
         return Point(True, share, dot(lp.spend[cols], share[cols]))  # (every other share is zero)
+
+    def _first_columns(self, allowed: np.ndarray) -> np.ndarray:
+        """The first small model's columns: each workload's cheapest allowed ones, and the known optimum's
+        (its basis is a few pivots away)."""
+        price = np.where(allowed, self.prices.objective, np.inf)
+        fresh = allowed & (price <= per_workload(np.minimum, price, self.lp.var_w))
+        if self._start is not None:
+            fresh |= allowed & self._start
+        return np.flatnonzero(fresh)
+
+    def _columns_for_the_short(self, allowed: np.ndarray) -> np.ndarray:
+        """After bounds or rows moved: the cheapest allowed columns of each workload left with no allowed
+        column in the small model (else its cover row has no plan there). The others keep theirs (the model
+        only grows), and sifting prices in the rest; a hold (`forced`) leaves none short, so no pass over
+        every column is made."""
+        var_w = self.lp.var_w
+        inside = np.bincount(var_w[self._idx], allowed[self._idx], minlength=self.lp.workload_count)
+        short = (inside == 0) & self._present  # (one with none allowed at all has no plan: run() said so)
+        if not short.any():
+            return np.zeros(0, dtype=int)
+        cols = np.flatnonzero(allowed & short[var_w])
+        price = self.prices.objective[cols]
+        return cols[price <= per_workload(np.minimum, price, var_w[cols])]
 
     def _solve_whole(self) -> Point:
         """The point solved over every column; the columns it uses join the small model."""

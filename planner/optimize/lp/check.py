@@ -22,7 +22,7 @@ def clean_shares(lp: LinearProgram, share: np.ndarray, cols: np.ndarray | None =
     var_w = lp.var_w if cols is None else lp.var_w[cols]
     share = np.clip(share, 0.0, 1.0)
     share[share < SHARE_EPS] = 0.0
-    size = int(lp.var_w.max()) + 1 if len(lp.var_w) else 0
+    size = lp.workload_count
     totals = np.bincount(var_w, share, minlength=size) if len(var_w) else np.zeros(size)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.round(np.where(totals[var_w] > 0, share / totals[var_w], 0.0), 12)

@@ -215,6 +215,12 @@ class LinearProgram:
         )
 
     @cached_property
+    def workload_count(self) -> int:
+        """One more than the largest workload number of a column (0 without columns): the length of an array
+        per workload."""
+        return int(self.var_w.max()) + 1 if len(self.var_w) else 0
+
+    @cached_property
     def senses(self) -> tuple[np.ndarray, np.ndarray]:
         """Per row its sense (0 "<=", 1 ">=", 2 "==") and right-hand side."""
         if isinstance(self.rows, Rows) and len(self.rows):
