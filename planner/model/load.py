@@ -125,17 +125,26 @@ def _construct(loader: _Loader, root: yaml.Node, file: str) -> Any:
 
 
 class Positions:
-    """Field path -> (line, column), worked out from the YAML nodes only when an error needs it."""
+    """Field path -> (line, column) in a document parsed without error, worked out only when an error needs
+    it: from the document's nodes, composed again from its text then. The node graph itself is not kept: at
+    3000 workloads it is 270,000 objects (a node and two marks per value), and kept alive it made every full
+    garbage collection and the process's exit scan them (benchmarks/RESULTS.md, issue 29)."""
 
-    def __init__(self, node: yaml.Node | None):
-        self._node = node
+    def __init__(self, text: str | None):
+        self._text = text
         self._map: dict[tuple, tuple[int, int]] | None = None
 
     def _build(self) -> dict[tuple, tuple[int, int]]:
         if self._map is None:
             self._map = {}
-            if self._node is not None:
-                _walk(self._node, (), self._map)
+            if self._text is not None:
+                loader = _Loader(self._text)
+                try:
+                    node = loader.get_single_node()
+                finally:
+                    loader.dispose()
+                if node is not None:
+                    _walk(node, (), self._map)
         return self._map
 
     def get(self, loc: tuple, default=None):
@@ -197,7 +206,7 @@ def _parse_yaml(text: str, file: str) -> tuple[Any, Positions]:
         raise InputError.single(file, "", f"YAML error: {exc}") from None
     finally:
         loader.dispose()
-    return data, Positions(node)
+    return data, Positions(text if node is not None else None)
 
 
 def parse_value(text: str, source: str) -> Any:

@@ -300,3 +300,19 @@ def test_a_document_without_aliases_is_held_to_the_same_count_of_values(monkeypa
         load.parse_yaml("".join(f"k{i}: {i}\n" for i in range(40)), "x.yaml")
     with pytest.raises(InputError, match="past 50 values"):  # aliased: the graph's count, before building
         load.parse_yaml("a: &a [1, 2, 3, 4, 5, 6, 7, 8]\n" + "".join(f"k{i}: *a\n" for i in range(8)), "x.yaml")
+
+
+def test_a_parsed_document_keeps_no_node_graph_and_still_places_its_fields():
+    """The fields' positions are worked out from the text when an error asks for them: no YAML node outlives
+    the parse (kept, a large file's nodes made every full garbage collection and the exit scan them)."""
+    import gc
+
+    from planner.model import load
+
+    text = "name: x\nworkloads:\n  - id: a\n    tasks: 5\n  - id: b\n    tasks: -1\n"
+    data, positions = load.parse_yaml(text, "never-parsed-before.yaml")
+    gc.collect()
+    assert data["workloads"][1]["tasks"] == -1
+    assert not [o for o in gc.get_objects() if isinstance(o, yaml.Node)]
+    assert positions[("workloads", 1, "tasks")] == (6, 5) and positions.get(("workloads", 0)) == (3, 5)
+    assert ("nothing", 0) not in positions and load.parse_yaml("", "empty.yaml")[1].get(()) is None
