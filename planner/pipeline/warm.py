@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from planner.core.records import trusted
 from planner.core.timing import log
 from planner.model.distribution import Distribution
 from planner.model.load import Inputs
@@ -38,7 +39,7 @@ from planner.optimize.options import build_options
 from planner.optimize.pairs import Pairs, build_pairs, build_workloads, changed_options, repriced_pairs
 from planner.optimize.prune import candidates
 from planner.plan.assemble import largest
-from planner.plan.model import Plan, Rejection, WorkloadPlan, trusted
+from planner.plan.model import Plan, Rejection, WorkloadPlan
 from planner.review.insight import standard_options
 
 

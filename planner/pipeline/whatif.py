@@ -20,10 +20,11 @@ from dataclasses import KW_ONLY, dataclass, field, replace
 from pathlib import Path
 
 from planner.core.files import discard, stage
+from planner.core.records import trusted
 from planner.model.load import Inputs
 from planner.model.schema import Scenario
 from planner.pipeline.warm import WarmStart
-from planner.plan.model import Plan, trusted
+from planner.plan.model import Plan
 from planner.review.compare import Comparison, WorkloadChange, compare_plans, routings, scores
 
 

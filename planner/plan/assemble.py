@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from planner.core.fmt import ordinal
+from planner.core.records import trusted
 from planner.model.load import Inputs
 from planner.model.rescale import model_scores
 from planner.optimize.lp import LinearProgram, traffic
@@ -39,7 +40,6 @@ from planner.plan.model import (
     VendorOutage,
     VendorSpend,
     WorkloadPlan,
-    trusted,
 )
 from planner.plan.records import Known, count_far, far_misses, rejections, workload_plans
 from planner.plan.wording import BudgetAlone, bindings, relaxations

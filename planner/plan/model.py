@@ -7,7 +7,7 @@ A plan file read back (replay, export, compare, solve --from) may have been edit
 models carry its rules (SPEC "Plans read back and importers"): every number finite, the figures
 copied from an input in that input's ranges (speeds, times, tasks, budgets, prices, shares), the
 names and ids under the rule of the workloads file's (schema.OfferingId), a workload's shares adding
-up to 1, ids unique. The planner's own plans are built as trusted records (see `trusted`) and meet
+up to 1, ids unique. The planner's own plans are built as trusted records (see core.records.trusted) and meet
 them: tests/plan/test_hostile_plans.py reads back the golden plans and others.
 """
 
@@ -64,22 +64,6 @@ def optional(**kwargs: Any) -> Any:
     """A field a plan file carries only when it applies (an input feature is used): absent, not null,
     otherwise, so plans of inputs without the feature read as before, byte for byte."""
     return Field(None, exclude_if=_absent, **kwargs)
-
-
-def trusted(cls: type[BaseModel], values: dict[str, Any]) -> Any:
-    """An instance of `cls` from values the planner computed itself: every field, in declaration
-    order, already of its declared type (nested models as instances). What pydantic's model_construct
-    does, without its per-field loop: a large plan has thousands of these (benchmarks/RESULTS.md).
-    Tests check that such plans equal their validated JSON round trip."""
-    obj = _new(cls)
-    _set(obj, "__dict__", values)
-    _set(obj, "__pydantic_fields_set__", set(values))
-    _set(obj, "__pydantic_extra__", None)
-    _set(obj, "__pydantic_private__", None)
-    return obj
-
-
-_new, _set = object.__new__, object.__setattr__
 
 
 class InputFiles(PlanModel):

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from planner.core.fmt import short
+from planner.core.records import trusted
 from planner.model.load import Inputs
 from planner.optimize.lp import LinearProgram
 from planner.optimize.pairs import LIST, Pairs, percentile_gaps
@@ -25,7 +26,6 @@ from planner.plan.model import (
     Rejection,
     SpeedAt,
     WorkloadPlan,
-    trusted,
 )
 
 REJECTIONS = 10  # rejected options listed per workload, cheapest first (SPEC 5)
@@ -72,7 +72,7 @@ def workload_plans(
     factor: np.ndarray | None = None,
     signed: frozenset[str] = frozenset(),
 ) -> list[WorkloadPlan]:
-    """Every workload's part of the plan, built from the arrays as typed records (plan.trusted);
+    """Every workload's part of the plan, built from the arrays as typed records (core.records.trusted);
     a workload in `known` takes that record (equal to the one made here) with these rejections."""
     e = _entries(pairs, lp, share, known, factor)
     allocs_of = _allocations(pairs, e, signed)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from planner.plan.model import trusted
+from planner.core.records import trusted
 
 REJECTED_KEPT = 3  # the cheapest rejected options of a feasible workload (an infeasible one keeps them all)
 RUNNER_UPS_KEPT = 3  # options not in use kept in break_even: the export's fallbacks (outputs.gateway.FALLBACKS)
@@ -31,7 +31,7 @@ def trimmed(plan: Any) -> Any:
     curves = {w.id for w in charted(plan.workloads)}
     workloads, cut, curves_cut = [], 0, 0
     for w in plan.workloads:
-        short = _trimmed(w, w.id in curves)
+        short = _trimmed(w, curve=w.id in curves)
         cut += short.rejected_omitted + short.break_even_omitted > w.rejected_omitted + w.break_even_omitted
         curves_cut += short.compounding is None and w.compounding is not None
         workloads.append(short)
@@ -63,7 +63,7 @@ def trimmed(plan: Any) -> Any:
     return plan.model_copy(update=update)
 
 
-def _trimmed(w: Any, curve: bool) -> Any:
+def _trimmed(w: Any, *, curve: bool) -> Any:
     rejected = w.rejected if w.status != "ok" else w.rejected[:REJECTED_KEPT]
     runner_ups: set[tuple[str, str]] = set()
     for b in w.break_even:  # (price tiers of one option are one runner-up, as the export counts them)

@@ -12,8 +12,9 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from planner.core.fmt import figure, in_unit, money, money_change, option, ordinal
+from planner.core.records import trusted
 from planner.model.rescale import Rescale, matched, rounding_of, score_changes
-from planner.plan.model import Plan, WorkloadPlan, trusted
+from planner.plan.model import Plan, WorkloadPlan
 
 OFFERING_FIELDS = ("price_input", "price_output", "output_tps", "ttft_s")  # offerings[] figures compared
 UNITS = {  # how a changed figure is written: (before, after) the number

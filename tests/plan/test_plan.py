@@ -14,7 +14,7 @@ from planner.plan.model import PLAN_VERSION, InputFiles, Plan, read_plan
 
 @pytest.mark.parametrize("name", ["support", "coding-agent", "real-support"])
 def test_a_shipped_example_plan_equals_its_validated_round_trip(name):
-    """Plan records are built without pydantic's validation (plan.trusted): each must be exactly what
+    """Plan records are built without pydantic's validation (core.records.trusted): each must be exactly what
     validating the plan file gives back, field by field and type by type, break-even rows included."""
     plan = solve_inputs(load_inputs(ROOT / "workloads" / f"{name}.yaml"))
     assert any(w.break_even for w in plan.workloads) and any(w.compounding for w in plan.workloads)
