@@ -2,7 +2,7 @@
 other in a circle. Every import counts, including those inside functions (the CLI imports commands
 lazily). The layers are the folders of planner/, bottom up:
 
-    core      errors, fmt, files, timing, arrays, version   imports nothing else of planner
+    core      errors, fmt, files, timing, arrays, records, version   imports nothing else of planner
     model     the input files as typed objects              schema/, load, edits, scenarios, distribution, schemas/
     traffic   request logs in DuckDB, their aggregation     logs/, aggregate, sql/
     market    catalogs from public sources                  catalog_import, sources/, names, merge, offerings,

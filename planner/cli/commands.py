@@ -44,8 +44,9 @@ def solve(
         plan = solve_inputs(inputs, solver, time_limit=time_limit)
     _out_folder(out)
     with timed("write"):
-        write_all({paths["plan"]: plan.to_json(full=full), paths["report"]: render_plan_report(plan)})
-    print_plan(plan, fmt, paths)
+        text = plan.to_json(full=full)
+        write_all({paths["plan"]: text, paths["report"]: render_plan_report(plan)})
+    print_plan(plan, fmt, paths, text=text)
     return exits.INFEASIBLE if plan.status == "infeasible" else exits.OK
 
 

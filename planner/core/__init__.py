@@ -1,2 +1,3 @@
 """The ground floor: errors, number and text formatting, files read and written safely, stage timings
-and the command's deadline, small array helpers. Imports nothing else of planner."""
+and the command's deadline, small array helpers, typed records built without validating them again.
+Imports nothing else of planner."""

@@ -136,15 +136,17 @@ class Positions:
 
     def _build(self) -> dict[tuple, tuple[int, int]]:
         if self._map is None:
-            self._map = {}
+            found: dict[tuple, tuple[int, int]] = {}
             if self._text is not None:
                 loader = _Loader(self._text)
                 try:
                     node = loader.get_single_node()
+                    if node is not None:  # built again: merge keys (<<) flatten into their mappings, as they did
+                        _construct(loader, node, "")
+                        _walk(node, (), found)
                 finally:
                     loader.dispose()
-                if node is not None:
-                    _walk(node, (), self._map)
+            self._map = found  # whole or not at all: a cached document's positions are shared (serve's threads)
         return self._map
 
     def get(self, loc: tuple, default=None):

@@ -53,7 +53,8 @@ def trimmed(plan: Any) -> Any:
         )
     if choices_cut:
         said.append("of each baseline, the workloads whose rules it breaks (choices_omitted counts the rest)")
-    note = f"plan file trimmed: {'; '.join(said)}; planner solve --full writes them all"
+    command = "planner whatif" if plan.inputs.scenario else "planner solve"  # (a scenario's plan: whatif's)
+    note = f"plan file trimmed: {'; '.join(said)}; {command} --full writes them all"
     update = {
         "workloads": workloads,
         "baselines": baselines,

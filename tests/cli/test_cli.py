@@ -52,6 +52,16 @@ def test_solve_format_json_prints_the_plan(tiny):
     assert json.loads(result.stdout)["name"] == "tiny"
 
 
+@pytest.mark.parametrize("full", [[], ["--full"]])
+def test_solve_format_json_prints_the_plan_file_as_written(tiny, full):
+    """Trimmed by default, whole with --full (SPEC "Plan size"): what is printed is the file's text."""
+    out = tiny / ("whole" if full else "trimmed")
+    result = run("solve", tiny / "tiny-workloads.yaml", "--out", out, "--format", "json", *full)
+    assert result.exit_code == 0
+    text = (out / "tiny.plan.json").read_text()
+    assert result.stdout == text and ("choices_omitted" in text) != bool(full)
+
+
 def test_solve_format_csv_prints_allocations(tiny):
     result = run("solve", tiny / "tiny-workloads.yaml", "--out", tiny / "o", "--format", "csv")
     assert result.exit_code == 0

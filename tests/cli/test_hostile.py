@@ -316,3 +316,15 @@ def test_a_parsed_document_keeps_no_node_graph_and_still_places_its_fields():
     assert not [o for o in gc.get_objects() if isinstance(o, yaml.Node)]
     assert positions[("workloads", 1, "tasks")] == (6, 5) and positions.get(("workloads", 0)) == (3, 5)
     assert ("nothing", 0) not in positions and load.parse_yaml("", "empty.yaml")[1].get(()) is None
+
+
+def test_a_field_merged_from_an_anchor_is_placed_at_the_anchor():
+    """A value a merge key (<<) brings in is placed where it is written, in the anchor, as PyYAML's build
+    flattens it, not at the mapping that merges it."""
+    from planner.model import load
+
+    text = "base: &b\n  input: 100\n  output: -5\nuse:\n  tokens:\n    <<: *b\n    input: 7\nlist:\n  <<: [*b]\n"
+    data, positions = load.parse_yaml(text, "merged.yaml")
+    assert data["use"]["tokens"] == {"input": 7, "output": -5} and data["list"]["output"] == -5
+    assert positions[("use", "tokens", "output")] == (3, 3) and positions[("use", "tokens", "input")] == (7, 5)
+    assert positions[("list", "output")] == (3, 3)  # (a field is placed at its key, as everywhere)

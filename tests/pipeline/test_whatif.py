@@ -227,11 +227,17 @@ def test_whatif_plans_leave_out_review_figures_unless_full(tmp_path):
         assert wb["rejected"][: len(wa["rejected"])] == wa["rejected"]
         assert len(wa["rejected"]) + wa.get("rejected_omitted", 0) == len(wb["rejected"])
     assert [x for x in a["assumptions"] if not x.startswith("plan file trimmed")] == b["assumptions"]
+    assert a["assumptions"][-1].endswith("; planner whatif --full writes them all")  # (a scenario's plan)
+    for wa, wb in zip(a["workloads"], b["workloads"]):  # curves kept, or left out and counted
+        assert wa["compounding"] in (None, wb["compounding"])
+    assert sum(wa["compounding"] != wb["compounding"] for wa, wb in zip(a["workloads"], b["workloads"])) == a.get(
+        "compounding_omitted", 0
+    )
     for plan in (a, b):  # the plan itself is the same
-        for key in ("offering_info", "baselines", "company_break_even", "assumptions"):
-            plan.pop(key)
+        for key in ("offering_info", "baselines", "company_break_even", "assumptions", "compounding_omitted"):
+            plan.pop(key, None)
         for w in plan["workloads"]:
-            for key in ("break_even", "rejected", "rejected_omitted"):
+            for key in ("break_even", "rejected", "rejected_omitted", "compounding"):
                 w.pop(key, None)
     assert a == b
 
