@@ -152,15 +152,15 @@ def portfolios(draw):
 
 
 # Derandomized so that CI runs the same examples every time; set PLANNER_EXPLORE=N to search N fresh
-# random examples per test locally. `make test` runs a tenth of each property test's examples (at
-# least 10); `make test-deep` (PLANNER_DEEP=1) runs them all.
+# random examples per test locally. `make test` runs a fifteenth of each property test's examples (at
+# least 8); `make test-deep` (PLANNER_DEEP=1) runs them all.
 EXPLORE = int(os.environ.get("PLANNER_EXPLORE", "0"))
 DEEP = os.environ.get("PLANNER_DEEP", "") == "1"
 
 
 def examples(full: int) -> int:
-    """How many examples a property test runs: `full` in the deep run, a tenth of it in `make test`."""
-    return EXPLORE or (full if DEEP else max(10, full // 10))
+    """How many examples a property test runs: `full` in the deep run, a fifteenth of it in `make test`."""
+    return EXPLORE or (full if DEEP else max(8, full // 15))
 
 
 SETTINGS = settings(
