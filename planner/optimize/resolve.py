@@ -287,8 +287,7 @@ class SiftedResolver(Resolver):
         self._stale = np.zeros(0, dtype=int)  # columns whose upper bound the small model does not have yet
         self._reshaped = True  # bounds or coefficients moved since the last point (not prices alone)
         self._allowed = np.bincount(lp.var_w, minlength=lp.workload_count)  # per workload: its columns allowed
-        self._present = self._allowed > 0  # per workload number: it has columns
-        self._allowed[self._allowed == 0] = 1  # workload numbers with no column (no eligible option): not short
+        self._present = self._allowed > 0  # per workload number: it has columns (one with no eligible option has none)
         self._pricing = Pricing(lp)
         self.moved = Moved(lp)
         self.row_bounds: dict[int, tuple[float, float]] = {}  # rows whose bounds an outage moved
@@ -377,7 +376,7 @@ class SiftedResolver(Resolver):
 
     def run(self) -> Point:
         lp = self.lp
-        if not self.n or not self._allowed.all():  # a workload with every option off
+        if not self.n or (self._present & (self._allowed == 0)).any():  # a workload with every option off
             return Point(False, np.zeros(self.n), float("nan"))
         allowed = self.upper > 0
         if self._model is None or self._reshaped:

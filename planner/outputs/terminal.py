@@ -29,12 +29,12 @@ from planner.plan.model import Plan
 RISKS = 5  # risks a summary lists; the plan file and the report carry all
 
 
-def print_plan(plan: Plan, fmt: str, paths: dict[str, Path], *, text: str | None = None) -> None:
+def print_plan(plan: Plan, fmt: str, paths: dict[str, Path], *, text: str) -> None:
     """The plan as its summary (the total against simple rules, the routes with who serves them,
     spend by company, the top risks and what to do), its file as JSON (`text`, as written: trimmed
     unless --full), or its allocations as CSV."""
     if fmt == "json":
-        sys.stdout.write(plan.to_json() if text is None else text)
+        sys.stdout.write(text)
         return
     if fmt == "csv":
         sys.stdout.write(allocations_csv(plan))

@@ -58,58 +58,52 @@ def first_move(
     the last (the cost of keeping the option's share grows at least as fast as the optimum's), so when
     +100% forces none, none is reported. (Where a price moves no cost, a reservation's zero token price,
     every step is a tie: two confirmations settle it, not a new search per step.)"""
-    k, point = _first_shown(run, moved, guess, 0)
-    if k is None or forced is None or forced(point, k):
-        return k, point
+
+    def shown(step: int) -> Point | None:
+        p = run(step)
+        return p if p.ok and moved(p) else None
 
     def confirmed(step: int) -> Point | None:
-        p = run(step)
-        return p if p.ok and moved(p) and forced(p, step) else None
+        p = shown(step)
+        return p if p is not None and forced(p, step) else None
 
-    lo, hi, found = k, STEPS, confirmed(STEPS)
-    if found is None:
-        return None, None
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        p = confirmed(mid)
-        if p is not None:
-            hi, found = mid, p
+    k, point = _first_shown(shown, guess)
+    if k is None or forced is None or forced(point, k):
+        return k, point
+    found = confirmed(STEPS)
+    return (None, None) if found is None else _bisect(confirmed, k, STEPS, found)
+
+
+def _first_shown(shown: Callable[[int], Point | None], guess: int | None) -> tuple[int | None, Point | None]:
+    """first_move's search with `moved` alone: the guess and the step before it, else a bisection."""
+    lo, hi, found = 0, STEPS, None
+    if guess is not None and 0 < guess < STEPS:
+        found = shown(guess)
+        if found is None:
+            lo = guess
         else:
-            lo = mid
-    return hi, found
-
-
-def _first_shown(
-    run: Callable[[int], Point], moved: Callable[[Point], bool], guess: int | None, lo: int
-) -> tuple[int | None, Point | None]:
-    """first_move's bisection over lo + 1..STEPS, `moved` alone (lo: a step known not to move)."""
-    hi, found = STEPS, None
-    if guess is not None and lo < guess < STEPS:
-        at = run(guess)
-        if at.ok and moved(at):
-            hi, found = guess, at
-            if guess == lo + 1:
-                return hi, found
-            before = run(guess - 1)
-            if not (before.ok and moved(before)):
+            hi = guess
+            before = None if guess == 1 else shown(guess - 1)
+            if before is None:
                 return hi, found
             hi, found = guess - 1, before
-        else:
-            lo = guess
     if found is None:
-        if lo >= STEPS:
+        found = shown(STEPS)
+        if found is None:
             return None, None
-        far = run(STEPS)
-        if not (far.ok and moved(far)):
-            return None, None
-        found = far
+    return _bisect(shown, lo, hi, found)
+
+
+def _bisect(test: Callable[[int], Point | None], lo: int, hi: int, found: Point) -> tuple[int, Point]:
+    """The smallest step in lo + 1..hi whose point passes `test` (the point, else None), given that lo's does
+    not and hi's, `found`, does."""
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        p = run(mid)
-        if p.ok and moved(p):
-            hi, found = mid, p
-        else:
+        p = test(mid)
+        if p is None:
             lo = mid
+        else:
+            hi, found = mid, p
     return hi, found
 
 
